@@ -1,0 +1,2 @@
+
+optional_input*

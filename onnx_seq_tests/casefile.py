@@ -1,0 +1,791 @@
+"""Case files (YAML) to validated `Case` objects, every mistake reported as `file:line:col`.
+
+The YAML is composed into nodes (never constructed into Python objects, so no tag can run code)
+and read here with our own rules for scalars, which sidesteps YAML 1.1's guesses: `no` is not a
+bool, `010` is not octal, `1e-3` is a number wherever a number belongs.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from . import schemas
+from .cases import Case, DataSet, Graph, Node, ValueDecl
+from .elements import ELEMENTS, ScalarError
+from .problems import CaseFileError, Problems, Where
+from .value_types import (
+    OptionalType,
+    SequenceType,
+    TensorType,
+    TypeTextError,
+    ValueType,
+    parse_type,
+)
+
+#: A file may hold at most this many YAML nodes once aliases are followed.
+MAX_YAML_NODES = 1_000_000
+#: A single tensor value may hold at most this many elements.
+MAX_TENSOR_ELEMENTS = 100_000
+
+NAME_PATTERN = re.compile(r"[a-z0-9_]+")
+_STANDARD_TAGS = {f"tag:yaml.org,2002:{t}" for t in
+                  ("str", "int", "float", "bool", "null", "seq", "map", "timestamp")}
+_PLACEHOLDER = re.compile(r"\{(type|opset)\}")
+_BAD = object()  # a value that could not be read; the problem is already recorded
+
+EMPTY_MARKER_KEY = "optional"
+EMPTY_MARKER_VALUE = "empty"
+TYPE_GROUPS = {"bool": "bool", "string": "string", "int": "integers", "float": "floats",
+               "complex": "complexes"}
+
+CASE_KEYS = ("name", "doc", "opset", "for_each", "inputs", "outputs", "nodes", "data_sets",
+             "tolerance")
+FOR_EACH_KEYS = ("op", "param", "opsets", "types", "exclude_types")
+VALUE_KEYS = ("name", "type", "shape")
+NODE_KEYS = ("op_type", "name", "inputs", "outputs", "attributes")
+GRAPH_KEYS = ("inputs", "outputs", "nodes")
+DATA_SET_KEYS = ("inputs", "outputs")
+TOLERANCE_KEYS = ("atol", "rtol")
+
+
+def case_files(paths) -> list[Path]:
+    """The case files named by `paths`: files as given, folders searched for *.yaml, *.yml."""
+    found = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            found.extend(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml")
+                         and p.is_file() and not any(part.startswith(".") for part in
+                                                     p.relative_to(path).parts))
+        else:
+            found.append(path)
+    return sorted(set(found))
+
+
+def load_cases(paths) -> list[Case]:
+    """Every case in `paths`, sorted by name; raises CaseFileError listing all mistakes."""
+    problems = Problems()
+    cases: list[Case] = []
+    files = case_files(paths)
+    if not files:
+        problems.add(Where(", ".join(map(str, paths)) or ".", 1, 1),
+                     "no case files found; give .yaml files or folders holding them")
+    for path in files:
+        cases.extend(load_file(path, problems))
+    seen: dict[str, Case] = {}
+    for case in cases:
+        if case.name in seen:
+            first = seen[case.name]
+            problems.add(case.where, f"case name '{case.name}' is already used at {first.where}; "
+                                     "case names must be unique across all files")
+        else:
+            seen[case.name] = case
+    problems.raise_if_any()
+    return sorted(cases, key=lambda c: c.name)
+
+
+def load_file(path: Path, problems: Problems) -> list[Case]:
+    """The cases of one file; mistakes go to `problems`."""
+    shown = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        problems.add(Where(shown, 1, 1), f"cannot read the file: {error.strerror}")
+        return []
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+        problems.add(Where(shown, line, column),
+                     f"invalid UTF-8 (byte 0x{raw[error.start]:02x}); save the file as UTF-8")
+        return []
+    try:
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        problems.add(Where(shown, mark.line + 1, mark.column + 1), _yaml_message(error))
+        return []
+    except yaml.YAMLError as error:
+        problems.add(Where(shown, 1, 1), f"not valid YAML: {error}")
+        return []
+    if root is None:
+        problems.add(Where(shown, 1, 1), "the file holds no cases; write a YAML list of cases")
+        return []
+    before = len(problems.found)
+    _check_tags_and_size(root, shown, problems)
+    if len(problems.found) > before:
+        return []
+    reader = _Reader(shown, problems)
+    case_nodes = reader.sequence(root, "the file (a list of cases)")
+    cases = []
+    for node in case_nodes or ():
+        cases.extend(reader.cases(node))
+    return cases
+
+
+def _yaml_message(error: yaml.MarkedYAMLError) -> str:
+    problem = error.problem or "syntax error"
+    if "'\\t'" in problem or "\\t" in problem:
+        return "a tab character here; YAML indentation must use spaces"
+    context = f" ({error.context})" if error.context else ""
+    return f"not valid YAML: {problem}{context}"
+
+
+def _check_tags_and_size(root: yaml.Node, path: str, problems: Problems) -> None:
+    """Refuse explicit tags and documents that alias expansion makes too large."""
+    stack = [root]
+    visited = 0
+    while stack:
+        node = stack.pop()
+        visited += 1
+        if visited > MAX_YAML_NODES:
+            problems.add(_where(path, root), f"the file expands to more than {MAX_YAML_NODES} "
+                         "YAML nodes (through aliases?); split it or use fewer aliases")
+            return
+        if node.tag not in _STANDARD_TAGS:
+            problems.add(_where(path, node), f"YAML tag '{node.tag}' is not allowed; case files "
+                         "hold plain data only, remove the tag")
+            continue
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.append(key)
+                stack.append(value)
+
+
+def _where(path: str, node: yaml.Node) -> Where:
+    return Where(path, node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def _did_you_mean(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+class _Reader:
+    """Reads one file's nodes; `binding` fills `{type}`/`{opset}` while expanding `for_each`."""
+
+    def __init__(self, path: str, problems: Problems, binding: dict[str, str] | None = None):
+        self.path = path
+        self.problems = problems
+        self.binding = binding or {}
+
+    # -- generic shapes ----------------------------------------------------------------------
+
+    def where(self, node: yaml.Node) -> Where:
+        return _where(self.path, node)
+
+    def fail(self, node: yaml.Node, message: str):
+        self.problems.add(self.where(node), message)
+        return None
+
+    def mapping(self, node, what: str, keys, required=()) -> dict[str, yaml.Node] | None:
+        if not isinstance(node, yaml.MappingNode):
+            return self.fail(node, f"{what} must be a mapping (key: value), not {_kind(node)}")
+        found: dict[str, yaml.Node] = {}
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if not isinstance(key, str):
+                self.fail(key_node, f"keys in {what} must be plain words")
+            elif key in found:
+                self.fail(key_node, f"key '{key}' appears twice in {what}; keep one")
+            elif key not in keys:
+                self.fail(key_node, f"unknown key '{key}' in {what}"
+                                         f"{_did_you_mean(key, keys)}; allowed: "
+                                         + ", ".join(keys))
+            else:
+                found[key] = value_node
+        for key in required:
+            if key not in found:
+                self.fail(node, f"{what} is missing the required key '{key}'")
+        return found
+
+    def sequence(self, node, what: str) -> list | None:
+        if not isinstance(node, yaml.SequenceNode):
+            return self.fail(node, f"{what} must be a list, not {_kind(node)}")
+        return list(node.value)
+
+    def text(self, node, what: str) -> str | None:
+        if not isinstance(node, yaml.ScalarNode):
+            return self.fail(node, f"{what} must be a single value, not {_kind(node)}")
+        if _is_null(node):
+            return self.fail(node, f"{what} is empty; give a value")
+        return self.fill(node.value)
+
+    def fill(self, text: str) -> str:
+        if not self.binding:
+            return text
+        return _PLACEHOLDER.sub(lambda m: self.binding.get(m.group(1), m.group(0)), text)
+
+    def integer(self, node, what: str) -> int | None:
+        text = self.text(node, what)
+        if text is None:
+            return None
+        if not _plain(node):
+            return self.fail(node, f"{what} must be an integer, not the string {text!r}; "
+                                   "remove the quotes")
+        if not re.fullmatch(r"[-+]?(0|[1-9][0-9]*)", text):
+            hint = (" (a leading zero reads as octal in YAML 1.1)"
+                    if re.fullmatch(r"[-+]?0[0-9]+", text) else "")
+            return self.fail(node, f"{what} must be an integer, not {text!r}{hint}")
+        return int(text)
+
+    def number(self, node, what: str) -> float | None:
+        text = self.text(node, what)
+        if text is None:
+            return None
+        if not _plain(node):
+            return self.fail(node, f"{what} must be a number, not the string {text!r}; "
+                                   "remove the quotes")
+        try:
+            return ELEMENTS["double"].parse(text, quoted=False)
+        except ScalarError as error:
+            return self.fail(node, f"{what}: {error}")
+
+    # -- cases -------------------------------------------------------------------------------
+
+    def cases(self, node) -> list[Case]:
+        fields = self.mapping(node, "a case", CASE_KEYS,
+                              required=("name", "outputs", "nodes", "data_sets"))
+        if fields is None:
+            return []
+        if "for_each" not in fields:
+            case = self.case(node, fields)
+            return [] if case is None else [case]
+        if "opset" in fields:
+            self.fail(fields["opset"], "a case with for_each takes its opsets from for_each; "
+                                       "remove 'opset' or list it under for_each.opsets")
+            return []
+        bindings = self.for_each(fields["for_each"])
+        expanded = []
+        for binding in bindings or ():
+            reader = _Reader(self.path, self.problems, binding)
+            case = reader.case(node, fields, opset=int(binding["opset"]))
+            if case is not None:
+                expanded.append(case)
+        return expanded
+
+    def for_each(self, node) -> list[dict[str, str]] | None:
+        fields = self.mapping(node, "for_each", FOR_EACH_KEYS, required=("op", "param"))
+        if fields is None or "op" not in fields or "param" not in fields:
+            return None
+        op_type = self.text(fields["op"], "for_each.op")
+        param = self.text(fields["param"], "for_each.param")
+        if op_type is None or param is None:
+            return None
+        versions = schemas.versions(op_type)
+        if not versions:
+            return self.fail(fields["op"], f"unknown operator '{op_type}'"
+                             f"{_did_you_mean(op_type, schemas.all_operator_names())}")
+        opsets = list(versions)
+        if "opsets" in fields:
+            opsets = self.opset_list(fields["opsets"], op_type, versions)
+            if opsets is None:
+                return None
+        wanted = self.type_filter(fields.get("types"), "for_each.types")
+        excluded = self.type_filter(fields.get("exclude_types"), "for_each.exclude_types") or ()
+        bindings = []
+        for opset in opsets:
+            allowed = schemas.constraint_types(schemas.schema(op_type, opset), param)
+            if allowed is None:
+                return self.fail(fields["param"], f"{op_type}-{opset} has no type parameter "
+                                 f"'{param}'; its parameters: " + ", ".join(
+                                     c.type_param_str for c in
+                                     schemas.schema(op_type, opset).type_constraints))
+            for name in schemas.element_names(allowed):
+                if (wanted is None or name in wanted) and name not in excluded:
+                    bindings.append({"opset": str(opset), "type": name})
+        if not bindings:
+            return self.fail(node, "for_each selects no (opset, type) pair; check its lists")
+        return bindings
+
+    def opset_list(self, node, op_type: str, versions) -> list[int] | None:
+        if isinstance(node, yaml.ScalarNode) and node.value == "all":
+            return list(versions)
+        items = self.sequence(node, "for_each.opsets (a list of versions, or all)")
+        if items is None:
+            return None
+        opsets = []
+        for item in items:
+            opset = self.integer(item, "an opset")
+            if opset is None:
+                continue
+            if opset not in versions:
+                self.fail(item, f"{op_type} did not change at opset {opset}; its versions: "
+                          + ", ".join(map(str, versions)))
+                continue
+            opsets.append(opset)
+        return opsets
+
+    def type_filter(self, node, what: str) -> set[str] | None:
+        if node is None:
+            return None
+        if isinstance(node, yaml.ScalarNode) and node.value == "all":
+            return None
+        names = set()
+        for item in self.sequence(node, f"{what} (a list of element types)") or ():
+            name = self.text(item, "an element type")
+            if name is None:
+                continue
+            if name not in ELEMENTS:
+                self.fail(item, f"unknown element type '{name}'{_did_you_mean(name, ELEMENTS)}")
+            names.add(name)
+        return names
+
+    def case(self, node, fields, opset: int | None = None) -> Case | None:
+        before = len(self.problems.found)
+        name = self.text(fields["name"], "the case name") if "name" in fields else None
+        if name is not None and not NAME_PATTERN.fullmatch(name):
+            self.fail(fields["name"], f"case name {name!r} may hold only lowercase letters, "
+                                      "digits and underscores (it becomes the folder test_<name>)")
+        if opset is None:
+            if "opset" not in fields:
+                return self.fail(node, "the case needs 'opset' (the ai.onnx opset version to "
+                                       "import), or a for_each with opsets")
+            opset = self.integer(fields["opset"], "opset")
+            if opset is not None and not 1 <= opset <= schemas.newest_opset():
+                self.fail(fields["opset"], f"opset {opset} is not one the installed onnx knows "
+                                           f"(1..{schemas.newest_opset()})")
+                opset = None
+        doc = self.text(fields["doc"], "doc") if "doc" in fields else ""
+        graph = None
+        if opset is not None and "outputs" in fields and "nodes" in fields:
+            graph = self.graph(fields, opset, "the case", top_level=True)
+        atol, rtol = self.tolerance(fields.get("tolerance"))
+        data_sets = None
+        if graph is not None and "data_sets" in fields:
+            data_sets = self.data_sets(fields["data_sets"], graph)
+        if len(self.problems.found) > before or graph is None or data_sets is None:
+            return None
+        return Case(name=name, where=self.where(node), opset=opset, graph=graph,
+                    data_sets=tuple(data_sets), atol=atol, rtol=rtol, doc=doc or "")
+
+    def tolerance(self, node) -> tuple[float, float]:
+        if node is None:
+            return 0.0, 0.0
+        fields = self.mapping(node, "tolerance", TOLERANCE_KEYS) or {}
+        values = []
+        for key in TOLERANCE_KEYS:
+            value = self.number(fields[key], f"tolerance.{key}") if key in fields else 0.0
+            if value is not None and not value >= 0:
+                self.fail(fields[key], f"tolerance.{key} must be a number >= 0")
+                value = None
+            values.append(value or 0.0)
+        return values[0], values[1]
+
+    # -- graphs and nodes --------------------------------------------------------------------
+
+    def graph(self, fields, opset: int, what: str, top_level: bool = False) -> Graph | None:
+        inputs = self.value_decls(fields.get("inputs"), f"inputs of {what}")
+        outputs = self.value_decls(fields.get("outputs"), f"outputs of {what}")
+        node_list = self.sequence(fields["nodes"], f"nodes of {what}") if "nodes" in fields \
+            else self.fail(fields.get("outputs"), f"{what} needs 'nodes'")
+        nodes = [self.node(n, opset) for n in node_list or ()]
+        if top_level and node_list == []:
+            self.fail(fields["nodes"], "a case needs at least one node")
+        if top_level and outputs == []:
+            self.fail(fields["outputs"], "a case needs at least one graph output")
+        if inputs is None or outputs is None or node_list is None or None in nodes:
+            return None
+        names = [d.name for d in inputs + outputs]
+        for decl in inputs + outputs:
+            if names.count(decl.name) > 1 and decl in inputs:
+                self.problems.add(decl.where, f"'{decl.name}' is declared twice among the inputs "
+                                              f"and outputs of {what}")
+        return Graph(tuple(inputs), tuple(outputs), tuple(nodes))
+
+    def value_decls(self, node, what: str) -> list[ValueDecl] | None:
+        if node is None:
+            return []
+        items = self.sequence(node, what)
+        if items is None:
+            return None
+        decls = [self.value_decl(item, what) for item in items]
+        return None if None in decls else decls
+
+    def value_decl(self, node, what: str) -> ValueDecl | None:
+        fields = self.mapping(node, f"an entry of {what}", VALUE_KEYS, required=("name", "type"))
+        if fields is None or "name" not in fields or "type" not in fields:
+            return None
+        name = self.text(fields["name"], "a value name")
+        value_type = self.type(fields["type"], fields.get("shape"))
+        if name is None or value_type is None:
+            return None
+        if name == "":
+            return self.fail(fields["name"], "a graph value needs a non-empty name")
+        return ValueDecl(name, value_type, self.where(node))
+
+    def type(self, type_node, shape_node) -> ValueType | None:
+        text = self.text(type_node, "a type")
+        shape = self.shape(shape_node) if shape_node is not None else None
+        if text is None or shape is _BAD:
+            return None
+        try:
+            return parse_type(text, shape)
+        except TypeTextError as error:
+            return self.fail(type_node, str(error))
+
+    def shape(self, node):
+        items = self.sequence(node, "shape (a list of dims: integers, names, or ~ for unknown)")
+        if items is None:
+            return _BAD
+        dims = []
+        for item in items:
+            if not isinstance(item, yaml.ScalarNode):
+                self.fail(item, "a dim must be an integer, a name, or ~ for unknown")
+                return _BAD
+            if _is_null(item):
+                dims.append(None)
+            elif _plain(item) and re.fullmatch(r"[-+]?[0-9]+", item.value):
+                dim = self.integer(item, "a dim")
+                if dim is None or dim < 0:
+                    self.fail(item, "a fixed dim must be an integer >= 0")
+                    return _BAD
+                dims.append(dim)
+            elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.fill(item.value)):
+                dims.append(self.fill(item.value))
+            else:
+                self.fail(item, f"dim {item.value!r} is not an integer, a name "
+                                "([A-Za-z_][A-Za-z0-9_]*), or ~ for unknown")
+                return _BAD
+        return tuple(dims)
+
+    def node(self, node, opset: int) -> Node | None:
+        fields = self.mapping(node, "a node", NODE_KEYS, required=("op_type",))
+        if fields is None or "op_type" not in fields:
+            return None
+        op_type = self.text(fields["op_type"], "op_type")
+        if op_type is None:
+            return None
+        op_schema = schemas.schema(op_type, opset)
+        if op_schema is None:
+            versions = schemas.versions(op_type)
+            if not versions:
+                return self.fail(fields["op_type"], f"unknown op_type '{op_type}'"
+                                 f"{_did_you_mean(op_type, schemas.all_operator_names())}")
+            return self.fail(fields["op_type"], f"{op_type} is not defined at opset {opset}; it "
+                             "exists from opset " + str(versions[0]))
+        label = f"{op_type}-{op_schema.since_version}"
+        inputs = self.formal_values(fields.get("inputs"), op_schema.inputs, f"{label} inputs",
+                                    node)
+        outputs = self.formal_values(fields.get("outputs"), op_schema.outputs,
+                                     f"{label} outputs", node)
+        attributes = self.attributes(fields.get("attributes"), op_schema, label, opset)
+        if "name" in fields:
+            self.text(fields["name"], "a node name")
+        if inputs is None or outputs is None or attributes is None:
+            return None
+        if "" in outputs:
+            self.fail(fields["outputs"], f"{label}: an output name cannot be empty")
+            return None
+        return Node(op_type, tuple(inputs), tuple(outputs), tuple(attributes), self.where(node))
+
+    def formal_values(self, node, formals, what: str, owner) -> list[str] | None:
+        """Node inputs or outputs keyed by the schema's formal names, to a positional list."""
+        names = [f.name for f in formals]
+        fields = {} if node is None else self.mapping(node, what, names)
+        if fields is None:
+            return None
+        positional: list[str] = []
+        pending: list[str] = []  # formal names left off that a later one would need as ""
+        ok = True
+        for formal in formals:
+            if formal.name not in fields:
+                if formal.option == schemas.OPTIONAL:
+                    pending.append(formal.name)
+                    continue
+                if formal.option == schemas.VARIADIC and formal.min_arity == 0:
+                    continue
+                ok = self.fail(node if node is not None else owner,
+                               f"{what}: '{formal.name}' is required")
+                continue
+            value_node = fields[formal.name]
+            if pending:
+                ok = self.fail(value_node, f"{what}: '{pending[0]}' comes before "
+                                           f"'{formal.name}'; write {pending[0]}: \"\" to omit it")
+                pending = []
+            if formal.option == schemas.VARIADIC:
+                items = self.sequence(value_node, f"{what}: '{formal.name}' (variadic)")
+                if items is None:
+                    ok = None
+                    continue
+                values = [self.text(i, f"a value in '{formal.name}'") for i in items]
+                if None in values:
+                    ok = None
+                    continue
+                if "" in values:
+                    ok = self.fail(value_node, f"{what}: '{formal.name}' cannot hold \"\"")
+                if len(values) < formal.min_arity:
+                    ok = self.fail(value_node, f"{what}: '{formal.name}' needs at least "
+                                               f"{formal.min_arity} value(s)")
+                positional.extend(values)
+            else:
+                value = self.text(value_node, f"{what}: '{formal.name}'")
+                if value is None:
+                    ok = None
+                    continue
+                if value == "" and formal.option != schemas.OPTIONAL:
+                    ok = self.fail(value_node, f"{what}: '{formal.name}' is required and cannot "
+                                               "be omitted with \"\"")
+                positional.append(value)
+        return positional if ok is not None else None
+
+    def attributes(self, node, op_schema, label: str, opset: int):
+        fields = {} if node is None else self.mapping(node, f"{label} attributes",
+                                                      sorted(op_schema.attributes))
+        if fields is None:
+            return None
+        ok = True
+        attributes = []
+        for name, attribute in sorted(op_schema.attributes.items()):
+            if name not in fields:
+                if attribute.required:
+                    ok = self.fail(node if node is not None else fields,
+                                   f"{label}: attribute '{name}' is required")
+                continue
+            value = self.attribute(fields[name], int(attribute.type.value), f"{label} attribute "
+                                   f"'{name}'", opset)
+            if value is _BAD:
+                ok = None
+            else:
+                attributes.append((name, value))
+        return attributes if ok is not None else None
+
+    def attribute(self, node, kind: int, what: str, opset: int):
+        from onnx import AttributeProto as A
+
+        if kind == A.INT:
+            value = self.integer(node, what)
+        elif kind == A.FLOAT:
+            value = self.number(node, what)
+        elif kind == A.STRING:
+            value = self.text(node, what)
+        elif kind in (A.INTS, A.FLOATS, A.STRINGS):
+            read = {A.INTS: self.integer, A.FLOATS: self.number, A.STRINGS: self.text}[kind]
+            items = self.sequence(node, what)
+            value = None if items is None else [read(i, f"an item of {what}") for i in items]
+            if value is not None and None in value:
+                value = None
+        elif kind == A.GRAPH:
+            fields = self.mapping(node, f"{what} (a graph)", GRAPH_KEYS,
+                                  required=("outputs", "nodes"))
+            value = None if fields is None or "nodes" not in fields else self.graph(
+                fields, opset, what)
+        elif kind == A.TYPE_PROTO:
+            value = self.type_attribute(node, what)
+        else:
+            self.fail(node, f"{what}: attributes of this kind are not supported in case files")
+            return _BAD
+        return _BAD if value is None else value
+
+    def type_attribute(self, node, what: str):
+        if isinstance(node, yaml.ScalarNode):
+            return self.type(node, None)
+        fields = self.mapping(node, f"{what} (a type, or type and shape)", ("type", "shape"),
+                              required=("type",))
+        if fields is None or "type" not in fields:
+            return None
+        return self.type(fields["type"], fields.get("shape"))
+
+    # -- data --------------------------------------------------------------------------------
+
+    def data_sets(self, node, graph: Graph) -> list[DataSet] | None:
+        items = self.sequence(node, "data_sets")
+        if items is None:
+            return None
+        if not items:
+            return self.fail(node, "a case needs at least one data set")
+        data_sets = []
+        for item in items:
+            fields = self.mapping(item, "a data set", DATA_SET_KEYS, required=("outputs",))
+            if fields is None or "outputs" not in fields:
+                continue
+            inputs = self.values(fields.get("inputs"), graph.inputs, "inputs", item)
+            outputs = self.values(fields["outputs"], graph.outputs, "outputs", item)
+            if inputs is not None and outputs is not None:
+                data_sets.append(DataSet(tuple(inputs), tuple(outputs), self.where(item)))
+        return data_sets if len(data_sets) == len(items) else None
+
+    def values(self, node, decls, what: str, owner) -> list | None:
+        names = [d.name for d in decls]
+        if node is None:
+            fields = {}
+        else:
+            fields = self.mapping(node, f"the data set's {what}", names)
+            if fields is None:
+                return None
+        ok = True
+        values = []
+        for decl in decls:
+            if decl.name not in fields:
+                ok = self.fail(node if node is not None else owner,
+                               f"the data set's {what} lack '{decl.name}'; every graph "
+                               f"{what[:-1]} needs a value")
+                continue
+            value = self.value(fields[decl.name], decl.type, f"'{decl.name}'", top_level=True)
+            if value is _BAD:
+                ok = None
+            values.append(value)
+        return values if ok is not None else None
+
+    def value(self, node, value_type: ValueType, what: str, top_level: bool = False):
+        if top_level and isinstance(node, yaml.MappingNode) and _keys(node) == ["by_type"]:
+            node = self.by_type(node.value[0][1], value_type, what)
+            if node is None:
+                return _BAD
+        if isinstance(value_type, OptionalType):
+            if isinstance(node, yaml.MappingNode):
+                return None if self.empty_marker(node, what) else _BAD
+            return self.value(node, value_type.element, what)
+        if isinstance(node, yaml.MappingNode):
+            if _keys(node) == [EMPTY_MARKER_KEY]:
+                self.fail(node, f"{what} is {value_type}, not an optional; the empty-optional "
+                                "marker {optional: empty} is only for optional values")
+            else:
+                self.fail(node, f"{what} must be {_value_words(value_type)}, not a mapping")
+            return _BAD
+        if isinstance(value_type, SequenceType):
+            items = self.sequence(node, f"{what} ({value_type}, a list of tensors)")
+            if items is None:
+                return _BAD
+            elements = [self.tensor(item, value_type.element, f"element {i} of {what}")
+                        for i, item in enumerate(items)]
+            return _BAD if any(e is _BAD for e in elements) else elements
+        return self.tensor(node, value_type, what)
+
+    def empty_marker(self, node, what: str) -> bool:
+        pairs = node.value
+        if (len(pairs) == 1 and pairs[0][0].value == EMPTY_MARKER_KEY
+                and isinstance(pairs[0][1], yaml.ScalarNode)
+                and pairs[0][1].value == EMPTY_MARKER_VALUE):
+            return True
+        self.fail(node, f"{what}: the only mapping allowed for an optional value is the "
+                        "empty marker {optional: empty}; write a present value as the value itself")
+        return False
+
+    def by_type(self, node, value_type: ValueType, what: str):
+        element = _innermost_element(value_type)
+        if "type" not in self.binding:
+            return self.fail(node, f"{what}: by_type needs a case with for_each")
+        groups = [element.name, TYPE_GROUPS[element.kind], "default"]
+        if not isinstance(node, yaml.MappingNode):
+            return self.fail(node, f"{what}: by_type must be a mapping of element type or group "
+                                   "(integers, floats, complexes, default) to value")
+        choices = {}
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                allowed = set(ELEMENTS) | set(TYPE_GROUPS.values()) | {"default"}
+                if key.value not in allowed:
+                    self.fail(key, f"unknown by_type key '{key.value}'"
+                                   f"{_did_you_mean(key.value, allowed)}")
+                choices[key.value] = value
+        for group in groups:
+            if group in choices:
+                return choices[group]
+        return self.fail(node, f"{what}: by_type has no value for {element.name}; add "
+                               f"'{element.name}', '{TYPE_GROUPS[element.kind]}' or 'default'")
+
+    def tensor(self, node, tensor_type: TensorType, what: str):
+        element = tensor_type.element
+        leaves: list = []
+        shape = self.nested(node, element, leaves, what)
+        if shape is _BAD:
+            return _BAD
+        try:
+            array = np.array(leaves, dtype=element.dtype).reshape(shape)
+        except (ValueError, OverflowError) as error:
+            self.fail(node, f"{what}: cannot hold these values as {element.name}: {error}")
+            return _BAD
+        declared = tensor_type.shape
+        if declared is not None and not _shape_matches(shape, declared):
+            self.fail(node, f"{what} has shape {list(shape)} but its type declares "
+                            f"{_shape_text(declared)}")
+            return _BAD
+        return array
+
+    def nested(self, node, element, leaves: list, what: str):
+        """Collect leaves depth first; return the shape, or _BAD (ragged, bad scalar, too big)."""
+        if isinstance(node, yaml.ScalarNode):
+            if _is_null(node):
+                self.fail(node, f"{what}: empty value; for an empty string write '', for an "
+                                "empty optional write {optional: empty}")
+                return _BAD
+            try:
+                leaves.append(element.parse(node.value, quoted=not _plain(node)))
+            except ScalarError as error:
+                self.fail(node, f"{what}: {error}")
+                return _BAD
+            if len(leaves) > MAX_TENSOR_ELEMENTS:
+                self.fail(node, f"{what} has more than {MAX_TENSOR_ELEMENTS} elements, the "
+                                "limit for one value")
+                return _BAD
+            return ()
+        if not isinstance(node, yaml.SequenceNode):
+            self.fail(node, f"{what} must be a number, a string or nested lists")
+            return _BAD
+        shapes = []
+        for item in node.value:
+            shape = self.nested(item, element, leaves, what)
+            if shape is _BAD:
+                return _BAD
+            if shapes and shape != shapes[0]:
+                self.fail(item, f"{what} is ragged: this item has shape {list(shape)}, the first "
+                                f"has {list(shapes[0])}; a tensor's rows must all be alike")
+                return _BAD
+            shapes.append(shape)
+        return (len(node.value),) + (shapes[0] if shapes else ())
+
+
+def _plain(node: yaml.ScalarNode) -> bool:
+    """An unquoted, non-block scalar (PyYAML says None, libyaml says '')."""
+    return node.style in (None, "")
+
+
+def _is_null(node: yaml.ScalarNode) -> bool:
+    """A plain null: `~`, `null` or nothing at all."""
+    return node.tag.endswith(":null") and _plain(node)
+
+
+def _keys(node: yaml.MappingNode) -> list:
+    return [k.value for k, _ in node.value]
+
+
+def _innermost_element(value_type: ValueType):
+    while not isinstance(value_type, TensorType):
+        value_type = value_type.element
+    return value_type.element
+
+
+def _shape_matches(actual: tuple, declared: tuple) -> bool:
+    if len(actual) != len(declared):
+        return False
+    return all(not isinstance(d, int) or d == a for a, d in zip(actual, declared, strict=False))
+
+
+def _shape_text(shape) -> str:
+    return "[" + ", ".join("~" if d is None else str(d) for d in shape) + "]"
+
+
+def _value_words(value_type: ValueType) -> str:
+    if isinstance(value_type, SequenceType):
+        return f"a list of tensors ({value_type})"
+    return f"a number, string or nested list ({value_type})"
+
+
+def _kind(node) -> str:
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    if node is None:
+        return "nothing"
+    return f"the value {node.value!r}"
+
+
+__all__ = ["CaseFileError", "case_files", "load_cases", "load_file"]

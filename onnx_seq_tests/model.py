@@ -1,0 +1,160 @@
+"""Case objects to ModelProtos, checked against onnx's schemas, checker and strict inference."""
+
+from __future__ import annotations
+
+import onnx
+from onnx import AttributeProto, ModelProto, helper, shape_inference
+
+from . import schemas
+from .cases import Case, Graph, Node, subgraphs
+from .value_types import ValueType, from_type_proto, to_type_proto
+
+PRODUCER = "onnx-seq-tests"
+
+
+class ModelError(Exception):
+    """A case whose model onnx refuses; the message says which node or check and why."""
+
+    def __init__(self, message: str, where=None):
+        super().__init__(message)
+        self.where = where
+
+
+def build_model(case: Case) -> ModelProto:
+    """The ModelProto of a case, validated; raises ModelError with a readable reason."""
+    graph = _graph_proto(case.graph, f"test_{case.name}", case.doc)
+    opset_imports = [helper.make_opsetid("", case.opset)]
+    model = helper.make_model(
+        graph,
+        opset_imports=opset_imports,
+        ir_version=helper.find_min_ir_version_for(opset_imports),
+        producer_name=PRODUCER,
+    )
+    validate(model, case)
+    return model
+
+
+def _graph_proto(graph: Graph, name: str, doc: str = "") -> onnx.GraphProto:
+    return helper.make_graph(
+        [_node_proto(node, i) for i, node in enumerate(graph.nodes)],
+        name,
+        [_value_info(d.name, d.type) for d in graph.inputs],
+        [_value_info(d.name, d.type) for d in graph.outputs],
+        doc_string=doc or None,
+    )
+
+
+def _value_info(name: str, value_type: ValueType) -> onnx.ValueInfoProto:
+    info = onnx.ValueInfoProto(name=name)
+    info.type.CopyFrom(to_type_proto(value_type))
+    return info
+
+
+def _node_proto(node: Node, index: int) -> onnx.NodeProto:
+    proto = helper.make_node(node.op_type, list(node.inputs), list(node.outputs))
+    for name, value in node.attributes:
+        proto.attribute.append(_attribute(name, value, f"{node.op_type}_{index}_{name}"))
+    return proto
+
+
+def _attribute(name: str, value, graph_name: str) -> AttributeProto:
+    if isinstance(value, Graph):
+        return helper.make_attribute(name, _graph_proto(value, graph_name))
+    if isinstance(value, (int, float, str, list)):
+        return helper.make_attribute(name, value)
+    attribute = AttributeProto(name=name, type=AttributeProto.TYPE_PROTO)
+    attribute.tp.CopyFrom(to_type_proto(value))
+    return attribute
+
+
+def validate(model: ModelProto, case: Case) -> None:
+    """Schema types per node first (the clearest message), then strict inference and checker."""
+    known = _known_types(model)
+    for node in case.graph.nodes:
+        _check_node_types(node, case.opset, known)
+    for _, _, subgraph in subgraphs(case.graph):
+        for node in subgraph.nodes:
+            _check_node_types(node, case.opset, known)
+    try:
+        shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
+        raise ModelError(f"onnx shape inference refuses the model: {_first_line(error)}") \
+            from None
+    try:
+        onnx.checker.check_model(model, full_check=True)
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as error:
+        raise ModelError(f"onnx checker refuses the model: {_first_line(error)}") from None
+
+
+def _known_types(model: ModelProto) -> dict[str, ValueType]:
+    """The type of every value onnx can tell, boundary values as declared."""
+    try:
+        inferred = shape_inference.infer_shapes(model, check_type=False, strict_mode=False)
+    except Exception:  # noqa: BLE001 - strict inference below reports the real problem
+        inferred = model
+    known: dict[str, ValueType] = {}
+    for graph in [inferred.graph, *_graph_protos(inferred.graph)]:
+        for info in [*graph.input, *graph.value_info, *graph.output]:
+            if info.type.WhichOneof("value") is None:
+                continue
+            try:
+                known.setdefault(info.name, from_type_proto(info.type))
+            except (TypeError, KeyError):
+                continue
+    for info in [*model.graph.input, *model.graph.output]:
+        known[info.name] = from_type_proto(info.type)
+    return known
+
+
+def _graph_protos(graph: onnx.GraphProto):
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.type == AttributeProto.GRAPH:
+                yield attribute.g
+                yield from _graph_protos(attribute.g)
+
+
+def _check_node_types(node: Node, opset: int, known: dict[str, ValueType]) -> None:
+    op_schema = schemas.schema(node.op_type, opset)
+    label = f"{node.op_type}-{op_schema.since_version}"
+    sides = (("input", node.inputs, op_schema.inputs), ("output", node.outputs, op_schema.outputs))
+    for side, names, formals in sides:
+        for position, name in enumerate(names):
+            if not name or name not in known:
+                continue
+            formal = formals[min(position, len(formals) - 1)]
+            allowed = schemas.allowed_types(op_schema, formal.type_str)
+            actual = str(known[name])
+            if actual not in allowed:
+                hint = _newer_version_hint(node.op_type, opset, formal.type_str, actual)
+                raise ModelError(
+                    f"{label} {side} '{formal.name}' ('{name}') is {actual}, which {label} does "
+                    f"not allow; it allows {_summary(allowed)}{hint}", node.where)
+
+
+def _newer_version_hint(op_type: str, opset: int, type_str: str, actual: str) -> str:
+    for version in schemas.versions(op_type):
+        if version <= opset:
+            continue
+        newer = schemas.schema(op_type, version)
+        for formal in [*newer.inputs, *newer.outputs]:
+            if formal.type_str == type_str and actual in schemas.allowed_types(newer, type_str):
+                return f" ({op_type}-{version} accepts {actual}: use opset {version} or later)"
+    return ""
+
+
+def _summary(allowed) -> str:
+    kinds = sorted({t.split("(")[0] + ("(seq(...))" if t.startswith("optional(seq") else
+                                        "(...)") for t in allowed})
+    return f"{len(allowed)} types: " + ", ".join(kinds)
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return " ".join(text.split())[:600]
+
+
+def value_types(model: ModelProto) -> tuple[list[ValueType], list[ValueType]]:
+    """The types of a model's graph inputs and outputs, in order."""
+    return ([from_type_proto(i.type) for i in model.graph.input],
+            [from_type_proto(o.type) for o in model.graph.output])

@@ -1,0 +1,66 @@
+"""Mistakes in case files, each pinned to `file:line:col`, collected rather than raised."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: At most this many problems are reported for one run; the rest are counted.
+MAX_REPORTED = 50
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One mistake: where it is (1-based line and column) and what to do about it."""
+
+    path: str
+    line: int
+    column: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Where:
+    """A position in a case file, 1-based."""
+
+    path: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+class CaseFileError(Exception):
+    """Raised once loading or building is done, carrying every problem found, sorted."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = sorted(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+    def report(self) -> str:
+        shown = self.problems[:MAX_REPORTED]
+        lines = [str(p) for p in shown]
+        hidden = len(self.problems) - len(shown)
+        if hidden:
+            lines.append(f"... and {hidden} more problem(s)")
+        return "\n".join(lines)
+
+
+@dataclass
+class Problems:
+    """A collector: `add` a problem at a place, `raise_if_any` at the end of a stage."""
+
+    found: list[Problem] = field(default_factory=list)
+
+    def add(self, where: Where, message: str) -> None:
+        self.found.append(Problem(where.path, where.line, where.column, message))
+
+    def __bool__(self) -> bool:
+        return bool(self.found)
+
+    def raise_if_any(self) -> None:
+        if self.found:
+            raise CaseFileError(self.found)

@@ -1,0 +1,123 @@
+"""Value types: tensor, sequence and optional, their onnx type strings and their TypeProtos.
+
+`parse_type("optional(seq(tensor(float)))")` and `str(type)` are a symmetric pair, as are
+`to_type_proto` and `from_type_proto`. A shape belongs to the innermost tensor type; a dim is
+an int (fixed), a str (symbolic) or None (unknown); a shape of None means rank unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from onnx import TypeProto, helper
+
+from .elements import BY_PROTO, ELEMENTS, ElementType
+
+Dim = int | str | None
+Shape = tuple[Dim, ...] | None
+
+
+@dataclass(frozen=True)
+class TensorType:
+    element: ElementType
+    shape: Shape = None
+
+    def __str__(self) -> str:
+        return f"tensor({self.element.name})"
+
+
+@dataclass(frozen=True)
+class SequenceType:
+    element: ValueType
+
+    def __str__(self) -> str:
+        return f"seq({self.element})"
+
+
+@dataclass(frozen=True)
+class OptionalType:
+    element: ValueType
+
+    def __str__(self) -> str:
+        return f"optional({self.element})"
+
+
+ValueType = TensorType | SequenceType | OptionalType
+
+_TYPE_TEXT = re.compile(r"(tensor|seq|optional)\((.*)\)")
+
+
+class TypeTextError(ValueError):
+    """A type string that is not `tensor(T)`, `seq(...)` or `optional(...)`."""
+
+
+def parse_type(text: str, shape: Shape = None) -> ValueType:
+    """Parse an onnx type string; `shape` goes to the innermost tensor type."""
+    match = _TYPE_TEXT.fullmatch(text.replace(" ", ""))
+    if not match:
+        raise TypeTextError(f"{text!r} is not a type; write tensor(T), seq(tensor(T)), "
+                            "optional(tensor(T)) or optional(seq(tensor(T)))")
+    kind, inner = match.groups()
+    if kind == "tensor":
+        if inner not in ELEMENTS:
+            raise TypeTextError(f"unknown element type {inner!r} in {text!r}; known: "
+                                + ", ".join(sorted(ELEMENTS)))
+        return TensorType(ELEMENTS[inner], shape)
+    element = parse_type(inner, shape)
+    if kind == "seq":
+        if not isinstance(element, TensorType):
+            raise TypeTextError(f"{text!r}: a sequence holds tensors, write seq(tensor(T))")
+        return SequenceType(element)
+    if isinstance(element, OptionalType):
+        raise TypeTextError(f"{text!r}: an optional cannot hold an optional")
+    return OptionalType(element)
+
+
+def innermost(value_type: ValueType) -> TensorType:
+    """The tensor type at the bottom of a type."""
+    while not isinstance(value_type, TensorType):
+        value_type = value_type.element
+    return value_type
+
+
+def with_shape(value_type: ValueType, shape: Shape) -> ValueType:
+    """The same type with `shape` on its innermost tensor."""
+    if isinstance(value_type, TensorType):
+        return TensorType(value_type.element, shape)
+    return type(value_type)(with_shape(value_type.element, shape))
+
+
+def to_type_proto(value_type: ValueType) -> TypeProto:
+    """The full TypeProto of a type, shape included (no `shape` field when rank is unknown)."""
+    if isinstance(value_type, TensorType):
+        shape = None if value_type.shape is None else list(value_type.shape)
+        return helper.make_tensor_type_proto(value_type.element.proto, shape)
+    if isinstance(value_type, SequenceType):
+        return helper.make_sequence_type_proto(to_type_proto(value_type.element))
+    if isinstance(value_type, OptionalType):
+        return helper.make_optional_type_proto(to_type_proto(value_type.element))
+    raise TypeError(f"Unsupported type: {value_type!r}")
+
+
+def from_type_proto(proto: TypeProto) -> ValueType:
+    """The type a TypeProto describes; TypeError for maps, sparse tensors and untyped values."""
+    which = proto.WhichOneof("value")
+    if which == "tensor_type":
+        shape = None
+        if proto.tensor_type.HasField("shape"):
+            shape = tuple(_dim(d) for d in proto.tensor_type.shape.dim)
+        return TensorType(BY_PROTO[proto.tensor_type.elem_type], shape)
+    if which == "sequence_type":
+        return SequenceType(from_type_proto(proto.sequence_type.elem_type))
+    if which == "optional_type":
+        return OptionalType(from_type_proto(proto.optional_type.elem_type))
+    raise TypeError(f"Unsupported type: {which or 'no type'}")
+
+
+def _dim(dim) -> Dim:
+    if dim.HasField("dim_value"):
+        return dim.dim_value
+    if dim.HasField("dim_param"):
+        return dim.dim_param
+    return None
