@@ -81,13 +81,6 @@ def innermost(value_type: ValueType) -> TensorType:
     return value_type
 
 
-def with_shape(value_type: ValueType, shape: Shape) -> ValueType:
-    """The same type with `shape` on its innermost tensor."""
-    if isinstance(value_type, TensorType):
-        return TensorType(value_type.element, shape)
-    return type(value_type)(with_shape(value_type.element, shape))
-
-
 def to_type_proto(value_type: ValueType) -> TypeProto:
     """The full TypeProto of a type, shape included (no `shape` field when rank is unknown)."""
     if isinstance(value_type, TensorType):
