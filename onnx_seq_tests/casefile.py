@@ -3,6 +3,24 @@
 The YAML is composed into nodes (never constructed into Python objects, so no tag can run code)
 and read here with our own rules for scalars, which sidesteps YAML 1.1's guesses: `no` is not a
 bool, `010` is not octal, `1e-3` is a number wherever a number belongs.
+
+Error format, one line per mistake, sorted by file, line and column, at most
+`problems.MAX_REPORTED` shown (then a count of the rest):
+
+    cases/sequence_at.yaml:14:9: unknown key 'optype' in a node (did you mean 'op_type'?); ...
+
+Line and column are 1-based and point at the YAML node at fault (a missing key: the mapping that
+lacks it). Every file of a run is read and every mistake collected before anything is reported.
+
+Limits, each checked before the thing it guards is built:
+- a file is at most MAX_FILE_BYTES bytes (checked before it is read);
+- a file holds at most MAX_YAML_NODES YAML nodes counting every alias as the nodes it repeats,
+  and nests at most MAX_DEPTH collections deep (checked on the event stream, before any node
+  exists, so an alias bomb costs a few milliseconds); an alias inside its own anchor is refused;
+- explicit YAML tags (`!!python/...`, `!!str`, `!custom`) are refused, never resolved;
+- one tensor value holds at most MAX_TENSOR_ELEMENTS elements (checked from the YAML list
+  lengths before any element is read);
+- integers anywhere (opsets, dims, attributes, int64 data) must fit in int64 or their own type.
 """
 
 from __future__ import annotations
@@ -13,10 +31,11 @@ from pathlib import Path
 
 import numpy as np
 import yaml
+from onnx import helper
 
 from . import schemas
 from .cases import Case, DataSet, Graph, Node, ValueDecl
-from .elements import ELEMENTS, ScalarError
+from .elements import ELEMENTS, ScalarError, int_hint
 from .problems import CaseFileError, Problems, Where
 from .value_types import (
     OptionalType,
@@ -27,15 +46,21 @@ from .value_types import (
     parse_type,
 )
 
+#: A case file may be at most this many bytes.
+MAX_FILE_BYTES = 4 * 1024 * 1024
 #: A file may hold at most this many YAML nodes once aliases are followed.
-MAX_YAML_NODES = 1_000_000
+MAX_YAML_NODES = 250_000
+#: Collections (lists, mappings) may nest at most this deep, aliases followed.
+MAX_DEPTH = 64
 #: A single tensor value may hold at most this many elements.
 MAX_TENSOR_ELEMENTS = 100_000
 
 NAME_PATTERN = re.compile(r"[a-z0-9_]+")
-_STANDARD_TAGS = {f"tag:yaml.org,2002:{t}" for t in
-                  ("str", "int", "float", "bool", "null", "seq", "map", "timestamp")}
-_PLACEHOLDER = re.compile(r"\{(type|opset)\}")
+_INT64 = (-(2**63), 2**63 - 1)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_RELEASED_OPSETS = frozenset(row[2] for row in helper.VERSION_TABLE)  # ai.onnx opsets
+# {dtype} is the TensorProto enum number of {type}, for attributes such as SequenceEmpty's dtype.
+_PLACEHOLDER = re.compile(r"\{(type|opset|dtype)\}")
 _BAD = object()  # a value that could not be read; the problem is already recorded
 
 EMPTY_MARKER_KEY = "optional"
@@ -92,9 +117,14 @@ def load_file(path: Path, problems: Problems) -> list[Case]:
     """The cases of one file; mistakes go to `problems`."""
     shown = str(path)
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         problems.add(Where(shown, 1, 1), f"cannot read the file: {error.strerror}")
+        return []
+    if len(raw) > MAX_FILE_BYTES:
+        problems.add(Where(shown, 1, 1), f"the file is larger than {MAX_FILE_BYTES} bytes, the "
+                                         "limit for one case file; split it into several files")
         return []
     try:
         text = raw.decode("utf-8")
@@ -105,20 +135,26 @@ def load_file(path: Path, problems: Problems) -> list[Case]:
                      f"invalid UTF-8 (byte 0x{raw[error.start]:02x}); save the file as UTF-8")
         return []
     try:
-        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        if not _check_events(text, shown, problems):
+            return []
+        root = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        problems.add(Where(shown, mark.line + 1, mark.column + 1), _yaml_message(error))
+        problems.add(*_yaml_problem(error, mark, text, shown))
+        return []
+    except yaml.reader.ReaderError:  # its position counts bytes or characters: find it again
+        found = yaml.reader.Reader.NON_PRINTABLE.search(text)
+        at = found.start() if found else 0
+        code = ord(text[at]) if found else 0
+        problems.add(Where(shown, text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)),
+                     f"control character U+{code:04X} is not allowed in YAML; remove it, or "
+                     f"write it as \\u{code:04X} inside a double-quoted string")
         return []
     except yaml.YAMLError as error:
         problems.add(Where(shown, 1, 1), f"not valid YAML: {error}")
         return []
     if root is None:
         problems.add(Where(shown, 1, 1), "the file holds no cases; write a YAML list of cases")
-        return []
-    before = len(problems.found)
-    _check_tags_and_size(root, shown, problems)
-    if len(problems.found) > before:
         return []
     reader = _Reader(shown, problems)
     case_nodes = reader.sequence(root, "the file (a list of cases)")
@@ -128,39 +164,108 @@ def load_file(path: Path, problems: Problems) -> list[Case]:
     return cases
 
 
-def _yaml_message(error: yaml.MarkedYAMLError) -> str:
+def _yaml_problem(error: yaml.MarkedYAMLError, mark, text: str, path: str):
+    """(where, message) for a YAML syntax error; a tab in the indentation is named as such."""
     problem = error.problem or "syntax error"
-    if "'\\t'" in problem or "\\t" in problem:
-        return "a tab character here; YAML indentation must use spaces"
+    lines = text.split("\n")
+    line = lines[mark.line] if mark.line < len(lines) else ""
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    if "\t" in indent or "tab" in problem or line[mark.column:mark.column + 1] == "\t":
+        column = line.index("\t") if "\t" in indent else mark.column
+        return (Where(path, mark.line + 1, column + 1),
+                "a tab character in the indentation; YAML indents with spaces only, replace "
+                "the tab with spaces")
     context = f" ({error.context})" if error.context else ""
-    return f"not valid YAML: {problem}{context}"
+    hint = ""
+    if "mapping values are not allowed" in problem:
+        hint = "; a ': ' inside a plain value starts a mapping, quote the value"
+    elif "expected a single document" in problem:
+        hint = "; a case file is one YAML document (a list of cases), remove the '---'"
+    elif "flow" in (error.context or ""):
+        hint = ("; inside [...] or {...} quote a value that holds ',', ':', '[', ']', '{' or "
+                "'}', such as \"tensor({type})\"")
+    elif "cannot start any token" in problem:
+        hint = "; quote a value that starts with this character"
+    return Where(path, mark.line + 1, mark.column + 1), f"not valid YAML: {problem}{context}{hint}"
 
 
-def _check_tags_and_size(root: yaml.Node, path: str, problems: Problems) -> None:
-    """Refuse explicit tags and documents that alias expansion makes too large."""
-    stack = [root]
-    visited = 0
-    while stack:
-        node = stack.pop()
-        visited += 1
-        if visited > MAX_YAML_NODES:
-            problems.add(_where(path, root), f"the file expands to more than {MAX_YAML_NODES} "
-                         "YAML nodes (through aliases?); split it or use fewer aliases")
-            return
-        if node.tag not in _STANDARD_TAGS:
-            problems.add(_where(path, node), f"YAML tag '{node.tag}' is not allowed; case files "
-                         "hold plain data only, remove the tag")
+def _tag_text(tag: str) -> str:
+    prefix = "tag:yaml.org,2002:"
+    return "!!" + tag[len(prefix):] if tag.startswith(prefix) else tag
+
+
+def _check_events(text: str, path: str, problems: Problems) -> bool:
+    """Refuse tags, deep nesting, recursive aliases and alias bombs from the event stream.
+
+    Runs before any node is built: each anchor's size (nodes, aliases expanded) and depth is
+    known when it closes, so an alias adds its full expansion in one step.
+    """
+    sizes: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, collection depth), expanded
+    stack: list[list] = []  # open collections: [anchor, nodes before it, deepest inside]
+    count = 0
+
+    def refuse(event, message: str) -> bool:
+        mark = event.start_mark
+        problems.add(Where(path, mark.line + 1, mark.column + 1), message)
+        return False
+
+    for event in yaml.parse(text, Loader=_LOADER):
+        level = len(stack)  # collections around this event
+        if isinstance(event, yaml.AliasEvent):
+            if any(entry[0] == event.anchor for entry in stack):
+                return refuse(event, f"alias *{event.anchor} sits inside its own anchor "
+                                     f"&{event.anchor}; a case file cannot be recursive")
+            if event.anchor not in sizes:
+                continue  # composing reports the undefined alias
+            nodes, inner_depth = sizes[event.anchor]
+            count += nodes
+            deepest = level + inner_depth
+        elif isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent,
+                                yaml.MappingStartEvent)):
+            if event.tag is not None:
+                return refuse(event, f"YAML tag '{_tag_text(event.tag)}' is not allowed; case "
+                                     "files hold plain data only, remove the tag (quote a value "
+                                     "to make it a string)")
+            count += 1
+            if isinstance(event, yaml.ScalarEvent):
+                deepest = level
+                if event.anchor is not None:
+                    sizes[event.anchor] = (1, 0)
+            else:
+                deepest = level + 1
+                stack.append([event.anchor, count - 1, deepest])
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            anchor, before, inner = stack.pop()
+            if anchor is not None:
+                sizes[anchor] = (count - before, inner - len(stack))
+            deepest = inner
+        else:
             continue
-        if isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
-        elif isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                stack.append(key)
-                stack.append(value)
+        if stack:
+            stack[-1][2] = max(stack[-1][2], deepest)
+        if deepest > MAX_DEPTH:
+            return refuse(event, f"lists and mappings nest more than {MAX_DEPTH} deep here "
+                                 "(aliases followed), the limit for case files")
+        if count > MAX_YAML_NODES:
+            return refuse(event, f"the file holds more than {MAX_YAML_NODES} YAML nodes once "
+                                 "aliases are expanded (an alias bomb?), the limit for one "
+                                 "case file; split it or repeat fewer aliases")
+    return True
 
 
 def _where(path: str, node: yaml.Node) -> Where:
     return Where(path, node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def _misspelled(node, keys) -> set[str]:
+    """The keys that a did-you-mean for one of `node`'s unknown keys points to."""
+    if not isinstance(node, yaml.MappingNode):
+        return set()
+    found = set()
+    for key_node, _ in node.value:
+        if isinstance(key_node, yaml.ScalarNode) and key_node.value not in keys:
+            found.update(difflib.get_close_matches(key_node.value, list(keys), n=1, cutoff=0.6))
+    return found
 
 
 def _did_you_mean(word: str, choices) -> str:
@@ -189,6 +294,7 @@ class _Reader:
         if not isinstance(node, yaml.MappingNode):
             return self.fail(node, f"{what} must be a mapping (key: value), not {_kind(node)}")
         found: dict[str, yaml.Node] = {}
+        suggested = _misspelled(node, keys)  # a did-you-mean already points to these
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
             if not isinstance(key, str):
@@ -196,13 +302,13 @@ class _Reader:
             elif key in found:
                 self.fail(key_node, f"key '{key}' appears twice in {what}; keep one")
             elif key not in keys:
+                allowed = "; allowed: " + ", ".join(keys) if keys else ""
                 self.fail(key_node, f"unknown key '{key}' in {what}"
-                                         f"{_did_you_mean(key, keys)}; allowed: "
-                                         + ", ".join(keys))
+                                    f"{_did_you_mean(key, keys)}{allowed}")
             else:
                 found[key] = value_node
         for key in required:
-            if key not in found:
+            if key not in found and key not in suggested:
                 self.fail(node, f"{what} is missing the required key '{key}'")
         return found
 
@@ -227,13 +333,17 @@ class _Reader:
         text = self.text(node, what)
         if text is None:
             return None
-        if not _plain(node):
+        if not _plain(node) and not _PLACEHOLDER.search(node.value):  # "{dtype}" needs quotes
             return self.fail(node, f"{what} must be an integer, not the string {text!r}; "
                                    "remove the quotes")
         if not re.fullmatch(r"[-+]?(0|[1-9][0-9]*)", text):
-            hint = (" (a leading zero reads as octal in YAML 1.1)"
-                    if re.fullmatch(r"[-+]?0[0-9]+", text) else "")
-            return self.fail(node, f"{what} must be an integer, not {text!r}{hint}")
+            hint = int_hint(text)
+            if _PLACEHOLDER.search(text):
+                hint = "placeholders such as {dtype} are filled only in a case with for_each"
+            return self.fail(node, f"{what} must be an integer, not {text!r}; {hint}")
+        if len(text) > 40 or not _INT64[0] <= int(text) <= _INT64[1]:
+            return self.fail(node, f"{what} {text[:24]}{'...' if len(text) > 24 else ''} is "
+                                   f"outside the int64 range ({_INT64[0]}..{_INT64[1]})")
         return int(text)
 
     def number(self, node, what: str) -> float | None:
@@ -263,6 +373,8 @@ class _Reader:
                                        "remove 'opset' or list it under for_each.opsets")
             return []
         bindings = self.for_each(fields["for_each"])
+        if bindings and not self.name_varies(fields.get("name"), bindings):
+            return []
         expanded = []
         for binding in bindings or ():
             reader = _Reader(self.path, self.problems, binding)
@@ -270,6 +382,21 @@ class _Reader:
             if case is not None:
                 expanded.append(case)
         return expanded
+
+    def name_varies(self, name_node, bindings) -> bool:
+        """A for_each case name must hold each placeholder whose value the expansion varies."""
+        if not isinstance(name_node, yaml.ScalarNode):
+            return True  # reading the name reports it
+        ok = True
+        for key in ("type", "opset"):
+            values = sorted({b[key] for b in bindings})
+            if len(values) > 1 and "{" + key + "}" not in name_node.value:
+                ok = self.fail(name_node, f"for_each expands this case over {len(values)} "
+                                          f"{key}s ({', '.join(values[:4])}"
+                                          f"{', ...' if len(values) > 4 else ''}) but its name "
+                                          f"has no {{{key}}}; add {{{key}}} so every expanded "
+                                          "case gets its own name")
+        return bool(ok)
 
     def for_each(self, node) -> list[dict[str, str]] | None:
         fields = self.mapping(node, "for_each", FOR_EACH_KEYS, required=("op", "param"))
@@ -300,7 +427,8 @@ class _Reader:
                                      schemas.schema(op_type, opset).type_constraints))
             for name in schemas.element_names(allowed):
                 if (wanted is None or name in wanted) and name not in excluded:
-                    bindings.append({"opset": str(opset), "type": name})
+                    bindings.append({"opset": str(opset), "type": name,
+                                     "dtype": str(ELEMENTS[name].proto)})
         if not bindings:
             return self.fail(node, "for_each selects no (opset, type) pair; check its lists")
         return bindings
@@ -327,7 +455,11 @@ class _Reader:
         if node is None:
             return None
         if isinstance(node, yaml.ScalarNode) and node.value == "all":
-            return None
+            if what == "for_each.types":
+                return None
+            self.fail(node, f"{what} must be a list of element types ('all' would exclude "
+                            "every type)")
+            return set()
         names = set()
         for item in self.sequence(node, f"{what} (a list of element types)") or ():
             name = self.text(item, "an element type")
@@ -352,6 +484,11 @@ class _Reader:
             if opset is not None and not 1 <= opset <= schemas.newest_opset():
                 self.fail(fields["opset"], f"opset {opset} is not one the installed onnx knows "
                                            f"(1..{schemas.newest_opset()})")
+                opset = None
+            elif opset is not None and opset not in _RELEASED_OPSETS:
+                self.fail(fields["opset"], f"no onnx release has ai.onnx opset {opset}, so no "
+                                           "IR version goes with it; released opsets: "
+                                           + ", ".join(map(str, sorted(_RELEASED_OPSETS))))
                 opset = None
         doc = self.text(fields["doc"], "doc") if "doc" in fields else ""
         graph = None
@@ -391,13 +528,17 @@ class _Reader:
             self.fail(fields["nodes"], "a case needs at least one node")
         if top_level and outputs == []:
             self.fail(fields["outputs"], "a case needs at least one graph output")
+        elif outputs == [] and "outputs" in fields:
+            self.fail(fields["outputs"], f"{what} needs at least one output")
         if inputs is None or outputs is None or node_list is None or None in nodes:
             return None
-        names = [d.name for d in inputs + outputs]
+        first: dict[str, Where] = {}
         for decl in inputs + outputs:
-            if names.count(decl.name) > 1 and decl in inputs:
+            if decl.name in first:
                 self.problems.add(decl.where, f"'{decl.name}' is declared twice among the inputs "
-                                              f"and outputs of {what}")
+                                              f"and outputs of {what} (first at line "
+                                              f"{first[decl.name].line}); rename one")
+            first.setdefault(decl.name, decl.where)
         return Graph(tuple(inputs), tuple(outputs), tuple(nodes))
 
     def value_decls(self, node, what: str) -> list[ValueDecl] | None:
@@ -476,7 +617,7 @@ class _Reader:
                                     node)
         outputs = self.formal_values(fields.get("outputs"), op_schema.outputs,
                                      f"{label} outputs", node)
-        attributes = self.attributes(fields.get("attributes"), op_schema, label, opset)
+        attributes = self.attributes(fields.get("attributes"), op_schema, label, opset, node)
         if "name" in fields:
             self.text(fields["name"], "a node name")
         if inputs is None or outputs is None or attributes is None:
@@ -495,7 +636,11 @@ class _Reader:
         positional: list[str] = []
         pending: list[str] = []  # formal names left off that a later one would need as ""
         ok = True
+        misspelled = set() if node is None else _misspelled(node, names)
         for formal in formals:
+            if formal.name in misspelled and formal.name not in fields:
+                ok = None  # reported as an unknown key with a did-you-mean
+                continue
             if formal.name not in fields:
                 if formal.option == schemas.OPTIONAL:
                     pending.append(formal.name)
@@ -536,17 +681,20 @@ class _Reader:
                 positional.append(value)
         return positional if ok is not None else None
 
-    def attributes(self, node, op_schema, label: str, opset: int):
+    def attributes(self, node, op_schema, label: str, opset: int, owner):
+        if node is not None and not op_schema.attributes:
+            return self.fail(node, f"{label} has no attributes; remove 'attributes'")
         fields = {} if node is None else self.mapping(node, f"{label} attributes",
                                                       sorted(op_schema.attributes))
         if fields is None:
             return None
         ok = True
         attributes = []
+        misspelled = set() if node is None else _misspelled(node, op_schema.attributes)
         for name, attribute in sorted(op_schema.attributes.items()):
             if name not in fields:
-                if attribute.required:
-                    ok = self.fail(node if node is not None else fields,
+                if attribute.required and name not in misspelled:
+                    ok = self.fail(node if node is not None else owner,
                                    f"{label}: attribute '{name}' is required")
                 continue
             value = self.attribute(fields[name], int(attribute.type.value), f"{label} attribute "
@@ -569,6 +717,9 @@ class _Reader:
         elif kind in (A.INTS, A.FLOATS, A.STRINGS):
             read = {A.INTS: self.integer, A.FLOATS: self.number, A.STRINGS: self.text}[kind]
             items = self.sequence(node, what)
+            if items == []:
+                items = self.fail(node, f"{what} is an empty list; empty list attributes are "
+                                        "not supported in case files, leave the attribute out")
             value = None if items is None else [read(i, f"an item of {what}") for i in items]
             if value is not None and None in value:
                 value = None
@@ -622,7 +773,11 @@ class _Reader:
                 return None
         ok = True
         values = []
+        misspelled = set() if node is None else _misspelled(node, names)
         for decl in decls:
+            if decl.name in misspelled and decl.name not in fields:
+                ok = None  # reported as an unknown key with a did-you-mean
+                continue
             if decl.name not in fields:
                 ok = self.fail(node if node is not None else owner,
                                f"the data set's {what} lack '{decl.name}'; every graph "
@@ -654,10 +809,19 @@ class _Reader:
             items = self.sequence(node, f"{what} ({value_type}, a list of tensors)")
             if items is None:
                 return _BAD
-            elements = [self.tensor(item, value_type.element, f"element {i} of {what}")
+            items = [self.by_type_element(item, value_type, what) for item in items]
+            elements = [_BAD if item is None else
+                        self.tensor(item, value_type.element, f"element {i} of {what}")
                         for i, item in enumerate(items)]
             return _BAD if any(e is _BAD for e in elements) else elements
         return self.tensor(node, value_type, what)
+
+    def by_type_element(self, node, value_type: ValueType, what: str):
+        """A sequence element may be {by_type: ...} too, so per-type tensors compose into
+        sequences (`[*a, *b]`); None when no value fits."""
+        if isinstance(node, yaml.MappingNode) and _keys(node) == ["by_type"]:
+            return self.by_type(node.value[0][1], value_type, what)
+        return node
 
     def empty_marker(self, node, what: str) -> bool:
         pairs = node.value
@@ -693,6 +857,11 @@ class _Reader:
 
     def tensor(self, node, tensor_type: TensorType, what: str):
         element = tensor_type.element
+        count, nominal = _nominal_size(node)
+        if count > MAX_TENSOR_ELEMENTS:
+            self.fail(node, f"{what} has {count} elements (shape {list(nominal)}), more than "
+                            f"{MAX_TENSOR_ELEMENTS}, the limit for one tensor value")
+            return _BAD
         leaves: list = []
         shape = self.nested(node, element, leaves, what)
         if shape is _BAD:
@@ -742,6 +911,17 @@ class _Reader:
         return (len(node.value),) + (shapes[0] if shapes else ())
 
 
+def _nominal_size(node) -> tuple[int, tuple[int, ...]]:
+    """Element count and shape of nested lists judged by first items only: no leaf is read."""
+    shape = []
+    while isinstance(node, yaml.SequenceNode):
+        shape.append(len(node.value))
+        if not node.value:
+            break
+        node = node.value[0]
+    return int(np.prod(shape, dtype=object)) if shape else 1, tuple(shape)
+
+
 def _plain(node: yaml.ScalarNode) -> bool:
     """An unquoted, non-block scalar (PyYAML says None, libyaml says '')."""
     return node.style in (None, "")
@@ -785,6 +965,8 @@ def _kind(node) -> str:
         return "a list"
     if node is None:
         return "nothing"
+    if _is_null(node):
+        return "an empty value"
     return f"the value {node.value!r}"
 
 

@@ -3,10 +3,19 @@
 The table is derived from onnx's own `TensorProto.DataType` enum and `onnx.helper`'s dtype map,
 so every element type the installed onnx knows is here, named as onnx's type strings name it
 (`tensor(float8e4m3fn)` -> `float8e4m3fn`).
+
+Scalars are read from their YAML text, never from YAML 1.1's guesses: bools are `true`/`false`
+only (`no`, `off`, `yes` are refused); integers are plain decimals (`010`, `0x10`, `1_000`,
+`1:30` are refused, each with the reason); floats are decimals with an optional exponent
+(`1e-3` is a number), `nan`, `inf`, `-inf`; complex values are strings such as '1.5-2j'; a
+string element is the text as written. A value outside its type's range is refused, as is a
+nonzero float that would be stored as 0 and, for types of 8 bits or fewer, a value that is not
+exactly representable.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -29,6 +38,7 @@ _FLOAT_WORDS = {
 }
 _FLOAT_TEXT = re.compile(r"[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?")
 _BOOL_TRAPS = {"yes", "no", "on", "off", "y", "n", "True", "False", "TRUE", "FALSE", "Yes", "No"}
+_MAX_INT_DIGITS = 40  # longer integer text is out of every element type's range
 
 
 class ScalarError(ValueError):
@@ -51,7 +61,7 @@ class ElementType:
     def bits(self) -> int:
         if self.kind == "string":
             return 0
-        return int(ml_dtypes.finfo(self.dtype).bits) if self.kind == "float" else (
+        return int(_finfo(self.dtype).bits) if self.kind == "float" else (
             self.dtype.itemsize * 8)
 
     def parse(self, text: str, quoted: bool) -> object:
@@ -70,6 +80,18 @@ class ElementType:
         return _parse_complex(text, self)
 
 
+@functools.cache
+def _finfo(dtype: np.dtype):
+    """ml_dtypes.finfo, once per dtype: it is asked for every scalar read."""
+    return ml_dtypes.finfo(dtype)
+
+
+@functools.cache
+def _iinfo(dtype: np.dtype):
+    """ml_dtypes.iinfo, once per dtype."""
+    return ml_dtypes.iinfo(dtype)
+
+
 def _parse_bool(text: str) -> bool:
     if text == "true":
         return True
@@ -82,18 +104,37 @@ def _parse_bool(text: str) -> bool:
 
 
 def _parse_int(text: str, element: ElementType) -> int:
+    info = _iinfo(element.dtype)
     if not _INT_TEXT.fullmatch(text):
-        if re.fullmatch(r"[-+]?0[0-9]+", text):
-            raise ScalarError(f"{text!r} has a leading zero (YAML 1.1 reads it as octal); write "
-                              "the decimal number without leading zeros")
-        raise ScalarError(f"{text!r} is not a {element.name} integer; write a decimal integer "
-                          "such as -3 or 42")
+        raise ScalarError(f"{text!r} is not a decimal integer ({element.name}); "
+                          f"{int_hint(text)}")
+    if len(text) > _MAX_INT_DIGITS:
+        raise ScalarError(f"{text[:12]}... ({len(text)} characters) does not fit in "
+                          f"{element.name} (range {int(info.min)}..{int(info.max)})")
     value = int(text)
-    info = ml_dtypes.iinfo(element.dtype)
     if not int(info.min) <= value <= int(info.max):
         raise ScalarError(f"{value} does not fit in {element.name} (range {int(info.min)}.."
                           f"{int(info.max)})")
     return value
+
+
+def int_hint(text: str) -> str:
+    """How to write `text` as the decimal integer a case file wants (YAML 1.1 forms named)."""
+    body = text.lstrip("+-")
+    if re.fullmatch(r"0[0-9]+", body):
+        return ("it has a leading zero (YAML 1.1 reads it as octal); write the decimal number "
+                "without leading zeros")
+    if re.fullmatch(r"0[xXoObB][0-9a-fA-F_]+", body):
+        return "hexadecimal, octal and binary forms are not read; write the decimal number"
+    if "_" in body and re.fullmatch(r"[0-9_]+", body):
+        return "digit separators '_' are not read; write the digits alone"
+    if re.fullmatch(r"[0-9]+(:[0-5]?[0-9])+", body):
+        return "YAML 1.1 reads this as base 60 (1:30 is 90); write the decimal number"
+    if _FLOAT_TEXT.fullmatch(text) or text.lower() in _FLOAT_WORDS:
+        return "write a whole number without a fraction or exponent, such as -3 or 42"
+    if text in ("true", "false") or text in _BOOL_TRAPS:
+        return "write 1 for true and 0 for false"
+    return "write a decimal integer such as -3 or 42"
 
 
 def _float_of(text: str, element: ElementType) -> float:
@@ -104,7 +145,14 @@ def _float_of(text: str, element: ElementType) -> float:
     if not _FLOAT_TEXT.fullmatch(text):
         raise ScalarError(f"{text!r} is not a {element.name} number; write a decimal such as "
                           "1.5, 2, -1e-3, or nan, inf, -inf")
-    return float(text)
+    value = float(text)
+    if math.isinf(value):
+        raise ScalarError(f"{text} is too large for any float type; write inf or -inf for an "
+                          "infinity")
+    if value == 0 and re.search(r"[1-9]", text.split("e")[0].split("E")[0]):
+        raise ScalarError(f"{text} is too small for any float type and would be stored as 0; "
+                          "write 0")
+    return value
 
 
 def _parse_float(text: str, element: ElementType) -> float:
@@ -114,7 +162,10 @@ def _parse_float(text: str, element: ElementType) -> float:
 
 
 def _check_float_fits(value: float, element: ElementType, text: str) -> None:
-    stored = float(np.array(value, dtype=np.float64).astype(element.dtype).astype(np.float64))
+    with np.errstate(over="ignore", invalid="ignore"):
+        stored = float(np.array(value, dtype=np.float64).astype(element.dtype).astype(
+            np.float64))
+    info = _finfo(element.dtype)
     if math.isnan(value):
         if not math.isnan(stored):
             raise ScalarError(f"{element.name} has no nan")
@@ -123,10 +174,15 @@ def _check_float_fits(value: float, element: ElementType, text: str) -> None:
         if stored != value:
             raise ScalarError(f"{element.name} has no {text}; it cannot hold infinities")
         return
-    if math.isinf(stored) or math.isnan(stored):
-        info = ml_dtypes.finfo(element.dtype)
-        raise ScalarError(f"{text} does not fit in {element.name} (largest finite value "
-                          f"{float(info.max)})")
+    low, high = float(info.min), float(info.max)
+    if math.isinf(stored) or math.isnan(stored) or (
+            element.bits <= 8 and not low <= value <= high):
+        raise ScalarError(f"{text} is outside the range of {element.name} ({low!r} to "
+                          f"{high!r})")
+    if value != 0 and stored == 0:
+        raise ScalarError(f"{text} is too small for {element.name} and would be stored as 0; "
+                          f"write 0, or a magnitude of at least "
+                          f"{float(info.smallest_subnormal)!r}")
     if element.bits <= 8 and stored != value:
         raise ScalarError(f"{text} is not exactly representable in {element.name}; the nearest "
                           f"value is {stored!r}, write that")
@@ -140,9 +196,13 @@ def _parse_complex(text: str, element: ElementType) -> complex:
         raise ScalarError(f"{text!r} is not a {element.name} number; write a complex value as "
                           "a string like '1.5-2j', '3j' or '-1+0j'") from None
     part = np.float32 if element.dtype == np.complex64 else np.float64
-    for component in (value.real, value.imag):
-        if math.isfinite(component) and not math.isfinite(float(part(component))):
-            raise ScalarError(f"{text} does not fit in {element.name}")
+    spelled_special = re.search(r"inf|nan", spelled.lower()) is not None
+    with np.errstate(over="ignore", invalid="ignore"):
+        parts = [float(part(value.real)), float(part(value.imag))]
+    for component in parts:
+        if not math.isfinite(component) and not spelled_special:
+            raise ScalarError(f"{text} does not fit in {element.name}; write inf or nan "
+                              "for a special value")
     return value
 
 

@@ -1,4 +1,9 @@
-"""Mistakes in case files, each pinned to `file:line:col`, collected rather than raised."""
+"""Mistakes in case files, each pinned to `file:line:col`, collected rather than raised.
+
+One line per problem, `path:line:col: message`, 1-based, sorted by path, line and column, each
+distinct problem once (a for_each case may meet the same mistake once per type); at most
+MAX_REPORTED lines are shown, then `... and N more problem(s)`.
+"""
 
 from __future__ import annotations
 
@@ -33,12 +38,16 @@ class Where:
         return f"{self.path}:{self.line}:{self.column}"
 
 
+def _order(problem: Problem) -> tuple:
+    return problem.path, problem.line, problem.column, problem.message
+
+
 class CaseFileError(Exception):
     """Raised once loading or building is done, carrying every problem found, sorted."""
 
     def __init__(self, problems: list[Problem]):
-        self.problems = sorted(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
+        self.problems = sorted(set(problems), key=_order)
+        super().__init__(self.report())
 
     def report(self) -> str:
         shown = self.problems[:MAX_REPORTED]
