@@ -1,0 +1,186 @@
+"""The comparator: a backend's outputs against a case's expected values, recursively.
+
+Checked in this order, stopping at the first difference of structure: value kind (tensor,
+sequence, optional), sequence length, present vs empty optional, dtype exactly, shape exactly,
+then values: exact for integers, bool and strings, NaN equal to NaN and floats within
+`atol + rtol * |expected|`. Values follow onnx's backend convention (ndarray, list, None).
+
+Every difference is a message that says where it is, for example
+`output 0 (seq), element 2, index [1, 0]: expected 3.5, got 3.0`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .elements import ELEMENTS
+from .value_types import OptionalType, SequenceType, TensorType, ValueType
+
+#: Tolerances when a case folder has no data.json: the defaults of onnx's test loader.
+DEFAULT_RTOL = 1e-3
+DEFAULT_ATOL = 1e-7
+
+_KIND_BY_DTYPE = {e.dtype: e.kind for e in ELEMENTS.values()}
+_NAME_BY_DTYPE = {}
+for _element in ELEMENTS.values():
+    _NAME_BY_DTYPE.setdefault(_element.dtype, _element.name)
+
+
+class OutputMismatch(AssertionError):
+    """Raised by `assert_outputs_match`; one line per difference."""
+
+
+def assert_outputs_match(expected, actual, *, atol=None, rtol=None, names=None,
+                         types=None) -> None:
+    """Raise OutputMismatch listing every difference between `expected` and `actual`."""
+    problems = compare_outputs(expected, actual, atol=atol, rtol=rtol, names=names, types=types)
+    if problems:
+        raise OutputMismatch("\n".join(problems))
+
+
+def compare_outputs(expected, actual, *, atol=None, rtol=None, names=None,
+                    types=None) -> list[str]:
+    """The differences between expected and actual graph outputs, as messages (empty: equal).
+
+    `names` and `types` (graph output names and ValueTypes, in order) are optional: names make
+    messages clearer, types decide kinds where a value alone cannot (an empty optional vs a
+    present one holding a sequence).
+    """
+    atol = DEFAULT_ATOL if atol is None else atol
+    rtol = DEFAULT_RTOL if rtol is None else rtol
+    if isinstance(actual, (np.ndarray, str, bytes)) or not hasattr(actual, "__len__"):
+        return [f"expected a list of {len(expected)} output(s), got {_describe(actual)}"]
+    actual = list(actual)
+    if len(actual) != len(expected):
+        return [f"expected {len(expected)} output(s), got {len(actual)}"]
+    problems = []
+    for i, (want, got) in enumerate(zip(expected, actual, strict=True)):
+        name = names[i] if names else None
+        where = f"output {i} ({name})" if name else f"output {i}"
+        value_type = types[i] if types else None
+        problems.extend(compare_value(want, got, where, value_type, atol, rtol))
+    return problems
+
+
+def compare_value(expected, actual, where: str, value_type: ValueType | None = None,
+                  atol: float = DEFAULT_ATOL, rtol: float = DEFAULT_RTOL) -> list[str]:
+    """The differences between one expected value and one actual value, found at `where`."""
+    if value_type is None:
+        value_type = _type_of(expected)
+    if isinstance(value_type, OptionalType):
+        if expected is None:
+            if actual is None:
+                return []
+            return [f"{where}: expected an empty optional, got {_describe(actual)}"]
+        if actual is None:
+            return [f"{where}: expected a present optional holding {_describe(expected)}, "
+                    "got an empty optional"]
+        return compare_value(expected, actual, where, value_type.element, atol, rtol)
+    if isinstance(value_type, SequenceType):
+        if not isinstance(actual, (list, tuple)):
+            return [f"{where}: expected {_describe(expected)}, got {_describe(actual)}"]
+        if len(actual) != len(expected):
+            return [f"{where}: expected a sequence of length {len(expected)}, got length "
+                    f"{len(actual)}"]
+        problems = []
+        for k, (want, got) in enumerate(zip(expected, actual, strict=True)):
+            problems.extend(compare_value(want, got, f"{where}, element {k}", value_type.element,
+                                          atol, rtol))
+        return problems
+    return _compare_tensor(np.asarray(expected), actual, where, atol, rtol)
+
+
+def _type_of(value) -> ValueType | None:
+    """The kind a value has in the backend convention, when no graph type is known."""
+    if value is None:
+        return OptionalType(None)
+    if isinstance(value, (list, tuple)):
+        return SequenceType(None)
+    return TensorType(None)
+
+
+def _compare_tensor(expected: np.ndarray, actual, where: str, atol: float,
+                    rtol: float) -> list[str]:
+    if isinstance(actual, np.generic):  # a numpy scalar is a 0-d tensor
+        actual = np.asarray(actual)
+    if not isinstance(actual, np.ndarray):
+        return [f"{where}: expected {_describe(expected)}, got {_describe(actual)}"]
+    if actual.dtype != expected.dtype:
+        return [f"{where}: expected dtype {_dtype_name(expected.dtype)}, got "
+                f"{_dtype_name(actual.dtype)}"]
+    if actual.shape != expected.shape:
+        return [f"{where}: expected shape {list(expected.shape)}, got {list(actual.shape)}"]
+    same = _equal_values(expected, actual, atol, rtol)
+    if same.all():
+        return []
+    wrong = np.argwhere(~same)
+    first = tuple(int(i) for i in wrong[0])
+    place = f"{where}, index {list(first)}" if first else where
+    more = ""
+    if len(wrong) > 1:
+        more = f" ({len(wrong)} of {expected.size} values differ)"
+    return [f"{place}: expected {_show(expected[first])}, got {_show(actual[first])}{more}"]
+
+
+def _equal_values(expected: np.ndarray, actual: np.ndarray, atol: float,
+                  rtol: float) -> np.ndarray:
+    """Elementwise: exact for int, bool and string; NaN == NaN and tolerance for floats."""
+    kind = _KIND_BY_DTYPE.get(expected.dtype, "string" if expected.dtype.kind == "O" else "int")
+    if kind == "string":
+        same = np.zeros(expected.shape, dtype=bool)
+        for index in np.ndindex(expected.shape):
+            want, got = expected[index], actual[index]
+            same[index] = type(want) is type(got) and want == got
+        return same
+    if kind == "float":
+        return _close(expected.astype(np.float64), actual.astype(np.float64), atol, rtol)
+    if kind == "complex":
+        return (_close(expected.real.astype(np.float64), actual.real.astype(np.float64), atol,
+                       rtol)
+                & _close(expected.imag.astype(np.float64), actual.imag.astype(np.float64), atol,
+                         rtol))
+    return expected == actual
+
+
+def _close(expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float) -> np.ndarray:
+    """An infinity equals only itself; NaN equals NaN; finite values within tolerance.
+
+    With no tolerance at all the comparison is exact, and exact includes the sign of zero:
+    these operators copy values, so -0.0 must come out as -0.0.
+    """
+    if atol == 0 and rtol == 0:
+        same_sign = np.signbit(expected) == np.signbit(actual)
+        return ((expected == actual) & same_sign) | (np.isnan(expected) & np.isnan(actual))
+    with np.errstate(invalid="ignore", over="ignore"):
+        within = np.abs(actual - expected) <= atol + rtol * np.abs(expected)
+    within &= np.isfinite(expected)
+    return (expected == actual) | (np.isnan(expected) & np.isnan(actual)) | within
+
+
+def _dtype_name(dtype: np.dtype) -> str:
+    name = _NAME_BY_DTYPE.get(dtype)
+    if name is None:
+        return str(dtype)
+    if dtype.kind == "O":
+        return "string (object)"
+    return name if name == str(dtype) else f"{name} ({dtype})"
+
+
+def _describe(value) -> str:
+    """A short description of what a value is, for messages."""
+    if value is None:
+        return "an empty optional (None)"
+    if isinstance(value, np.generic):
+        value = np.asarray(value)
+    if isinstance(value, np.ndarray):
+        return f"a tensor of {_dtype_name(value.dtype)} with shape {list(value.shape)}"
+    if isinstance(value, (list, tuple)):
+        return f"a sequence of length {len(value)}"
+    return f"a {type(value).__name__} ({_show(value)})"
+
+
+def _show(value) -> str:
+    if isinstance(value, (str, bytes)):
+        return repr(value)
+    text = str(value)
+    return text if len(text) <= 80 else text[:77] + "..."

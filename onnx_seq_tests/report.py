@@ -1,0 +1,337 @@
+"""Reports of a verify run: text summary, JUnit XML, JSON, and the Markdown conformance table.
+
+Every report lists results sorted by case, then backend, and holds no timestamps, so the same
+run gives the same Markdown. Findings notes (a YAML file) explain, for the Markdown report, why
+a backend disagrees with a case, quoting the ONNX sentence that decides it; each quote is checked
+against the operator's documentation in onnx.defs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import yaml
+from onnx import defs
+
+from .backends import describe
+from .problems import CaseFileError, Problem
+from .verify import OUTCOMES, Result
+
+_LABELS = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "xfail": "XFAIL", "xpass": "XPASS"}
+
+
+def counts(results: list[Result]) -> dict[str, Counter]:
+    """Outcome counts per backend."""
+    table: dict[str, Counter] = defaultdict(Counter)
+    for result in results:
+        table[result.backend][result.outcome] += 1
+    return table
+
+
+def summary(results: list[Result]) -> dict[tuple[str, str], dict[str, Counter]]:
+    """Outcome counts per (operator, element type), then per backend; keys sorted."""
+    table: dict[tuple[str, str], dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+    for result in results:
+        table[(result.operator, result.element)][result.backend][result.outcome] += 1
+    return dict(sorted(table.items()))
+
+
+def cell(counter: Counter) -> str:
+    """`passed/total`, then what did not pass: `2/3 (1 fail)`."""
+    total = sum(counter.values())
+    if not total:
+        return "-"
+    passed = counter["pass"] + counter["xpass"]
+    rest = [f"{counter[o]} {o}" for o in OUTCOMES if o != "pass" and counter[o]]
+    return f"{passed}/{total}" + (f" ({', '.join(rest)})" if rest else "")
+
+
+def text_report(results: list[Result], specs: list[str]) -> str:
+    """One line per case and backend that did not pass, a summary per operator and element
+    type, and totals per backend."""
+    lines = []
+    for result in results:
+        if result.outcome == "pass":
+            continue
+        first, *more = result.message.splitlines() or [""]
+        extra = f" (+{len(more)} more line(s))" if more else ""
+        lines.append(f"{_LABELS[result.outcome]:5} [{result.backend}] {result.case}: "
+                     f"{first}{extra}")
+    if lines:
+        lines.append("")
+    header = ["operator", "element", *specs]
+    rows = [[operator, element, *(cell(per_backend.get(s, Counter())) for s in specs)]
+            for (operator, element), per_backend in summary(results).items()]
+    lines.extend(_columns([header, *rows]))
+    lines.append("")
+    totals = counts(results)
+    for spec in specs:
+        c = totals.get(spec, Counter())
+        lines.append(f"{spec}: {c['pass']} passed, {c['fail']} failed, {c['error']} error(s), "
+                     f"{c['xfail']} expected failure(s), {c['xpass']} unexpected pass(es) "
+                     f"of {sum(c.values())} case(s)")
+    return "\n".join(lines) + "\n"
+
+
+def _columns(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(text.ljust(w) for text, w in zip(row, widths, strict=True)).rstrip()
+            for row in rows]
+
+
+def write_json(results: list[Result], specs: list[str], suite: str, path: Path) -> None:
+    """Every result with its message, plus totals per backend."""
+    document = {
+        "suite": suite,
+        "backends": list(specs),
+        "totals": {spec: {o: counts(results).get(spec, Counter())[o] for o in OUTCOMES}
+                   for spec in specs},
+        "results": [asdict(r) for r in results],
+    }
+    Path(path).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n",
+                          encoding="utf-8")
+
+
+def write_junit(results: list[Result], specs: list[str], path: Path) -> None:
+    """JUnit XML: a testsuite per backend, a testcase per case; fail -> failure,
+    error -> error, xfail -> skipped; the outcome is also a property of each testcase."""
+    root = ET.Element("testsuites", name="gen-seq-tests verify")
+    for spec in specs:
+        mine = [r for r in results if r.backend == spec]
+        c = Counter(r.outcome for r in mine)
+        suite = ET.SubElement(root, "testsuite", name=spec, tests=str(len(mine)),
+                              failures=str(c["fail"]), errors=str(c["error"]),
+                              skipped=str(c["xfail"]),
+                              time=f"{sum(r.seconds for r in mine):.3f}")
+        for result in mine:
+            case = ET.SubElement(suite, "testcase", classname=spec, name=result.case,
+                                 time=f"{result.seconds:.3f}")
+            properties = ET.SubElement(case, "properties")
+            for key in ("outcome", "operator", "element"):
+                ET.SubElement(properties, "property", name=key, value=getattr(result, key))
+            first = result.message.splitlines()[0] if result.message else ""
+            if result.outcome == "fail":
+                ET.SubElement(case, "failure", message=first).text = result.message
+            elif result.outcome == "error":
+                ET.SubElement(case, "error", message=first).text = result.message
+            elif result.outcome == "xfail":
+                ET.SubElement(case, "skipped", type="xfail",
+                              message=f"expected failure: {first}").text = result.message
+            elif result.outcome == "xpass":
+                ET.SubElement(case, "system-out").text = f"unexpected pass: {result.message}"
+    ET.indent(root)
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+# -- findings notes ---------------------------------------------------------------------------
+
+@dataclass
+class Note:
+    """Why a backend disagrees with some cases, and the ONNX sentence that decides it."""
+
+    backend: str
+    cases: re.Pattern  # must match a whole case name
+    message: re.Pattern | None  # if given, must be found in the result's message
+    operator: str
+    spec: str  # quoted from the operator's onnx.defs documentation
+    finding: str
+    title: str  # the note's heading in the report; the operator unless given
+    where: str
+    matched: list[Result] = field(default_factory=list)
+
+
+_NOTE_KEYS = {"backend", "cases", "operator", "spec", "finding"}
+_OPTIONAL_NOTE_KEYS = {"message", "title"}
+
+
+def load_notes(path: Path) -> list[Note]:
+    """Read a findings file: a YAML list of {backend, cases, operator, spec, finding}, with an
+    optional `message` regex that the result's message must contain and an optional `title`.
+
+    `spec` must be a sentence of the operator's ONNX documentation (its text or an input,
+    output, attribute or type-constraint description, in any version), whitespace aside.
+    Raises CaseFileError with every problem as file:line:col.
+    """
+    text = Path(path).read_text(encoding="utf-8")
+    problems: list[Problem] = []
+
+    def problem(node, message: str) -> None:
+        mark = node.start_mark
+        problems.append(Problem(str(path), mark.line + 1, mark.column + 1, message))
+
+    try:
+        document = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        raise CaseFileError([Problem(str(path), line, column,
+                                     f"not valid YAML: {error}")]) from None
+    if document is None:
+        return []
+    if not isinstance(document, yaml.SequenceNode):
+        problem(document, "expected a list of notes, each {backend, cases, operator, spec, "
+                          "finding}")
+        raise CaseFileError(problems)
+    notes = []
+    for entry in document.value:
+        if not isinstance(entry, yaml.MappingNode):
+            problem(entry, "expected a mapping with backend, cases, operator, spec, finding")
+            continue
+        values = {}
+        for key, value in entry.value:
+            known = _NOTE_KEYS | _OPTIONAL_NOTE_KEYS
+            if key.value not in known:
+                problem(key, f"unknown key {key.value!r}; known: {', '.join(sorted(known))}")
+            elif not isinstance(value, yaml.ScalarNode) or not value.value.strip():
+                problem(value, f"{key.value} must be a non-empty string")
+            else:
+                values[key.value] = (value, " ".join(value.value.split()))
+        missing = sorted(_NOTE_KEYS - values.keys())
+        if missing:
+            problem(entry, f"missing {', '.join(missing)}")
+            continue
+        patterns = {}
+        for key in ("cases", "message"):
+            if key in values:
+                try:
+                    patterns[key] = re.compile(values[key][1])
+                except re.error as error:
+                    problem(values[key][0], f"not a valid regex: {error}")
+        if len(patterns) < len({"cases", "message"} & values.keys()):
+            continue
+        operator = values["operator"][1]
+        if operator not in _documented_operators():
+            problem(values["operator"][0], f"{operator!r} is not an ONNX operator")
+            continue
+        if values["spec"][1] not in _documentation(operator):
+            problem(values["spec"][0], f"this sentence is not in the ONNX documentation of "
+                                       f"{operator}; quote it exactly (onnx.defs)")
+            continue
+        mark = entry.start_mark
+        notes.append(Note(values["backend"][1], patterns["cases"], patterns.get("message"),
+                          operator, values["spec"][1], values["finding"][1],
+                          values.get("title", (None, operator))[1], f"{path}:{mark.line + 1}"))
+    if problems:
+        raise CaseFileError(problems)
+    return notes
+
+
+def _documented_operators() -> set[str]:
+    return {s.name for s in defs.get_all_schemas_with_history() if s.domain == ""}
+
+
+def _documentation(operator: str) -> str:
+    """Every text of every version of an operator's schema, whitespace collapsed."""
+    texts = []
+    for schema in defs.get_all_schemas_with_history():
+        if schema.name != operator or schema.domain != "":
+            continue
+        texts.append(schema.doc or "")
+        texts.extend(p.description for p in [*schema.inputs, *schema.outputs])
+        texts.extend(a.description for a in schema.attributes.values())
+        texts.extend(t.description for t in schema.type_constraints)
+    return "\n".join(" ".join(t.split()) for t in texts)
+
+
+def attach_notes(results: list[Result], notes: list[Note]) -> dict[int, Note]:
+    """For each result that did not pass, the first note for its backend and case name."""
+    found = {}
+    for index, result in enumerate(results):
+        if result.outcome == "pass":
+            continue
+        for note in notes:
+            if (note.backend == result.backend and note.cases.fullmatch(result.name)
+                    and (note.message is None or note.message.search(result.message))):
+                note.matched.append(result)
+                found[index] = note
+                break
+    return found
+
+
+# -- Markdown conformance report --------------------------------------------------------------
+
+def markdown_report(results: list[Result], specs: list[str], suite: str, command: str,
+                    notes: list[Note] | None = None) -> str:
+    """The conformance table, operator x element type per backend, then the findings."""
+    notes = notes or []
+    for note in notes:
+        note.matched.clear()
+    noted = attach_notes(results, notes)
+    cases = sorted({r.case for r in results})
+    out = [
+        "# Conformance of ONNX sequence and optional operators",
+        "",
+        f"Every case of the suite `{suite}` ({len(cases)} cases) run on each backend and judged "
+        "by the project's comparator (kind, sequence length, present or empty optional, dtype, "
+        "shape, then values: exact for integers, bool and strings; floats within the case's "
+        "tolerance). Generated by:",
+        "",
+        f"    {command}",
+        "",
+        "Backends:",
+        "",
+        *[f"- `{spec}`: {describe(spec)}" for spec in specs],
+        "",
+        "## Totals",
+        "",
+        "| backend | cases | pass | fail | error | xfail | xpass |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    totals = counts(results)
+    for spec in specs:
+        c = totals.get(spec, Counter())
+        out.append(f"| `{spec}` | {sum(c.values())} | " + " | ".join(str(c[o]) for o in OUTCOMES)
+                   + " |")
+    out += [
+        "",
+        "## Operator × element type",
+        "",
+        "Each cell is passed/total cases for that operator and element type; what did not pass "
+        "follows in brackets.",
+        "",
+        "| operator | element type | " + " | ".join(f"`{s}`" for s in specs) + " |",
+        "|---|---|" + "---|" * len(specs),
+    ]
+    for (operator, element), per_backend in summary(results).items():
+        cells = [cell(per_backend.get(s, Counter())) for s in specs]
+        out.append(f"| {operator} | {element} | " + " | ".join(cells) + " |")
+    out += ["", "## Where backends disagree with the suite", ""]
+    for spec in specs:
+        out += _findings(spec, results, noted, notes)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _findings(spec: str, results: list[Result], noted: dict[int, Note],
+              notes: list[Note]) -> list[str]:
+    out = [f"### `{spec}`", ""]
+    failing = [(i, r) for i, r in enumerate(results) if r.backend == spec and r.outcome != "pass"]
+    if not failing:
+        return out + ["Every case passes.", ""]
+    for note in notes:
+        if note.backend != spec or not note.matched:
+            continue
+        out += [f"**{note.title}**: {note.finding}", "",
+                f"> {note.spec}", ">", f"> -- ONNX operator documentation, {note.operator}", "",
+                f"<details><summary>{len(note.matched)} case(s)</summary>", ""]
+        out += [f"- `{r.name}` ({r.element}, {r.outcome}): {_one_line(r.message)}"
+                for r in note.matched]
+        out += ["", "</details>", ""]
+    rest = [r for i, r in failing if i not in noted]
+    if rest:
+        explained = any(n.matched for n in notes if n.backend == spec)
+        out += ["Other cases that did not pass:" if explained else "Cases that did not pass:", ""]
+        out += [f"- `{r.name}` ({r.operator}, {r.element}, {r.outcome}): {_one_line(r.message)}"
+                for r in rest]
+        out.append("")
+    return out
+
+
+def _one_line(message: str, limit: int = 240) -> str:
+    text = "; ".join(" ".join(line.split()) for line in message.splitlines() if line.strip())
+    text = text.replace("|", "\\|")
+    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -1,0 +1,96 @@
+"""The drop-in for harnesses built on onnx's Runner: `backend_test(backend, data_dir)`.
+
+It returns an `onnx.backend.test.BackendTest` whose tests are the suite's cases only, so a
+runtime whose tests already subclass onnx's Runner keeps its `.include/.exclude/.xfail`,
+`test_cases` and pytest collection:
+
+    import onnxruntime.backend
+    import onnx_seq_tests
+
+    backend_test = onnx_seq_tests.backend_test(onnxruntime.backend, "generated")
+    backend_test.exclude("_cuda$")
+    globals().update(backend_test.test_cases)
+
+Differences from onnx's own Runner, on purpose: onnx's suites are not loaded; .pb files are read
+through this project's codec (both encodings of an empty optional, sequences of 0-d tensors and
+strings); outputs are judged by `compare.assert_outputs_match` (sequence lengths, optionals,
+exact integers and strings) instead of onnx's `assert_similar_outputs`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import onnx
+from onnx.backend.test.case.test_case import TestCase
+from onnx.backend.test.runner import Runner
+
+from .backends import resolve
+from .codec import read_value
+from .compare import DEFAULT_ATOL, DEFAULT_RTOL, assert_outputs_match
+from .layout import case_folders
+from .value_types import from_type_proto
+
+#: The test category: tests land in the unittest class `OnnxBackendSequenceOptionalModelTest`.
+CATEGORY = "SequenceOptional"
+
+
+def backend_test(backend, data_dir, parent_module: str | None = None) -> SuiteBackendTest:
+    """A BackendTest running every case folder under `data_dir` (at any depth) on `backend`.
+
+    `backend` is an onnx backend (class or module with `prepare` and `supports_device`) or a
+    spec string (`onnxruntime`, `reference`, `module:attr`).
+    """
+    return SuiteBackendTest(resolve(backend), data_dir, parent_module)
+
+
+class SuiteBackendTest(Runner):
+    """onnx's Runner holding one suite's cases and judging them with our comparator."""
+
+    def __init__(self, backend, data_dir, parent_module: str | None = None,
+                 test_kwargs: dict | None = None) -> None:
+        # Runner.__init__ always loads onnx's own suites, so it is not called; these are the
+        # attributes it sets (onnx is pinned, see pyproject.toml).
+        self.backend = backend
+        self._parent_module = parent_module
+        self._include_patterns = set()
+        self._exclude_patterns = set()
+        self._xfail_patterns = set()
+        self._test_kwargs = test_kwargs or {}
+        self._test_items = defaultdict(dict)
+        folders = case_folders(Path(data_dir))
+        names = [folder.name for folder in folders]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"case names must be unique under {data_dir}; repeated: "
+                             + ", ".join(repeated))
+        for folder in folders:
+            self._add_model_test(_test_case(folder), CATEGORY)
+
+    def _load_proto(self, proto_filename, target_list, model_type_proto) -> None:
+        """Read a .pb file by its graph type, through the project's codec."""
+        target_list.append(read_value(proto_filename, from_type_proto(model_type_proto)))
+
+    @classmethod
+    def assert_similar_outputs(cls, ref_outputs, outputs, rtol, atol, model_dir=None) -> None:
+        """Our comparator in place of onnx's; names and types come from the case's model."""
+        names = types = None
+        if model_dir is not None:
+            graph = onnx.load(str(Path(model_dir) / "model.onnx")).graph
+            names = [o.name for o in graph.output]
+            types = [from_type_proto(o.type) for o in graph.output]
+        assert_outputs_match(ref_outputs, outputs, atol=atol, rtol=rtol, names=names,
+                             types=types)
+
+
+def _test_case(folder: Path) -> TestCase:
+    """onnx's TestCase for a case folder, with the tolerances of its data.json."""
+    rtol, atol = DEFAULT_RTOL, DEFAULT_ATOL
+    tolerance_file = folder / "data.json"
+    if tolerance_file.exists():
+        tolerance = json.loads(tolerance_file.read_text())
+        rtol, atol = tolerance.get("rtol", rtol), tolerance.get("atol", atol)
+    return TestCase(name=folder.name, model_name=folder.name, url=None, model_dir=str(folder),
+                    model=None, data_sets=None, kind=CATEGORY, rtol=rtol, atol=atol)

@@ -1,0 +1,152 @@
+"""Backends with planted faults: onnxruntime's CPU backend, its outputs then spoiled one way.
+
+Each class is an onnx backend (`prepare(model, device)` -> rep with `run(inputs)`), usable as
+`--backend faulty_backends:DropLast` with this folder on PYTHONPATH, and by `backend_test`.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import onnxruntime.backend
+from onnx.backend.base import Backend, BackendRep
+
+
+class _SpoiledRep(BackendRep):
+    def __init__(self, rep, spoil):
+        self._rep, self._spoil = rep, spoil
+
+    def run(self, inputs, **kwargs):
+        return self._spoil(list(self._rep.run(inputs, **kwargs)))
+
+
+class _Faulty(Backend):
+    """onnxruntime, with `spoil(outputs) -> outputs` applied to every run."""
+
+    @staticmethod
+    def spoil(outputs: list) -> list:
+        raise NotImplementedError
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        return _SpoiledRep(onnxruntime.backend.prepare(model, device, **kwargs), cls.spoil)
+
+    @classmethod
+    def supports_device(cls, device: str) -> bool:
+        return onnxruntime.backend.supports_device(device)
+
+
+def _each_sequence(value, change):
+    """`value` with `change` applied to every sequence in it (outputs are values too)."""
+    if isinstance(value, list):
+        return change([_each_sequence(v, change) for v in value])
+    return value
+
+
+def _first_tensor(outputs: list, change) -> list:
+    """`outputs` with `change` applied to the first tensor holding a value, depth first."""
+    done = False
+
+    def walk(value):
+        nonlocal done
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, np.ndarray) and value.size and not done:
+            done = True
+            return change(value)
+        return value
+
+    return [walk(v) for v in outputs]
+
+
+class DropLast(_Faulty):
+    """Every sequence loses its last element."""
+
+    @staticmethod
+    def spoil(outputs):
+        return [_each_sequence(o, lambda s: s[:-1]) for o in outputs]
+
+
+class EmptySequences(_Faulty):
+    """Every sequence comes back empty."""
+
+    @staticmethod
+    def spoil(outputs):
+        return [_each_sequence(o, lambda s: []) for o in outputs]
+
+
+class Reverse(_Faulty):
+    """Every sequence comes back reversed."""
+
+    @staticmethod
+    def spoil(outputs):
+        return [_each_sequence(o, lambda s: s[::-1]) for o in outputs]
+
+
+def _changed(array: np.ndarray) -> np.ndarray:
+    array = array.copy()
+    index = (0,) * array.ndim
+    if array.dtype == object:
+        array[index] = array[index] + "x"
+    elif array.dtype == np.bool_:
+        array[index] = not array[index]
+    else:
+        array[index] = array[index] + 1 if array[index] < 1 else array[index] - 1
+    return array
+
+
+class ChangeValue(_Faulty):
+    """One value of the first tensor changes."""
+
+    @staticmethod
+    def spoil(outputs):
+        return _first_tensor(outputs, _changed)
+
+
+def _other_dtype(array: np.ndarray) -> np.ndarray:
+    if array.dtype == object:
+        return array.astype(str)
+    if array.dtype == np.float64:
+        return array.astype(np.float32)
+    if array.dtype == np.int64:
+        return array.astype(np.int32)
+    return array.astype(np.int64) if array.dtype == np.bool_ else array.astype(np.float64)
+
+
+class ChangeDtype(_Faulty):
+    """The first tensor comes back in another dtype, same values."""
+
+    @staticmethod
+    def spoil(outputs):
+        return _first_tensor(outputs, _other_dtype)
+
+
+class LeadingDim(_Faulty):
+    """The first tensor gains a leading dimension of 1."""
+
+    @staticmethod
+    def spoil(outputs):
+        return _first_tensor(outputs, lambda a: a[np.newaxis])
+
+
+class FillEmptyOptional(_Faulty):
+    """An empty optional output comes back holding an empty float tensor."""
+
+    @staticmethod
+    def spoil(outputs):
+        return [np.zeros((0,), np.float32) if o is None else o for o in outputs]
+
+
+FAULTS = (DropLast, EmptySequences, Reverse, ChangeValue, ChangeDtype, LeadingDim,
+          FillEmptyOptional)
+
+
+class CrashOnSequenceEmpty(_Faulty):
+    """Kills its own process on a model with a SequenceEmpty node, as a crashing runtime does."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if any(node.op_type == "SequenceEmpty" for node in model.graph.node):
+            os._exit(70)
+        return onnxruntime.backend.prepare(model, device, **kwargs)
