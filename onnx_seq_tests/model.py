@@ -77,12 +77,14 @@ def validate(model: ModelProto, case: Case) -> None:
             _check_node_types(node, case.opset, known)
     try:
         shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
-    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError,
+            ValueError) as error:
         raise ModelError(f"onnx shape inference refuses the model: {_first_line(error)}") \
             from None
     try:
         onnx.checker.check_model(model, full_check=True)
-    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as error:
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError,
+            ValueError) as error:
         raise ModelError(f"onnx checker refuses the model: {_first_line(error)}") from None
 
 
@@ -117,6 +119,15 @@ def _graph_protos(graph: onnx.GraphProto):
 def _check_node_types(node: Node, opset: int, known: dict[str, ValueType]) -> None:
     op_schema = schemas.schema(node.op_type, opset)
     label = f"{node.op_type}-{op_schema.since_version}"
+    for side, count, least, most in (
+            ("inputs", len(node.inputs), op_schema.min_input, op_schema.max_input),
+            ("outputs", len(node.outputs), op_schema.min_output, op_schema.max_output)):
+        if not least <= count <= most:
+            omit = " (omit an optional one with \"\" to keep its place)" if side == "inputs" \
+                else ""
+            takes = f"at least {least}" if most > 1000 else f"{least}..{most}"
+            raise ModelError(f"{label} takes {takes} {side}, this node has {count}{omit}",
+                             node.where)
     sides = (("input", node.inputs, op_schema.inputs), ("output", node.outputs, op_schema.outputs))
     for side, names, formals in sides:
         for position, name in enumerate(names):
@@ -144,6 +155,8 @@ def _newer_version_hint(op_type: str, opset: int, type_str: str, actual: str) ->
 
 
 def _summary(allowed) -> str:
+    if len(allowed) <= 6:
+        return ", ".join(allowed)
     kinds = sorted({t.split("(")[0] + ("(seq(...))" if t.startswith("optional(seq") else
                                         "(...)") for t in allowed})
     return f"{len(allowed)} types: " + ", ".join(kinds)

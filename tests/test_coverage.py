@@ -1,0 +1,169 @@
+"""Coverage: the matrix from onnx.defs, the features seen through the oracle, the project's suite
+covering every combination and edge case, onnx's own cases, and the report and its CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from onnx_seq_tests import coverage, schemas
+from onnx_seq_tests.build import build
+from onnx_seq_tests.cases import Node
+from onnx_seq_tests.cli import main
+from onnx_seq_tests.oracle import MISSING
+from onnx_seq_tests.problems import Where
+
+ROOT = Path(__file__).resolve().parent.parent
+HERE = Where("test", 1, 1)
+
+
+@pytest.fixture(scope="module")
+def suite_root(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("suite") / "generated"
+    build([ROOT / "cases"], root, jobs=2)
+    return root
+
+
+@pytest.fixture(scope="module")
+def ours(suite_root) -> coverage.Summary:
+    return coverage.summarize(coverage.suite_coverage(suite_root))
+
+
+@pytest.fixture(scope="module")
+def theirs() -> coverage.Summary:
+    return coverage.summarize(coverage.onnx_coverage())
+
+
+# -- the matrix ---------------------------------------------------------------------------------
+
+def test_matrix_counts_the_types_of_sequence_and_optional_constraints():
+    matrix = coverage.matrix()
+    assert sum(len(types) for types in matrix.values()) == 772  # onnx 1.23.2, pinned
+    assert len(matrix[("SequenceMap", 17)]) == 30  # V: 15 tensors and 15 sequences
+    assert len(matrix[("Optional", 28)]) == 112
+    assert ("SplitToSequence", 24) in matrix and ("OptionalHasElement", 18) in matrix
+    assert "seq(tensor(bfloat16))" in matrix[("SplitToSequence", 24)]
+    assert "seq(tensor(bfloat16))" not in matrix[("SplitToSequence", 11)]
+    for (op_type, version), types in matrix.items():
+        op_schema = schemas.schema(op_type, version)
+        allowed = {t for c in op_schema.type_constraints for t in c.allowed_type_strs}
+        assert set(types) <= allowed
+        assert any(t.startswith(("seq(", "optional(")) for t in types)
+
+
+# -- features of single nodes -------------------------------------------------------------------
+
+def node(op_type, inputs, outputs=("y",), **attributes):
+    return Node(op_type, tuple(inputs), tuple(outputs), tuple(attributes.items()), HERE)
+
+
+def features(op_type, args, results, inputs=None, outputs=("y",), types=None, **attributes):
+    inputs = inputs or tuple(f"x{i}" for i in range(len(args)))
+    return coverage.node_features(node(op_type, inputs, outputs, **attributes), args, results,
+                                  types or {})
+
+
+def i64(value):
+    return np.array(value, dtype=np.int64)
+
+
+SEQ = [np.zeros(1, np.float32), np.zeros(2, np.float32), np.zeros(1, np.float32)]
+
+
+@pytest.mark.parametrize("position, label", [
+    (-1, "position -1"), (-3, "position -len"), (0, "position 0"), (2, "position len-1"),
+    (3, "position len")])
+def test_insert_position_classes(position, label):
+    found = features("SequenceInsert", [SEQ, SEQ[0], i64(position)], [SEQ + [SEQ[0]]])
+    assert label in found and "int64 position" in found
+    assert "elements differ in shape" in found
+
+
+def test_position_classes_need_two_tensors_to_differ():
+    found = features("SequenceInsert", [[], SEQ[0], np.array(0, np.int32)], [[SEQ[0]]])
+    assert "int32 position" in found and "empty sequence in" in found
+    assert not {f for f in found if f.startswith("position")}
+
+
+def test_split_and_concat_features():
+    x = np.zeros((5,), np.float32)
+    parts = [x[:2], x[2:4], x[4:]]
+    assert {"scalar split", "uneven split"} <= features("SplitToSequence", [x, i64(2)], [parts])
+    assert {"no split", "keepdims=0", "negative axis"} <= features(
+        "SplitToSequence", [x], [list(x)], keepdims=0, axis=-1)
+    with_split = features("SplitToSequence", [x, i64(1)], [parts], keepdims=0)
+    assert "keepdims=0" not in with_split and "keepdims=0 with split (ignored)" in with_split
+    assert {"elements differ along the axis", "negative axis"} <= features(
+        "ConcatFromSequence", [parts], [x], axis=-1)
+    assert "new_axis=1" in features("ConcatFromSequence", [[x, x]], [np.stack([x, x])],
+                                    axis=0, new_axis=1)
+
+
+def test_value_features():
+    found = features("Identity", [np.array(["", "ü"], dtype=object)], [None])
+    assert {"empty string", "non-ASCII string", "empty optional out"} <= found
+    floats = features("Identity", [np.array([np.nan, np.inf, -np.inf], np.float16)], [[]])
+    assert {"nan", "inf", "-inf", "empty sequence out"} <= floats
+    ints = features("Identity", [np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).max])],
+                    [np.array([np.iinfo(np.uint64).max], np.uint64)])
+    assert {"int64 min", "int64 max", "uint64 max"} <= ints
+    assert not features("Identity", [np.array([1.0, 2.0])], [np.array([1, 2])]) & {
+        "nan", "inf", "int64 max"}
+
+
+def test_map_optional_if_and_loop_features():
+    assert {"several sequences", "tensor input", "several outputs"} <= features(
+        "SequenceMap", [SEQ, SEQ, SEQ[0]], [SEQ, SEQ], outputs=("a", "b"))
+    assert "one sequence" in features("SequenceMap", [SEQ], [SEQ])
+    assert "no input, type attribute" in features("Optional", [], [None], type="tensor(float)")
+    types = {"y": "optional(tensor(float))"}
+    assert "optional from else branch" in features("If", [np.array(False)], [None], types=types)
+    assert "optional from then branch" in features("If", [np.array(True)], [SEQ[0]],
+                                                   types=types)
+    loop = features("Loop", [i64(2), MISSING, SEQ], [SEQ, i64([0, 1])], outputs=("s", "k"))
+    assert {"condition omitted", "scan output"} <= loop
+
+
+# -- the project's suite ------------------------------------------------------------------------
+
+def test_suite_covers_every_combination(ours):
+    missing = [(op, v, t) for (op, v), types in ours.allowed.items() for t in types
+               if (op, v, t) not in ours.combinations]
+    assert missing == []
+    assert ours.total_covered == ours.total == 772
+
+
+def test_suite_has_every_edge_case(ours):
+    assert [what for what, cases in ours.edge_cases() if not cases] == []
+
+
+def test_onnx_own_cases_cover_little(theirs):
+    assert theirs.total_covered == 23
+    assert 30 <= theirs.cases <= 40
+    assert [what for what, cases in theirs.edge_cases() if not cases]  # some are absent
+
+
+def test_committed_report_is_up_to_date(ours, theirs):
+    committed = (ROOT / "docs" / "coverage.md").read_text(encoding="utf-8")
+    assert committed == coverage.report(ours, theirs, "generated"), (
+        "docs/coverage.md is stale: run `make coverage`")
+
+
+# -- the command --------------------------------------------------------------------------------
+
+def test_cli_writes_the_report(suite_root, tmp_path, ours, theirs):
+    target = tmp_path / "docs" / "coverage.md"
+    result = CliRunner().invoke(main, ["coverage", str(suite_root), "--markdown", str(target)])
+    assert result.exit_code == 0, result.output
+    assert "772 of 772 combinations covered" in result.output
+    assert target.read_text(encoding="utf-8") == coverage.report(ours, theirs,
+                                                                 suite_root.as_posix())
+
+
+def test_cli_without_a_suite_is_a_usage_error(tmp_path):
+    result = CliRunner().invoke(main, ["coverage", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "no case folders" in result.output and "gen-seq-tests build" in result.output
