@@ -1,37 +1,531 @@
-"""Cases to files: build every model, encode every value, then write the suite in one swap."""
+"""Case files to a published suite: incremental, crash-safe, reproducible.
+
+A build makes the output root (default `generated/`) hold
+
+    <root>/manifest.json           every file with its sha256 and size (manifest.py)
+    <root>/sequence_optional/...   one folder per case (layout.py)
+
+and nothing else. It stages the new tree beside the root and swaps it in (layout.py), so an
+interrupted build leaves the old suite or the new one, each matching its manifest.
+
+Incremental builds: `.<root>.build/cache.json` beside the root remembers, for the tree whose
+manifest has a given sha256, the build key (this package's code, the versions of onnx, numpy,
+protobuf and ml_dtypes, the empty-optional form), each case file's sha256 and the cases it
+gave, each case's fingerprint (a hash of its content), and the mtime of each file and folder.
+A case file whose bytes are unchanged is not parsed again; a case whose fingerprint is unchanged
+is not built again. Files kept from the old tree are hard-linked into the new one. Files on disk
+are trusted by size and mtime against the cache (as git's index does); `check` compares every
+byte.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 
+import ml_dtypes
+import numpy as np
+import onnx
+from google import protobuf
+
+from . import casefile, oracle
 from .cases import Case
-from .layout import SUITE, case_files, replace_folder
+from .elements import ElementType
+from .layout import (
+    CACHE,
+    SUITE,
+    Stager,
+    case_files,
+    folders_of,
+    locked,
+    recover,
+    scan_tree,
+    swap_in,
+    work_dir,
+)
+from .manifest import MANIFEST, case_entry, dumps, file_entry, make_manifest
 from .model import ModelError, build_model
-from .problems import CaseFileError, Problems
+from .problems import CaseFileError, Problem, Problems
+
+
+class OutputError(Exception):
+    """The output root cannot be used; the message says why and what to do."""
+
+
+# -- one case ------------------------------------------------------------------------------------
+
+def compile_case(case: Case, empty_optional: str, problems: Problems) -> dict[str, bytes] | None:
+    """The files of one case folder, relative path -> bytes; None (and `problems` filled) when
+    onnx refuses the model or the expectations disagree with the spec oracle."""
+    try:
+        model = build_model(case)
+    except ModelError as error:
+        problems.add(error.where or case.where, f"case '{case.name}': {error}")
+        return None
+    found = oracle.check_case(case)  # authored expectations vs the spec oracle
+    if found:
+        problems.found.extend(found)
+        return None
+    return case_files(case, model, empty_optional)
 
 
 def compile_cases(cases: list[Case], empty_optional: str = "undefined") -> dict[str, bytes]:
-    """All files of the suite, `test_<name>/...` -> bytes; CaseFileError if a model is refused."""
+    """All files of the suite, `test_<name>/...` -> bytes; CaseFileError if a case is refused."""
     problems = Problems()
     files: dict[str, bytes] = {}
     for case in cases:
-        try:
-            model = build_model(case)
-        except ModelError as error:
-            problems.add(error.where or case.where, f"case '{case.name}': {error}")
-            continue
-        for relative, data in case_files(case, model, empty_optional).items():
+        for relative, data in (compile_case(case, empty_optional, problems) or {}).items():
             files[f"{case.folder}/{relative}"] = data
     problems.raise_if_any()
     return files
 
 
-def build_suite(cases: list[Case], out_root: Path, empty_optional: str = "undefined") -> Path:
-    """Compile, then replace `<out_root>/<SUITE>` by the result; nothing is written on error."""
-    files = compile_cases(cases, empty_optional)
-    target = Path(out_root) / SUITE
-    replace_folder(target, files)
-    return target
+def fingerprint(case: Case) -> str:
+    """A hash of everything in a case that its files depend on (places in the file excluded)."""
+    return hashlib.sha256(repr(_canonical(case)).encode()).hexdigest()
 
 
-__all__ = ["CaseFileError", "build_suite", "compile_cases"]
+_PLAIN = (type(None), bool, int, float, str, bytes)  # their repr is exact
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _canonical(value):
+    """A value made of plain values, tuples, lists and dicts whose repr tells apart any two
+    different values: a tuple stays a tuple, a list a list; arrays, element types and
+    dataclasses become one-key dicts."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is tuple:
+        return tuple(map(_canonical, value))
+    if kind is list:
+        return list(map(_canonical, value))
+    if isinstance(value, (np.ndarray, np.generic)):
+        array = np.asarray(value)
+        data = (tuple(map(_canonical, array.ravel().tolist())) if array.dtype.kind == "O"
+                else np.ascontiguousarray(array).tobytes())
+        return {"array": (array.dtype.str, array.shape, data)}
+    if kind is ElementType:
+        return {"element": value.name}
+    if dataclasses.is_dataclass(value):
+        names = _FIELDS.get(kind)
+        if names is None:
+            names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value)
+                                          if f.name != "where")
+        return {kind.__name__: tuple((n, _canonical(getattr(value, n))) for n in names)}
+    raise TypeError(f"fingerprint: no rule for a {kind.__name__} value; add one to "
+                    "build._canonical")
+
+
+def build_key(empty_optional: str) -> str:
+    """What the bytes of every case depend on besides the case itself."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    versions = (sys.version_info[:2], onnx.__version__, np.__version__, protobuf.__version__,
+                ml_dtypes.__version__, empty_optional)
+    digest.update(repr(versions).encode())
+    return digest.hexdigest()
+
+
+# -- many case files, in worker processes --------------------------------------------------------
+
+@dataclass
+class CaseResult:
+    """One compiled case: `files` relative to its folder, or None where the old ones still hold."""
+
+    name: str
+    fingerprint: str
+    entry: dict
+    files: dict[str, bytes] | None
+
+
+@dataclass
+class FileResult:
+    """The cases of one case file, and the problems found in it."""
+
+    problems: list[Problem]
+    cases: list[CaseResult]
+
+
+def compile_file(path: str, empty_optional: str, reusable: dict[str, str]) -> FileResult:
+    """Load one case file and compile its cases, except those whose fingerprint `reusable`
+    (name -> fingerprint) already holds."""
+    try:
+        cases = casefile.load_cases([Path(path)])
+    except CaseFileError as error:
+        return FileResult(list(error.problems), [])
+    problems = Problems()
+    results = []
+    for case in cases:
+        mark = fingerprint(case)
+        files = None
+        if reusable.get(case.name) != mark:
+            files = compile_case(case, empty_optional, problems)
+            if files is None:
+                continue
+        results.append(CaseResult(case.name, mark, case_entry(case, SUITE), files))
+    return FileResult(problems.found, results)
+
+
+def _compile_files(paths: list[Path], empty_optional: str, reusable: dict[str, str],
+                   jobs: int) -> list[FileResult]:
+    names = [str(p) for p in paths]
+    if jobs <= 1 or len(names) <= 1:
+        return [compile_file(name, empty_optional, reusable) for name in names]
+    largest_first = sorted(names, key=_size, reverse=True)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(names))) as pool:
+        done = pool.map(compile_file, largest_first, repeat(empty_optional), repeat(reusable))
+        results = dict(zip(largest_first, done, strict=True))
+    return [results[name] for name in names]
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _sources(paths) -> list[tuple[Path, str | None]]:
+    """The case files of `paths` with the sha256 of their bytes (None if unreadable)."""
+    found = casefile.case_files(paths)
+    if not found:
+        casefile.load_cases(paths)  # raises the loader's own "no case files" problem
+    sources = []
+    for path in found:
+        try:
+            sources.append((path, hashlib.sha256(path.read_bytes()).hexdigest()))
+        except OSError:
+            sources.append((path, None))
+    return sources
+
+
+def _raise_problems(paths, results: list[FileResult], names: list[str]) -> None:
+    """Raise every problem of the run, duplicate case names across files included."""
+    problems = {p for result in results for p in result.problems}
+    if len(set(names)) != len(names):
+        try:  # the loader names both places of a duplicate; it reads every file to do so
+            casefile.load_cases(paths)
+        except CaseFileError as error:
+            problems.update(error.problems)
+    if problems:
+        raise CaseFileError(sorted(problems))
+    if len(set(names)) != len(names):  # pragma: no cover - the loader reports duplicates
+        raise CaseFileError([Problem(".", 1, 1, "duplicate case names")])
+
+
+# -- what the output root holds now --------------------------------------------------------------
+
+@dataclass
+class Previous:
+    """The tree at the output root before a build, as far as it can be trusted."""
+
+    manifest: dict = field(default_factory=lambda: {"cases": {}, "files": {}})
+    manifest_bytes: bytes | None = None
+    trusted: bool = False  # the cache belongs to this tree and to this build key
+    sources: dict[str, list[str]] = field(default_factory=dict)
+    fingerprints: dict[str, str] = field(default_factory=dict)
+    stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # file -> (size, mtime)
+    folders: dict[str, int] = field(default_factory=dict)  # folder -> mtime
+    by_case: dict[str, list[str]] = field(default_factory=dict)  # name -> its listed files
+    intact: set[str] = field(default_factory=set)  # cases whose files are as listed
+    exact: bool = False  # the tree is exactly what the manifest lists
+
+
+def previous(root: Path, work: Path, key: str) -> Previous:
+    """Read the old manifest and cache and look at the tree: which cases are intact.
+
+    With a trusted cache whose folder mtimes all still hold, no entry was added, removed or
+    renamed anywhere in the tree since, so a stat of each listed file is enough; otherwise the
+    whole tree is listed (and, without a trusted cache, every file read)."""
+    old = Previous()
+    if not root.is_dir():
+        return old
+    try:
+        old.manifest_bytes = (root / MANIFEST).read_bytes()
+        manifest = json.loads(old.manifest_bytes)
+        listed, cases = manifest["files"], manifest["cases"]
+        for entry in cases.values():
+            old.by_case[entry["folder"]] = []
+        for relative in listed:
+            old.by_case[_case_folder(relative)].append(relative)
+        old.by_case = {name: old.by_case[entry["folder"]] for name, entry in cases.items()}
+        old.manifest = manifest
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return Previous()
+    cache = _read_cache(work, key, old.manifest_bytes)
+    if cache is not None and len(cache["mtimes"]) != len(listed):
+        cache = None
+    if cache is not None and _folders_hold(root, cache["folders"]):
+        old.folders = cache["folders"]
+        old.stats = {r: _stat(f"{root}/{r}") for r in listed}
+        on_disk_by_folder = None  # no folder changed: each holds exactly its listed files
+        old.exact = True
+    else:
+        old.stats, old.folders = scan_tree(root)
+        on_disk_by_folder = {}
+        for relative in old.stats:
+            on_disk_by_folder.setdefault(_case_folder(relative), set()).add(relative)
+        old.exact = (old.stats.keys() == listed.keys() | {MANIFEST}
+                     and old.folders.keys() == folders_of(listed))
+    if cache is not None:
+        old.trusted, old.sources, old.fingerprints = True, cache["sources"], cache["fingerprints"]
+        good = {r for r, mtime in zip(listed, cache["mtimes"], strict=True)
+                if old.stats.get(r) == (listed[r]["size"], mtime)}
+    else:  # no cache to trust: read every file
+        good = {r for r in listed if r in old.stats
+                and file_entry((root / r).read_bytes()) == listed[r]}
+    old.exact = old.exact and len(good) == len(listed)
+    for name, entry in cases.items():
+        mine = old.by_case[name]
+        if mine and good.issuperset(mine) and (
+                on_disk_by_folder is None or on_disk_by_folder.get(entry["folder"]) == set(mine)):
+            old.intact.add(name)
+    return old
+
+
+def _folders_hold(root: Path, folders) -> bool:
+    """Whether every folder still has the mtime the cache noted."""
+    if not isinstance(folders, dict) or "" not in folders:
+        return False
+    for relative, mtime in folders.items():
+        try:
+            if os.stat(f"{root}/{relative}").st_mtime_ns != mtime:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _stat(path: str) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_size, stat.st_mtime_ns
+
+
+def _case_folder(relative: str) -> str | None:
+    """`<suite>/test_x` for a file inside a case folder, else None."""
+    parts = relative.split("/", 2)
+    return f"{parts[0]}/{parts[1]}" if len(parts) == 3 else None
+
+
+def _read_cache(work: Path, key: str, manifest_bytes: bytes) -> dict | None:
+    """The cache, when it belongs to this build key and to the tree with this manifest."""
+    try:
+        cache = json.loads((work / CACHE).read_bytes())
+        if (cache["key"] == key and cache["manifest_sha256"]
+                == hashlib.sha256(manifest_bytes).hexdigest()
+                and isinstance(cache["sources"], dict) and isinstance(cache["fingerprints"], dict)
+                and isinstance(cache["mtimes"], list) and isinstance(cache["folders"], dict)):
+            return cache
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return None
+
+
+def _check_root(root: Path) -> None:
+    if os.path.lexists(root) and not root.is_dir():
+        raise OutputError(f"{root} is not a folder; give the output root with -o")
+    if root.is_dir():
+        foreign = sorted(set(os.listdir(root)) - {MANIFEST, SUITE})
+        if foreign:
+            raise OutputError(
+                f"{root} holds {', '.join(repr(f) for f in foreign[:3])}, which gen-seq-tests "
+                f"does not write; a build replaces {root} as a whole, so move other files "
+                "elsewhere or give another output root with -o")
+
+
+# -- build ---------------------------------------------------------------------------------------
+
+@dataclass
+class BuildReport:
+    """What a build did."""
+
+    root: Path
+    cases: int
+    rebuilt: list[str]  # cases compiled and written
+    removed: list[str]  # cases whose folders are gone
+    changed: bool  # False when the root already held exactly this suite
+
+
+def build(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 1) -> BuildReport:
+    """Build the case files in `paths` into `out_root`, rebuilding only what changed.
+
+    Raises CaseFileError (nothing written) for refused cases, OutputError for an unusable root,
+    OSError when the disk refuses (the root then still holds the old suite)."""
+    root = Path(out_root).resolve()  # a symlinked root: swap the folder it names
+    sources = _sources(paths)
+    key = build_key(empty_optional)
+    work = work_dir(root)
+    with locked(work):
+        recover(root, work)
+        _check_root(root)
+        old = previous(root, work, key)
+        kept, to_parse = [], []
+        for path, sha in sources:
+            names = old.sources.get(sha) if sha else None
+            if names is not None and all(n in old.intact and n in old.fingerprints
+                                         for n in names):
+                kept.append((sha, [CaseResult(n, old.fingerprints[n], old.manifest["cases"][n],
+                                              None) for n in names]))
+            else:
+                to_parse.append((path, sha))
+        reusable = {n: old.fingerprints[n] for n in old.intact if n in old.fingerprints}
+        results = _compile_files([p for p, _ in to_parse], empty_optional, reusable, jobs)
+        every = [c for _, done in kept for c in done] + [c for r in results for c in r.cases]
+        _raise_problems(paths, results, [c.name for c in every])
+        sources_map = {sha: [c.name for c in done] for sha, done in kept}
+        for (_, sha), result in zip(to_parse, results, strict=True):
+            sources_map[sha] = [c.name for c in result.cases]
+        cases = {c.name: c.entry for c in every}
+        fingerprints = {c.name: c.fingerprint for c in every}
+        files, links, writes, rebuilt = _new_tree(every, old)
+        manifest = make_manifest(cases, files, SUITE, empty_optional)
+        same = old.trusted and manifest == old.manifest  # then its bytes are the old ones
+        manifest_bytes = old.manifest_bytes if same else dumps(manifest)
+        removed = sorted(set(old.manifest["cases"]) - set(cases))
+        cache = {"key": key, "manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
+                 "sources": sources_map, "fingerprints": fingerprints}
+        if old.exact and manifest_bytes == old.manifest_bytes:
+            if not (old.trusted and sources_map == old.sources
+                    and fingerprints == old.fingerprints):
+                _write_cache(work, cache, manifest["files"], old.stats, old.folders)
+            return BuildReport(root, len(cases), [], [], False)
+        stats = _publish(root, work, links, writes, manifest_bytes)
+        folders = {f: os.stat(os.path.join(root, f)).st_mtime_ns for f in folders_of(files)}
+        _write_cache(work, cache, manifest["files"], stats, folders)
+    return BuildReport(root, len(cases), sorted(rebuilt), removed, True)
+
+
+def _new_tree(cases: list[CaseResult], old: Previous):
+    """The new tree's file entries, the old files it keeps (to link), the files to write, and
+    the cases written."""
+    files, links, writes, rebuilt = {}, [], {}, []
+    for case in cases:
+        kept = old.by_case[case.name] if case.name in old.intact else []
+        kept_entries = {r: old.manifest["files"][r] for r in kept}
+        if case.files is not None:
+            data = {f"{case.entry['folder']}/{r}": d for r, d in case.files.items()}
+            entries = {r: file_entry(d) for r, d in data.items()}
+            if entries != kept_entries:
+                files.update(entries)
+                writes.update(data)
+                rebuilt.append(case.name)
+                continue
+        files.update(kept_entries)
+        links.extend(kept)
+    return files, links, writes, rebuilt
+
+
+def _publish(root: Path, work: Path, links: list[str], writes: dict[str, bytes],
+             manifest_bytes: bytes) -> dict[str, tuple[int, int]]:
+    """Stage the new tree (kept files hard-linked from the old one) and swap it in."""
+    staging = work / "staging"
+    stager = Stager(staging)
+    try:
+        os.makedirs(staging)
+        for relative in sorted(links):
+            stager.link(root / relative, relative)
+        for relative in sorted(writes):
+            stager.write(relative, writes[relative])
+        stager.write(MANIFEST, manifest_bytes)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    swap_in(staging, root, work)
+    return stager.stats
+
+
+def _write_cache(work: Path, cache: dict, files: dict[str, dict],
+                 stats: dict[str, tuple[int, int]], folders: dict[str, int]) -> None:
+    """Write the cache: `mtimes` lists the files' mtimes in the manifest's (sorted) order,
+    `folders` the mtime of every folder of the tree ('' for the root)."""
+    cache = {**cache, "mtimes": [stats[r][1] for r in sorted(files)], "folders": folders}
+    data = json.dumps(cache, sort_keys=True, separators=(",", ":")).encode()
+    path, temporary = work / CACHE, work / f"{CACHE}.partial"
+    work.mkdir(exist_ok=True)
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+
+
+# -- check ---------------------------------------------------------------------------------------
+
+def check(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 1) -> list[str]:
+    """Compile every case and compare with `out_root` byte for byte, writing nothing.
+
+    Returns one line per difference, [] when the root is exactly what the cases give:
+    `changed: test_x (model.onnx, ...)`, `missing: test_x`, `stale: test_x (...)`,
+    `changed: manifest.json (...)`, `stray: path (...)`."""
+    root = Path(out_root)
+    sources = [path for path, _ in _sources(paths)]
+    results = _compile_files(sources, empty_optional, {}, jobs)
+    _raise_problems(paths, results, [c.name for r in results for c in r.cases])
+    cases = sorted((c for r in results for c in r.cases), key=lambda c: c.name)
+    on_disk, folders = scan_tree(root) if root.is_dir() else ({}, {})
+    by_folder: dict[str | None, set[str]] = {}
+    for relative in on_disk:
+        by_folder.setdefault(_case_folder(relative), set()).add(relative)
+    drift, entries, files = [], {}, {}
+    for case in cases:
+        folder = case.entry["folder"]
+        entries[case.name] = case.entry
+        expected = {f"{folder}/{r}": d for r, d in case.files.items()}
+        files.update((r, file_entry(d)) for r, d in expected.items())
+        present = by_folder.get(folder, set())
+        if not present:
+            drift.append(f"missing: {folder.rpartition('/')[2]}")
+            continue
+        differ = sorted(r for r, d in expected.items()
+                        if r not in present or (root / r).read_bytes() != d)
+        differ += sorted(present - set(expected))
+        if differ:
+            shown = ", ".join(r[len(folder) + 1:] for r in differ[:4])
+            more = f" and {len(differ) - 4} more" if len(differ) > 4 else ""
+            drift.append(f"changed: {folder.rpartition('/')[2]} ({shown}{more})")
+    known = {e["folder"] for e in entries.values()}
+    for relative in sorted(folders):
+        parts = relative.split("/")
+        if len(parts) == 2 and parts[0] == SUITE and relative not in known:
+            drift.append(f"stale: {parts[1]} (no case builds it)")
+    for relative in sorted(on_disk):
+        folder = _case_folder(relative)
+        if relative != MANIFEST and (folder is None or not folder.startswith(SUITE + "/")):
+            drift.append(f"stray: {relative} (gen-seq-tests does not write it)")
+    manifest = make_manifest(entries, files, SUITE, empty_optional)
+    try:
+        written = (root / MANIFEST).read_bytes()
+    except OSError:
+        written = None
+    if written is None:
+        drift.append(f"missing: {MANIFEST}")
+    elif written != dumps(manifest):
+        drift.append(f"changed: {MANIFEST} ({_manifest_difference(written, manifest)})")
+    return drift
+
+
+def _manifest_difference(written: bytes, manifest: dict) -> str:
+    try:
+        old = json.loads(written)
+    except ValueError:
+        return "not valid JSON"
+    if not isinstance(old, dict):
+        return "not a manifest"
+    for key in ("format", "generator_version", "onnx_version", "empty_optional"):
+        if old.get(key) != manifest[key]:
+            return f"{key} is {old.get(key)!r}, this build gives {manifest[key]!r}"
+    return "its entries differ"
+
+
+__all__ = ["BuildReport", "CaseFileError", "OutputError", "build", "check", "compile_cases",
+           "fingerprint"]

@@ -1,6 +1,5 @@
 """The seed cases through onnx's own loader and Runner, run by onnxruntime, as a runtime would."""
 
-import re
 import unittest
 from pathlib import Path
 
@@ -10,15 +9,16 @@ import pytest
 from onnx.backend.test.loader import load_model_tests
 from onnx.backend.test.runner import Runner
 
+from onnx_seq_tests.casefile import load_cases
 from onnx_seq_tests.layout import SUITE
 
-GENERATED = Path(__file__).resolve().parent.parent / "generated"
-SEED_CASES = re.compile(r"^test_(cc_|optional_has_element_v1[58]_)")
+ROOT = Path(__file__).resolve().parent.parent
+SEED_CASES = {c.folder for c in load_cases([ROOT / "cases" / "seeds"])}
 
 
 def seed_tests():
-    return [t for t in load_model_tests(data_dir=str(GENERATED), kind=SUITE)
-            if SEED_CASES.match(t.name)]
+    return [t for t in load_model_tests(data_dir=str(ROOT / "generated"), kind=SUITE)
+            if t.name in SEED_CASES]
 
 
 def test_loader_finds_every_seed_case_with_exact_tolerance():

@@ -1,0 +1,164 @@
+"""Build speed, side by side in one run:
+
+  onnx      onnx's own in-memory construction of its node cases, `load_model_tests(kind="node")`
+            (models and data built in memory, no files written)
+  cold      `gen-seq-tests build` of the whole suite into an empty folder, files included
+  cold -jN  the same in N processes
+  no-op     the same build again, nothing changed
+  floor     a plain loop writing the same files (makedirs, open, write): what the file system
+            alone costs, to read the cold figure against
+
+Each measurement runs in a fresh Python process, so no cache of an earlier run helps it; the
+imports are done before the clock starts, for onnx and for us alike. The median of --repeat runs
+is reported. Targets: cold per case <= onnx per case (ratio <= 1.0, aim 0.5); no-op <= 10% of
+cold. `--phases` adds where a cold build's time goes, measured in one process.
+
+    python benchmarks/bench_build.py [--cases cases] [--dir TMP] [--repeat 3] [--jobs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ONNX = """
+import json, sys, time, warnings
+warnings.simplefilter("ignore")
+import numpy
+numpy.seterr(all="ignore")
+from onnx.backend.test.loader import load_model_tests
+start = time.perf_counter()
+cases = load_model_tests(kind="node")
+print(json.dumps({"seconds": time.perf_counter() - start, "cases": len(cases)}))
+"""
+
+OURS = """
+import json, sys, time
+from pathlib import Path
+from onnx_seq_tests.build import build
+cases, out, jobs = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+start = time.perf_counter()
+report = build([cases], out, jobs=jobs)
+print(json.dumps({"seconds": time.perf_counter() - start, "cases": report.cases,
+                  "changed": report.changed}))
+"""
+
+FLOOR = """
+import json, os, sys, time
+source, out = sys.argv[1], sys.argv[2]
+files = {}
+for folder, _, names in os.walk(source):
+    for name in names:
+        path = os.path.join(folder, name)
+        with open(path, "rb") as f:
+            files[os.path.relpath(path, source)] = f.read()
+cases = len(json.load(open(os.path.join(source, "manifest.json")))["cases"])
+start = time.perf_counter()
+for relative, data in sorted(files.items()):
+    path = os.path.join(out, relative)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+print(json.dumps({"seconds": time.perf_counter() - start, "cases": cases}))
+"""
+
+PHASES = """
+import json, sys, time
+from pathlib import Path
+from onnx_seq_tests import casefile, oracle
+from onnx_seq_tests.build import fingerprint
+from onnx_seq_tests.layout import Stager, case_files
+from onnx_seq_tests.model import build_model
+paths, out = casefile.case_files([Path(sys.argv[1])]), Path(sys.argv[2])
+seconds = {}
+def timed(name, work):
+    start = time.perf_counter()
+    result = work()
+    seconds[name] = time.perf_counter() - start
+    return result
+cases = timed("load case files (YAML)",
+              lambda: [c for p in paths for c in casefile.load_cases([p])])
+timed("fingerprint", lambda: [fingerprint(c) for c in cases])
+models = timed("build and validate models", lambda: [build_model(c) for c in cases])
+timed("oracle check", lambda: [oracle.check_case(c) for c in cases])
+files = timed("encode files", lambda: [case_files(c, m) for c, m in zip(cases, models)])
+def write():
+    stager = Stager(out)
+    for case, mine in zip(cases, files):
+        for relative, data in mine.items():
+            stager.write(f"{case.folder}/{relative}", data)
+timed("write files", write)
+print(json.dumps({"cases": len(cases), "seconds": seconds}))
+"""
+
+
+def run(code: str, *args) -> dict:
+    result = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
+                            text=True, check=True, cwd=ROOT)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def median(runs: list[dict]) -> dict:
+    middle = statistics.median(r["seconds"] for r in runs)
+    return {**runs[0], "seconds": middle}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=Path, default=ROOT / "cases")
+    parser.add_argument("--dir", type=Path, default=None,
+                        help="build here (default: a new folder in the system's temp folder)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--phases", action="store_true")
+    options = parser.parse_args()
+    base = Path(tempfile.mkdtemp(prefix="bench-build-", dir=options.dir))
+    try:
+        onnx_runs, cold, parallel, noop, floor = [], [], [], [], []
+        for i in range(options.repeat):
+            onnx_runs.append(run(ONNX))
+            out = base / f"cold-{i}"
+            cold.append(run(OURS, options.cases.resolve(), out, 1))
+            noop.append(run(OURS, options.cases.resolve(), out, 1))
+            assert not noop[-1]["changed"], "the second build changed something"
+            floor.append(run(FLOOR, out, base / f"floor-{i}"))
+            parallel.append(run(OURS, options.cases.resolve(), base / f"parallel-{i}",
+                                options.jobs))
+        rows = [("onnx load_model_tests(kind='node'), in memory", median(onnx_runs)),
+                ("gen-seq-tests build, cold, files written", median(cold)),
+                (f"gen-seq-tests build -j {options.jobs}, cold", median(parallel)),
+                ("gen-seq-tests build, no-op", median(noop)),
+                ("floor: a plain loop writing the same files", median(floor))]
+        print(f"{'':48} {'cases':>6} {'total ms':>10} {'ms/case':>9}")
+        for label, row in rows:
+            print(f"{label:48} {row['cases']:>6} {row['seconds'] * 1e3:>10.1f} "
+                  f"{row['seconds'] / row['cases'] * 1e3:>9.3f}")
+        per_case = {label: row["seconds"] / row["cases"] for label, row in rows}
+        onnx_per_case, cold_per_case = per_case[rows[0][0]], per_case[rows[1][0]]
+        ratio = cold_per_case / onnx_per_case
+        share = median(noop)["seconds"] / median(cold)["seconds"]
+        print(f"cold per case / onnx per case: {ratio:.2f} (target <= 1.0, aim 0.5)"
+              f" {'met' if ratio <= 1.0 else 'MISSED'}")
+        print(f"no-op / cold: {share:.1%} (target <= 10%) {'met' if share <= 0.10 else 'MISSED'}")
+        print(f"(median of {options.repeat} runs, each in a fresh process; built in {base})")
+        if options.phases:
+            phases = run(PHASES, options.cases.resolve(), base / "phases")
+            total = sum(phases["seconds"].values())
+            print(f"\nwhere a cold build's time goes ({phases['cases']} cases, one process):")
+            for name, seconds in phases["seconds"].items():
+                print(f"  {name:28} {seconds * 1e3:8.1f} ms {seconds / phases['cases'] * 1e3:7.3f}"
+                      f" ms/case {seconds / total:6.1%}")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

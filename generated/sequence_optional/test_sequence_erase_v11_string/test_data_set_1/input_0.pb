@@ -1,0 +1,2 @@
+
+sequence2🙂 ümlaut

@@ -1,0 +1,118 @@
+"""`manifest.json` at the root of a built suite: every file with its sha256 and size, what built
+the suite (tool and onnx versions, empty-optional form), and per case its operators, opset,
+tolerance and data-set count.
+
+    {"format": 1, "generator": "onnx-seq-tests", "generator_version": "0.1.0",
+     "onnx_version": "1.23.2", "empty_optional": "undefined", "suite": "sequence_optional",
+     "cases": {"<name>": {"folder": "sequence_optional/test_<name>", "operators": [...],
+                          "opset": 18, "atol": 0.0, "rtol": 0.0, "data_sets": 1}, ...},
+     "files": {"sequence_optional/test_<name>/model.onnx": {"sha256": "...", "size": 123}, ...}}
+
+Paths are relative to the root and '/'-separated; keys are sorted, so the same suite always
+gives the same bytes. The manifest does not list itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import onnx
+
+from . import __version__
+from .cases import Case
+
+MANIFEST = "manifest.json"
+FORMAT = 1
+GENERATOR = "onnx-seq-tests"
+
+
+class ManifestError(ValueError):
+    """A manifest that cannot be read; the message says which file and why."""
+
+
+def file_entry(data: bytes) -> dict:
+    """The manifest entry of one file's bytes."""
+    return {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+
+
+def case_entry(case: Case, suite: str) -> dict:
+    """The manifest entry of one case."""
+    return {"folder": f"{suite}/{case.folder}", "operators": list(case.operators),
+            "opset": case.opset, "atol": case.atol, "rtol": case.rtol,
+            "data_sets": len(case.data_sets)}
+
+
+def make_manifest(cases: dict[str, dict], files: dict[str, dict], suite: str,
+                  empty_optional: str) -> dict:
+    """The manifest of a suite: `cases` name -> case_entry, `files` path -> file_entry."""
+    return {"format": FORMAT, "generator": GENERATOR, "generator_version": __version__,
+            "onnx_version": onnx.__version__, "empty_optional": empty_optional, "suite": suite,
+            "cases": cases, "files": files}
+
+
+def dumps(manifest: dict) -> bytes:
+    """The manifest's bytes: JSON with sorted keys, ASCII, one case or file per line."""
+    lines = []
+    for key, value in sorted(manifest.items()):
+        if key in ("cases", "files") and value:
+            inner = [f"  {json.dumps(k)}: {_compact(v)}" for k, v in sorted(value.items())]
+            lines.append(f" {json.dumps(key)}: {{\n" + ",\n".join(inner) + "\n }")
+        else:
+            lines.append(f" {json.dumps(key)}: {_compact(value)}")
+    return ("{\n" + ",\n".join(lines) + "\n}\n").encode()
+
+
+def _compact(value) -> str:
+    return json.dumps(value, sort_keys=True, separators=(", ", ": "))
+
+
+def read(root: Path) -> dict:
+    """The manifest at `root`; ManifestError if it is missing or not a manifest."""
+    path = Path(root) / MANIFEST
+    try:
+        manifest = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise ManifestError(f"{path}: no manifest; build the suite with `gen-seq-tests build`") \
+            from None
+    except (OSError, ValueError) as error:
+        raise ManifestError(f"{path}: cannot read the manifest: {error}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or not isinstance(
+            manifest.get("files"), dict) or not isinstance(manifest.get("cases"), dict):
+        raise ManifestError(f"{path}: not a format-{FORMAT} manifest of gen-seq-tests")
+    return manifest
+
+
+def tree_files(root: Path) -> list[str]:
+    """Every file under `root` as a '/'-separated relative path, sorted."""
+    found = []
+    for folder, _, names in os.walk(root):
+        relative = Path(folder).relative_to(root).as_posix()
+        prefix = "" if relative == "." else relative + "/"
+        found.extend(prefix + name for name in names)
+    return sorted(found)
+
+
+def verify(root: Path) -> list[str]:
+    """What is wrong with the suite at `root` against its manifest; [] when every listed file
+    is there with its sha256 and size, and no other file is."""
+    root = Path(root)
+    try:
+        manifest = read(root)
+    except ManifestError as error:
+        return [str(error)]
+    problems = []
+    listed = manifest["files"]
+    on_disk = set(tree_files(root)) - {MANIFEST}
+    for relative in sorted(listed):
+        if relative not in on_disk:
+            problems.append(f"{relative}: missing")
+            continue
+        entry = file_entry((root / relative).read_bytes())
+        if entry != listed[relative]:
+            problems.append(f"{relative}: sha256 or size differs from the manifest")
+    extra = sorted(on_disk - set(listed))
+    problems.extend(f"{relative}: not in the manifest" for relative in extra)
+    return problems

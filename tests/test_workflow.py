@@ -1,0 +1,98 @@
+"""The example workflow for users: its steps are in order and every command it runs is one the
+CLI accepts."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from importlib.metadata import metadata
+from pathlib import Path
+
+import click
+import yaml
+
+from onnx_seq_tests.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOW = ROOT / ".github" / "workflows" / "suite.yml"
+
+
+def load() -> dict:
+    return yaml.safe_load(WORKFLOW.read_text())
+
+
+def steps() -> list[dict]:
+    (job,) = load()["jobs"].values()
+    return job["steps"]
+
+
+def commands(step: dict) -> list[list[str]]:
+    """The gen-seq-tests command lines of a step, split like a shell splits them."""
+    lines = step.get("run", "").splitlines()
+    return [shlex.split(line) for line in lines if line.strip().startswith("gen-seq-tests ")]
+
+
+def parse(argv: list[str]) -> click.Context:
+    """Parse a command line with the real CLI without running it; click raises on a mistake."""
+    assert argv[0] == "gen-seq-tests"
+    command = main.commands.get(argv[1])
+    assert command is not None, f"no command {argv[1]!r}"
+    return command.make_context(argv[1], argv[2:], parent=click.Context(main))
+
+
+def test_workflow_triggers_and_runner():
+    workflow = load()
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads the key `on` as True
+    assert {"push", "pull_request"} <= set(triggers)
+    (job,) = workflow["jobs"].values()
+    assert job["runs-on"].startswith("ubuntu-")
+    assert workflow["permissions"] == {"contents": "read"}
+
+
+def test_steps_install_check_verify_pack_upload_in_order():
+    found = steps()
+    uses = [s.get("uses", "") for s in found]
+    assert uses[0].startswith("actions/checkout@")
+    assert uses[1].startswith("actions/setup-python@")
+    assert all(re.fullmatch(r"[\w-]+/[\w-]+@v\d+", u) for u in uses if u)
+    project = metadata("onnx-seq-tests")
+    python = found[1]["with"]["python-version"]
+    requires = project["Requires-Python"]
+    assert tuple(map(int, python.split("."))) >= tuple(map(int, requires.lstrip(">=").split(".")))
+
+    install = found[2]["run"]
+    extra = re.fullmatch(r"python -m pip install -e '\.\[(\w+)\]'", install.strip()).group(1)
+    assert any(d.startswith("onnxruntime") and f'extra == "{extra}"' in d
+               for d in project.get_all("Requires-Dist"))
+
+    lines = [(i, argv) for i, step in enumerate(found) for argv in commands(step)]
+    kinds = [argv[1] for _, argv in lines]
+    assert kinds == ["build", "verify", "pack"]
+    (check_at, check), (verify_at, verify), (pack_at, pack) = lines
+    assert "--check" in check
+    verify_context = parse(verify)
+    assert verify_context.params["backends"] == ("onnxruntime",)
+    assert (ROOT / verify_context.params["xfail_path"]).is_file()
+    junit = verify_context.params["junit_path"]
+    archive = parse(pack).params["archive"]
+    assert parse(check).params["check"] is True
+    assert check_at < verify_at < pack_at
+
+    uploads = [(i, s) for i, s in enumerate(found) if s.get("uses", "").startswith(
+        "actions/upload-artifact@")]
+    paths = {Path(s["with"]["path"]): (i, s) for i, s in uploads}
+    assert archive in paths and junit in paths
+    archive_at, archive_step = paths[archive]
+    assert archive_at > pack_at and archive_step["with"]["if-no-files-found"] == "error"
+    junit_at, junit_step = paths[junit]
+    assert junit_at > verify_at and "!cancelled()" in junit_step["if"]
+    # the archive is packed and uploaded only when the drift check passed, even if verify failed
+    check_id = found[check_at]["id"]
+    for step in (found[pack_at], archive_step):
+        assert f"steps.{check_id}.outcome == 'success'" in step["if"]
+
+
+def test_every_command_line_is_accepted_by_the_cli():
+    for step in steps():
+        for argv in commands(step):
+            parse(argv)
