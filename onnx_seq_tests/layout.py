@@ -243,11 +243,17 @@ def read_case_folder(path: Path) -> CaseFolder:
         inputs = [_read(folder / f"input_{j}.pb", t) for j, t in enumerate(input_types)]
         outputs = [_read(folder / f"output_{j}.pb", t) for j, t in enumerate(output_types)]
         data_sets.append((inputs, outputs))
-    atol = rtol = None
-    if (path / "data.json").exists():
-        tolerance = json.loads((path / "data.json").read_text())
-        atol, rtol = tolerance.get("atol"), tolerance.get("rtol")
+    atol, rtol = read_tolerance(path)
     return CaseFolder(path, model, input_types, output_types, data_sets, atol, rtol)
+
+
+def read_tolerance(path: Path) -> tuple[float | None, float | None]:
+    """(atol, rtol) from a case folder's data.json; None for what it does not give."""
+    tolerance_file = Path(path) / "data.json"
+    if not tolerance_file.exists():
+        return None, None
+    tolerance = json.loads(tolerance_file.read_text())
+    return tolerance.get("atol"), tolerance.get("rtol")
 
 
 def _read(path: Path, value_type: ValueType):
@@ -255,6 +261,9 @@ def _read(path: Path, value_type: ValueType):
 
 
 def case_folders(root: Path) -> list[Path]:
-    """Every `test_*` folder holding a model.onnx under `root`, at any depth, sorted."""
-    return sorted(p.parent for p in Path(root).rglob("model.onnx")
-                  if p.parent.name.startswith("test_"))
+    """Every `test_*` folder holding a model.onnx under `root`, at any depth, sorted; folders
+    below a hidden one (a build's staging area, for one) are not cases."""
+    root = Path(root)
+    return sorted(p.parent for p in root.rglob("model.onnx")
+                  if p.parent.name.startswith("test_") and not any(
+                      part.startswith(".") for part in p.parent.relative_to(root).parts))

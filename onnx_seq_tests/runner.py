@@ -19,7 +19,6 @@ exact integers and strings) instead of onnx's `assert_similar_outputs`.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from onnx.backend.test.runner import Runner
 from .backends import resolve
 from .codec import read_value
 from .compare import DEFAULT_ATOL, DEFAULT_RTOL, assert_outputs_match
-from .layout import case_folders
+from .layout import case_folders, read_tolerance
 from .value_types import from_type_proto
 
 #: The test category: tests land in the unittest class `OnnxBackendSequenceOptionalModelTest`.
@@ -87,10 +86,8 @@ class SuiteBackendTest(Runner):
 
 def _test_case(folder: Path) -> TestCase:
     """onnx's TestCase for a case folder, with the tolerances of its data.json."""
-    rtol, atol = DEFAULT_RTOL, DEFAULT_ATOL
-    tolerance_file = folder / "data.json"
-    if tolerance_file.exists():
-        tolerance = json.loads(tolerance_file.read_text())
-        rtol, atol = tolerance.get("rtol", rtol), tolerance.get("atol", atol)
+    atol, rtol = read_tolerance(folder)
+    atol = DEFAULT_ATOL if atol is None else atol
+    rtol = DEFAULT_RTOL if rtol is None else rtol
     return TestCase(name=folder.name, model_name=folder.name, url=None, model_dir=str(folder),
                     model=None, data_sets=None, kind=CATEGORY, rtol=rtol, atol=atol)

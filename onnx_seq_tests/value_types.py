@@ -54,7 +54,7 @@ class TypeTextError(ValueError):
 
 def parse_type(text: str, shape: Shape = None) -> ValueType:
     """Parse an onnx type string; `shape` goes to the innermost tensor type."""
-    match = _TYPE_TEXT.fullmatch(text.replace(" ", ""))
+    match = _TYPE_TEXT.fullmatch(re.sub(r"\s*([()])\s*", r"\1", text.strip()))
     if not match:
         raise TypeTextError(f"{text!r} is not a type; write tensor(T), seq(tensor(T)), "
                             "optional(tensor(T)) or optional(seq(tensor(T)))")

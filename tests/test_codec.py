@@ -125,3 +125,9 @@ def test_unknown_rank_has_no_shape_field_and_reads_back_as_none():
     assert not proto.sequence_type.elem_type.tensor_type.HasField("shape")
     assert from_type_proto(proto) == parse_type("seq(tensor(int64))")
 
+
+
+def test_type_strings_allow_spaces_around_parentheses_only():
+    assert str(parse_type(" seq( tensor(float) ) ")) == "seq(tensor(float))"
+    with pytest.raises(ValueError, match="is not a type"):
+        parse_type("ten sor(float)")
