@@ -43,6 +43,7 @@ from .value_types import (
     TensorType,
     TypeTextError,
     ValueType,
+    innermost,
     parse_type,
 )
 
@@ -834,7 +835,7 @@ class _Reader:
         return False
 
     def by_type(self, node, value_type: ValueType, what: str):
-        element = _innermost_element(value_type)
+        element = innermost(value_type).element
         if "type" not in self.binding:
             return self.fail(node, f"{what}: by_type needs a case with for_each")
         groups = [element.name, TYPE_GROUPS[element.kind], "default"]
@@ -934,12 +935,6 @@ def _is_null(node: yaml.ScalarNode) -> bool:
 
 def _keys(node: yaml.MappingNode) -> list:
     return [k.value for k, _ in node.value]
-
-
-def _innermost_element(value_type: ValueType):
-    while not isinstance(value_type, TensorType):
-        value_type = value_type.element
-    return value_type.element
 
 
 def _shape_matches(actual: tuple, declared: tuple) -> bool:

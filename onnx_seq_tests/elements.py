@@ -24,12 +24,6 @@ import ml_dtypes
 import numpy as np
 from onnx import TensorProto, helper
 
-#: Element types the seed documents list, the "classic" fifteen.
-CLASSIC = (
-    "bool", "complex64", "complex128", "double", "float", "float16", "int8", "int16", "int32",
-    "int64", "string", "uint8", "uint16", "uint32", "uint64",
-)
-
 _INT_TEXT = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 _FLOAT_WORDS = {
     "nan": math.nan, ".nan": math.nan, "+nan": math.nan,

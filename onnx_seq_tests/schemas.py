@@ -10,7 +10,7 @@ import functools
 import re
 
 import onnx.defs
-from onnx import AttributeProto, defs
+from onnx import defs
 
 OPTIONAL = defs.OpSchema.FormalParameterOption.Optional
 VARIADIC = defs.OpSchema.FormalParameterOption.Variadic
@@ -67,21 +67,3 @@ _ELEMENT_IN = re.compile(r"tensor\((\w+)\)")
 def element_names(type_strs) -> tuple[str, ...]:
     """The element type names that occur in a list of type strings, sorted, once each."""
     return tuple(sorted({_ELEMENT_IN.search(t).group(1) for t in type_strs}))
-
-
-ATTRIBUTE_KINDS = {
-    AttributeProto.INT: "an integer",
-    AttributeProto.FLOAT: "a number",
-    AttributeProto.STRING: "a string",
-    AttributeProto.INTS: "a list of integers",
-    AttributeProto.FLOATS: "a list of numbers",
-    AttributeProto.STRINGS: "a list of strings",
-    AttributeProto.GRAPH: "a graph",
-    AttributeProto.TYPE_PROTO: "a type",
-}
-
-
-def attribute_kind(op_schema: defs.OpSchema, name: str) -> int | None:
-    """The AttributeProto type of attribute `name`, or None when the schema has no such one."""
-    attribute = op_schema.attributes.get(name)
-    return None if attribute is None else int(attribute.type.value)

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: CI runs the same examples every time (a failure there reproduces); elsewhere each run draws
 #: new ones, so mutations no earlier run has seen keep being tried.
 IN_CI = bool(os.environ.get("CI"))
+#: FUZZ_EXAMPLES=5000 runs a longer search by hand.
 _RESOLVER = yaml.resolver.Resolver()
 
 
@@ -222,7 +223,7 @@ def test_unmutated_cases_build(scratch):
         compile_cases(load_cases([path]))
 
 
-@settings(max_examples=300, deadline=None, derandomize=IN_CI,
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", 300)), deadline=None, derandomize=IN_CI,
           suppress_health_check=[HealthCheck.too_slow])
 @given(text=mutated_files())
 def test_mutated_case_files_build_or_are_refused_cleanly(scratch, text):
