@@ -109,6 +109,9 @@ def list_cases(paths: tuple[Path, ...]) -> None:
                    "onnx backend on PYTHONPATH. Repeat for a side-by-side table.")
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1), metavar="N",
               help="Run cases in N worker processes.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Give each backend at most SECONDS per case; a backend that takes longer has "
+                   "its process ended, and the case is its error.")
 @click.option("--xfail", "xfail_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Known failures: per line a case name or regex (whole name), optionally "
                    "preceded by a backend spec; '#' starts a comment.")
@@ -121,9 +124,9 @@ def list_cases(paths: tuple[Path, ...]) -> None:
 @click.option("--notes", "notes_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="YAML findings for --report: why a backend disagrees, with the ONNX sentence "
                    "that decides it.")
-def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, xfail_path: Path | None,
-           junit_path: Path | None, json_path: Path | None, report_path: Path | None,
-           notes_path: Path | None) -> None:
+def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout: float | None,
+           xfail_path: Path | None, junit_path: Path | None, json_path: Path | None,
+           report_path: Path | None, notes_path: Path | None) -> None:
     """Run every case under SUITE_DIR (default: generated) on each --backend and judge it.
 
     Exit status: 0 when nothing failed unexpectedly (an unexpected pass of a --xfail entry is
@@ -168,10 +171,10 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, xfail_p
     specs = list(backends)
     if sys.stderr.isatty():
         with click.progressbar(length=total, label="verifying", file=sys.stderr) as bar:
-            results = run_verify(suite, specs, xfail=xfail, jobs=jobs,
+            results = run_verify(suite, specs, xfail=xfail, jobs=jobs, timeout=timeout,
                                  on_case=lambda _: bar.update(1))
     else:
-        results = run_verify(suite, specs, xfail=xfail, jobs=jobs)
+        results = run_verify(suite, specs, xfail=xfail, jobs=jobs, timeout=timeout)
     for entry in xfail:
         if not entry.used:
             click.echo(f"{entry.where}: warning: {entry.pattern.pattern!r} matched no case",

@@ -224,11 +224,12 @@ def _error_text(error: BaseException) -> str:
 
 
 def verify(root: Path, specs: list[str], *, xfail: list[XfailEntry] | None = None,
-           jobs: int = 1, on_case=None) -> list[Result]:
+           jobs: int = 1, on_case=None, timeout: float | None = None) -> list[Result]:
     """Run every case folder under `root` on every backend spec, in `jobs` worker processes.
 
     `on_case(results)` is called as each case finishes. Results come back sorted by case, then
-    in the order of `specs`.
+    in the order of `specs`. With `timeout`, a backend that gives no result for a case within
+    that many seconds has its process ended, and the case is an error of that backend.
     """
     for spec in specs:  # fail early, in this process, on a spec that names nothing
         load_backend(spec)
@@ -242,41 +243,73 @@ def verify(root: Path, specs: list[str], *, xfail: list[XfailEntry] | None = Non
         if on_case:
             on_case(results)
 
-    _run_in_workers(paths, str(root), tuple(specs), max(1, jobs), done)
+    _run_in_workers(paths, str(root), tuple(specs), max(1, jobs), done, timeout)
     return sorted(collected, key=lambda r: (r.case, order[r.backend]))
 
 
-def _run_in_workers(paths, root, specs, jobs, done) -> None:
-    """Keep at most `jobs` cases in flight. When a worker dies, every case in flight then is
-    rerun alone, one backend at a time, so the crash is pinned to a case and a backend."""
+def _run_in_workers(paths, root, specs, jobs, done, timeout) -> None:
+    """Keep at most `jobs` cases in flight. When a worker dies, or a case overruns its time
+    (`timeout` per backend), every case in flight then is rerun alone, one backend at a time,
+    so the crash or the hang is pinned to a case and a backend."""
     context = multiprocessing.get_context("spawn")
+    allowed = None if timeout is None else timeout * len(specs)
     pending = deque(paths)
     while pending:
         suspects: list[str] = []
         with ProcessPoolExecutor(jobs, mp_context=context) as pool:
-            running = {}
+            if timeout is not None:  # start the workers first: their imports are not timed
+                wait([pool.submit(_load_backends, specs) for _ in range(jobs)])
+            running, deadlines = {}, {}
             while (pending and not suspects) or running:
                 while pending and len(running) < jobs and not suspects:
                     path = pending.popleft()
-                    running[pool.submit(check_case, path, root, specs)] = path
-                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                    future = pool.submit(check_case, path, root, specs)
+                    running[future] = path
+                    if allowed is not None:
+                        deadlines[future] = time.monotonic() + allowed
+                wait_for = None if not deadlines else max(
+                    0.0, min(deadlines[f] for f in running) - time.monotonic())
+                finished, _ = wait(running, timeout=wait_for, return_when=FIRST_COMPLETED)
                 for future in finished:
                     path = running.pop(future)
                     try:
                         done(future.result())
                     except BrokenProcessPool:
                         suspects.append(path)
+                if not finished and any(deadlines[f] <= time.monotonic() for f in running):
+                    suspects.extend(running.values())
+                    running.clear()
+                    _end_worker_processes()
         for path in suspects:
-            done([_run_alone(path, root, spec, context) for spec in specs])
+            done([_run_alone(path, root, spec, context, timeout) for spec in specs])
 
 
-def _run_alone(path: str, root: str, spec: str, context) -> Result:
-    """One case on one backend in a fresh process; an error result if the process dies."""
+def _load_backends(specs) -> None:
+    """Import every backend in this worker, before any case is timed."""
+    for spec in specs:
+        load_backend(spec)
+
+
+def _end_worker_processes() -> None:
+    """Kill this process's children: the workers, one of which is stuck in a backend."""
+    for child in multiprocessing.active_children():
+        child.kill()
+
+
+def _run_alone(path: str, root: str, spec: str, context, timeout: float | None) -> Result:
+    """One case on one backend in a fresh process; an error result if the process dies or
+    gives no result within `timeout` seconds."""
+    message = "the backend crashed the process running this case"
     with ProcessPoolExecutor(1, mp_context=context) as pool:
         try:
-            return pool.submit(check_case, path, root, (spec,)).result()[0]
+            if timeout is not None:
+                pool.submit(_load_backends, (spec,)).result()
+            return pool.submit(check_case, path, root, (spec,)).result(timeout)[0]
         except BrokenProcessPool:
             pass
+        except TimeoutError:
+            message = f"the backend gave no result within {timeout:g} s; its process was ended"
+            _end_worker_processes()
     path_, root_ = Path(path), Path(root)
     case = path_.name if path_ == root_ else path_.relative_to(root_).as_posix()
     try:
@@ -284,5 +317,4 @@ def _run_alone(path: str, root: str, spec: str, context) -> Result:
         operator, element = case_operator(model, path_.name), case_elements(model)
     except Exception:  # the folder's own problem is reported by the other backends' runs
         operator = element = "(unreadable)"
-    message = "the backend crashed the process running this case"
     return Result(case, path_.name, spec, "error", message, operator, element, 0.0)

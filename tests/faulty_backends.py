@@ -7,6 +7,7 @@ Each class is an onnx backend (`prepare(model, device)` -> rep with `run(inputs)
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 import onnxruntime.backend
@@ -149,4 +150,15 @@ class CrashOnSequenceEmpty(_Faulty):
     def prepare(cls, model, device="CPU", **kwargs):
         if any(node.op_type == "SequenceEmpty" for node in model.graph.node):
             os._exit(70)
+        return onnxruntime.backend.prepare(model, device, **kwargs)
+
+
+class HangOnSequenceEmpty(_Faulty):
+    """Never returns on a model with a SequenceEmpty node, as a runtime stuck in a loop does."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if any(node.op_type == "SequenceEmpty" for node in model.graph.node):
+            while True:
+                time.sleep(1)
         return onnxruntime.backend.prepare(model, device, **kwargs)

@@ -130,6 +130,18 @@ def test_a_crashing_backend_is_an_error_of_its_case(suite):
     assert len(results) == 2 * len(case_names())
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_hanging_backend_is_an_error_of_its_case_after_the_timeout(suite, jobs):
+    specs = ["onnxruntime", "faulty_backends:HangOnSequenceEmpty"]
+    results = verify(suite, specs, jobs=jobs, timeout=2)
+    stuck = [r for r in results if r.outcome != "pass"]
+    assert [(r.name, r.backend, r.outcome) for r in stuck] == [
+        ("test_sequence_empty_int64", "faulty_backends:HangOnSequenceEmpty", "error")]
+    assert stuck[0].message == ("the backend gave no result within 2 s; its process was "
+                                "ended")
+    assert len(results) == 2 * len(case_names())
+
+
 def test_jobs_do_not_change_results(suite):
     one = verify(suite, ["reference"], jobs=1)
     two = verify(suite, ["reference"], jobs=2)
