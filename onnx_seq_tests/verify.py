@@ -19,6 +19,7 @@ import re
 import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import TimeoutError as FutureTimeout  # not the builtin before 3.11
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -307,7 +308,7 @@ def _run_alone(path: str, root: str, spec: str, context, timeout: float | None) 
             return pool.submit(check_case, path, root, (spec,)).result(timeout)[0]
         except BrokenProcessPool:
             pass
-        except TimeoutError:
+        except FutureTimeout:
             message = f"the backend gave no result within {timeout:g} s; its process was ended"
             _end_worker_processes()
     path_, root_ = Path(path), Path(root)
