@@ -43,7 +43,7 @@ print(json.dumps({"seconds": time.perf_counter() - start, "cases": len(cases)}))
 OURS = """
 import json, sys, time
 from pathlib import Path
-from onnx_seq_tests.build import build
+from onnx_seq_tests._suite.build import build
 cases, out, jobs = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 start = time.perf_counter()
 report = build([cases], out, jobs=jobs)
@@ -73,10 +73,11 @@ print(json.dumps({"seconds": time.perf_counter() - start, "cases": cases}))
 PHASES = """
 import json, sys, time
 from pathlib import Path
-from onnx_seq_tests import casefile, oracle
-from onnx_seq_tests.build import fingerprint
-from onnx_seq_tests.layout import Stager, case_files
-from onnx_seq_tests.model import build_model
+from onnx_seq_tests._casefile import reader as casefile
+from onnx_seq_tests._core import oracle
+from onnx_seq_tests._suite.build import fingerprint
+from onnx_seq_tests._suite.layout import Stager, case_files
+from onnx_seq_tests._suite.model import build_model
 paths, out = casefile.case_files([Path(sys.argv[1])]), Path(sys.argv[2])
 seconds = {}
 def timed(name, work):

@@ -14,14 +14,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from onnx_seq_tests import casefile
+from onnx_seq_tests._casefile import reader as casefile
 
 VALID = Path(__file__).resolve().parent.parent / "tests" / "invalid_cases" / "valid.yaml"
 
 PROBE = """
 import resource, sys, time
-from onnx_seq_tests.casefile import load_cases
-from onnx_seq_tests.problems import CaseFileError
+from onnx_seq_tests._casefile.reader import load_cases
+from onnx_seq_tests._core.problems import CaseFileError
 start = time.perf_counter()
 try:
     load_cases([sys.argv[1]])

@@ -13,7 +13,7 @@ __all__ = ["__version__", "backend_test"]
 def __getattr__(name: str):
     """`backend_test` is imported on first use: it pulls in onnx's backend test runner."""
     if name == "backend_test":
-        from .runner import backend_test
+        from ._verify.backend_test import backend_test
 
         return backend_test
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

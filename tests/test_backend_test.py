@@ -16,7 +16,7 @@ from foreign_suite import FAULT_TARGETS, case_names, write_foreign_suite
 from onnx.backend.test import BackendTest
 
 import onnx_seq_tests
-from onnx_seq_tests.runner import CATEGORY
+from onnx_seq_tests._verify.backend_test import CATEGORY
 
 
 @pytest.fixture(scope="module")

@@ -18,11 +18,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from onnx_seq_tests import casefile
-from onnx_seq_tests.casefile import load_cases
-from onnx_seq_tests.cli import main
-from onnx_seq_tests.problems import MAX_REPORTED
-from onnx_seq_tests.schemas import newest_opset
+from onnx_seq_tests._casefile import reader as casefile
+from onnx_seq_tests._casefile.reader import load_cases
+from onnx_seq_tests._cli import main
+from onnx_seq_tests._core.operators import newest_opset
+from onnx_seq_tests._core.problems import MAX_REPORTED
 
 INVALID = Path(__file__).parent / "invalid_cases"
 
@@ -322,7 +322,7 @@ def test_python_tag_in_a_real_process(earlier_build, tmp_path, workdir):
     out = tmp_path / "out"
     shutil.copytree(earlier_build, out)
     before = snapshot(out)
-    result = subprocess.run([sys.executable, "-m", "onnx_seq_tests.cli", "build",
+    result = subprocess.run([sys.executable, "-m", "onnx_seq_tests._cli", "build",
                              "python_tag.yaml", "-o", str(out)],
                             capture_output=True, text=True, cwd=workdir, timeout=300)
     assert result.returncode == 2
@@ -347,8 +347,8 @@ def test_alias_bomb_in_a_process_with_little_memory(tmp_path, workdir):
     def limit_memory():
         resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
 
-    script = ("import sys; from onnx_seq_tests.casefile import load_cases\n"
-              "from onnx_seq_tests.problems import CaseFileError\n"
+    script = ("import sys; from onnx_seq_tests._casefile.reader import load_cases\n"
+              "from onnx_seq_tests._core.problems import CaseFileError\n"
               "try:\n    load_cases(['alias_bomb.yaml'])\n"
               "except CaseFileError as error:\n    print(error.report()); sys.exit(2)\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
@@ -479,7 +479,7 @@ def test_report_stops_at_the_limit(earlier_build, tmp_path, workdir):
                            "value"),
 ])
 def test_scalar_spellings_refused_with_the_reason(element, text, message):
-    from onnx_seq_tests.elements import ELEMENTS, ScalarError
+    from onnx_seq_tests._core.elements import ELEMENTS, ScalarError
 
     with pytest.raises(ScalarError) as caught:
         ELEMENTS[element].parse(text, quoted=False)
@@ -492,6 +492,6 @@ def test_scalar_spellings_refused_with_the_reason(element, text, message):
     ("string", "no", "no"), ("string", "010", "010"), ("complex128", "inf-1j", complex("inf-1j")),
 ])
 def test_scalar_spellings_read_as_written(element, text, value):
-    from onnx_seq_tests.elements import ELEMENTS
+    from onnx_seq_tests._core.elements import ELEMENTS
 
     assert ELEMENTS[element].parse(text, quoted=False) == value

@@ -15,10 +15,11 @@ import jsonschema
 import pytest
 import yaml
 
-from onnx_seq_tests import case_schema, casefile
-from onnx_seq_tests.build import compile_cases
-from onnx_seq_tests.casefile import load_cases
-from onnx_seq_tests.problems import CaseFileError, Problems
+from onnx_seq_tests._casefile import json_schema as case_schema
+from onnx_seq_tests._casefile import reader as casefile
+from onnx_seq_tests._casefile.reader import load_cases
+from onnx_seq_tests._core.problems import CaseFileError, Problems
+from onnx_seq_tests._suite.build import compile_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_FILE = ROOT / "schema" / "case.schema.json"
@@ -117,7 +118,7 @@ def loader_refuses(path: Path) -> bool:
 
 def test_schema_file_is_up_to_date():
     assert SCHEMA_FILE.read_text() == case_schema.schema_text(), (
-        "schema/case.schema.json is stale: python -m onnx_seq_tests.case_schema > "
+        "schema/case.schema.json is stale: python -m onnx_seq_tests._casefile.json_schema > "
         "schema/case.schema.json")
 
 

@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 from onnx import OptionalProto, SequenceProto, numpy_helper
 
-from onnx_seq_tests.codec import decode, encode, parse
-from onnx_seq_tests.elements import ELEMENTS
-from onnx_seq_tests.value_types import (
+from onnx_seq_tests._core.elements import ELEMENTS
+from onnx_seq_tests._core.value_types import (
     OptionalType,
     SequenceType,
     TensorType,
@@ -16,6 +15,7 @@ from onnx_seq_tests.value_types import (
     parse_type,
     to_type_proto,
 )
+from onnx_seq_tests._suite.codec import decode, encode, parse
 
 
 def sample(name: str) -> np.ndarray:

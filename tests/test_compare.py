@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from onnx.backend.test.runner import Runner
 
-from onnx_seq_tests.compare import OutputMismatch, assert_outputs_match, compare_outputs
-from onnx_seq_tests.value_types import parse_type
+from onnx_seq_tests._core.compare import OutputMismatch, assert_outputs_match, compare_outputs
+from onnx_seq_tests._core.value_types import parse_type
 
 f32 = np.float32
 
@@ -223,7 +223,7 @@ def test_a_changed_value_is_found(array, data):
 
 
 def test_exact_comparison_keeps_the_sign_of_zero_and_a_tolerance_does_not():
-    from onnx_seq_tests.compare import compare_value
+    from onnx_seq_tests._core.compare import compare_value
 
     zero, negative_zero = np.array([0.0], np.float32), np.array([-0.0], np.float32)
     assert compare_value(negative_zero, negative_zero, "v", atol=0, rtol=0) == []

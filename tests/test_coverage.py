@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from onnx_seq_tests import coverage, schemas
-from onnx_seq_tests.build import build
-from onnx_seq_tests.cases import Node
-from onnx_seq_tests.cli import main
-from onnx_seq_tests.oracle import MISSING
-from onnx_seq_tests.problems import Where
+from onnx_seq_tests._cli import main
+from onnx_seq_tests._core import operators as schemas
+from onnx_seq_tests._core.cases import Node
+from onnx_seq_tests._core.oracle import MISSING
+from onnx_seq_tests._core.problems import Where
+from onnx_seq_tests._suite import coverage
+from onnx_seq_tests._suite.build import build
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Where("test", 1, 1)

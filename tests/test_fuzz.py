@@ -23,11 +23,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from onnx_seq_tests import casefile
-from onnx_seq_tests.build import compile_cases
-from onnx_seq_tests.casefile import load_cases
-from onnx_seq_tests.cli import main
-from onnx_seq_tests.problems import CaseFileError
+from onnx_seq_tests._casefile import reader as casefile
+from onnx_seq_tests._casefile.reader import load_cases
+from onnx_seq_tests._cli import main
+from onnx_seq_tests._core.problems import CaseFileError
+from onnx_seq_tests._suite.build import compile_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 #: CI runs the same examples every time (a failure there reproduces); elsewhere each run draws

@@ -9,14 +9,14 @@ import numpy as np
 import onnx
 from onnx import OptionalProto, SequenceProto, TensorProto
 
-from onnx_seq_tests.layout import SUITE, read_case_folder
+from onnx_seq_tests._suite.layout import SUITE, read_case_folder
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def build(out: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "onnx_seq_tests.cli", "build",
+    return subprocess.run([sys.executable, "-m", "onnx_seq_tests._cli", "build",
                            str(DATA / "layout_case.yaml"), "-o", str(out), *extra],
                           capture_output=True, text=True, check=True)
 
@@ -87,7 +87,7 @@ def test_same_bytes_every_build(tmp_path):
 
 
 def test_generated_is_in_sync_with_cases(tmp_path):
-    subprocess.run([sys.executable, "-m", "onnx_seq_tests.cli", "build", str(ROOT / "cases"),
+    subprocess.run([sys.executable, "-m", "onnx_seq_tests._cli", "build", str(ROOT / "cases"),
                     "-o", str(tmp_path)], capture_output=True, text=True, check=True)
     committed = ROOT / "generated"
     assert tree(tmp_path) == tree(committed)

@@ -9,8 +9,8 @@ import pytest
 from onnx.backend.test.loader import load_model_tests
 from onnx.backend.test.runner import Runner
 
-from onnx_seq_tests.casefile import load_cases
-from onnx_seq_tests.layout import SUITE
+from onnx_seq_tests._casefile.reader import load_cases
+from onnx_seq_tests._suite.layout import SUITE
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED_CASES = {c.folder for c in load_cases([ROOT / "cases" / "seeds"])}

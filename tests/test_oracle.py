@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from onnx_seq_tests import oracle
-from onnx_seq_tests.casefile import load_cases
-from onnx_seq_tests.cli import main
-from onnx_seq_tests.compare import compare_outputs, compare_value
-from onnx_seq_tests.oracle import MISSING, OracleError
+from onnx_seq_tests._casefile.reader import load_cases
+from onnx_seq_tests._cli import main
+from onnx_seq_tests._core import oracle
+from onnx_seq_tests._core.compare import compare_outputs, compare_value
+from onnx_seq_tests._core.oracle import MISSING, OracleError
 
 ROOT = Path(__file__).resolve().parent.parent
 

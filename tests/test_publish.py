@@ -20,12 +20,12 @@ from pathlib import Path
 import onnx
 
 from onnx_seq_tests import __version__
-from onnx_seq_tests.casefile import load_cases
-from onnx_seq_tests.layout import SUITE, recover, work_dir
-from onnx_seq_tests.manifest import MANIFEST, tree_files, verify
+from onnx_seq_tests._casefile.reader import load_cases
+from onnx_seq_tests._suite.layout import SUITE, recover, work_dir
+from onnx_seq_tests._suite.manifest import MANIFEST, tree_files, verify
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMAND = [sys.executable, "-m", "onnx_seq_tests.cli"]
+COMMAND = [sys.executable, "-m", "onnx_seq_tests._cli"]
 
 
 def run(*args, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
@@ -240,7 +240,7 @@ def test_an_output_root_holding_other_files_is_refused(tmp_path):
 
 def _killable_build(cases_file: Path, out: Path) -> subprocess.Popen:
     """A build that says 'ready' once its imports are done, so a kill lands in the build."""
-    code = ("import sys; import onnx_seq_tests.build, onnx_seq_tests.cli as c; "
+    code = ("import sys; import onnx_seq_tests._suite.build, onnx_seq_tests._cli as c; "
             "print('ready', flush=True); sys.argv = ['gen-seq-tests', *sys.argv[1:]]; c.main()")
     process = subprocess.Popen([sys.executable, "-c", code, "build", str(cases_file), "-o",
                                 str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

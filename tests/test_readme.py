@@ -3,8 +3,8 @@
 import re
 from pathlib import Path
 
-from onnx_seq_tests.build import compile_cases
-from onnx_seq_tests.casefile import load_cases
+from onnx_seq_tests._casefile.reader import load_cases
+from onnx_seq_tests._suite.build import compile_cases
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

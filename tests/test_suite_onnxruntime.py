@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from onnx_seq_tests.build import build
-from onnx_seq_tests.verify import load_xfail, verify
+from onnx_seq_tests._suite.build import build
+from onnx_seq_tests._verify.verifier import load_xfail, verify
 
 ROOT = Path(__file__).resolve().parent.parent
 

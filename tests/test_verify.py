@@ -16,10 +16,10 @@ import pytest
 from click.testing import CliRunner
 from foreign_suite import FAULT_TARGETS, case_names, write_foreign_suite
 
-from onnx_seq_tests import report
-from onnx_seq_tests.cli import main
-from onnx_seq_tests.problems import CaseFileError
-from onnx_seq_tests.verify import case_elements, case_operator, verify
+from onnx_seq_tests._cli import main
+from onnx_seq_tests._core.problems import CaseFileError
+from onnx_seq_tests._verify import report
+from onnx_seq_tests._verify.verifier import case_elements, case_operator, verify
 
 TESTS = Path(__file__).resolve().parent
 CLI = Path(sys.executable).parent / "gen-seq-tests"

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 import yaml
 
-from onnx_seq_tests.cli import main
+from onnx_seq_tests._cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / ".github" / "workflows" / "suite.yml"

@@ -26,10 +26,11 @@ from pathlib import Path
 
 import onnx
 
+from .._core.compare import compare_outputs
+from .._core.problems import SeqTestsError
+from .._core.value_types import from_type_proto, innermost
+from .._suite.layout import CaseFolder, case_folders, read_case_folder
 from .backends import load_backend, prepare, run_prepared
-from .compare import compare_outputs
-from .layout import CaseFolder, case_folders, read_case_folder
-from .value_types import from_type_proto, innermost
 
 OUTCOMES = ("pass", "fail", "error", "xfail", "xpass")
 #: Outcomes that make `verify` exit 1.
@@ -52,7 +53,7 @@ class Result:
     seconds: float
 
 
-class XfailError(ValueError):
+class XfailError(SeqTestsError, ValueError):
     """A bad --xfail file; the message is `file:line:col: what is wrong`."""
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import OptionalProto, SequenceProto, TensorProto, numpy_helper
 
-from .value_types import OptionalType, SequenceType, TensorType, ValueType
+from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
 
 #: How an empty optional is written: `undefined` (elem_type UNDEFINED, what
 #: numpy_helper.to_optional reads) or `typed` (elem_type TENSOR/SEQUENCE with no value, what

@@ -16,14 +16,15 @@ import os
 import tarfile
 from pathlib import Path
 
-from . import __version__
+from .. import __version__
+from .._core.problems import SeqTestsError
 from .manifest import MANIFEST, ManifestError, read, verify
 
 #: The one mtime of every entry.
 MTIME = 0
 
 
-class PackError(Exception):
+class PackError(SeqTestsError):
     """The suite cannot be packed; the message says why."""
 
 

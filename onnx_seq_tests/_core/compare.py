@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .elements import ELEMENTS
+from .problems import SeqTestsError
 from .value_types import OptionalType, SequenceType, TensorType, ValueType
 
 #: Tolerances when a case folder has no data.json: the defaults of onnx's test loader.
@@ -26,7 +27,7 @@ for _element in ELEMENTS.values():
     _NAME_BY_DTYPE.setdefault(_element.dtype, _element.name)
 
 
-class OutputMismatch(AssertionError):
+class OutputMismatch(SeqTestsError, AssertionError):
     """Raised by `assert_outputs_match`; one line per difference."""
 
 

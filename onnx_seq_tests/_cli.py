@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .codec import EMPTY_OPTIONAL_FORMS
-from .problems import CaseFileError
+from ._core.problems import CaseFileError
+from ._suite.codec import EMPTY_OPTIONAL_FORMS
 
 DEFAULT_CASES = "cases"
 DEFAULT_OUT = "generated"
@@ -54,7 +54,7 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
     Only cases whose source changed are rebuilt. The new tree is staged beside the output root
     and swapped in, so an interrupted build leaves the old suite or the new one.
     """
-    from . import build as builder
+    from ._suite import build as builder
 
     paths = paths or (Path(DEFAULT_CASES),)
     jobs = jobs or os.cpu_count() or 1
@@ -91,7 +91,7 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 def list_cases(paths: tuple[Path, ...]) -> None:
     """List cases: name, operators, opset, data sets."""
-    from .casefile import load_cases
+    from ._casefile.reader import load_cases
 
     try:
         cases = load_cases(paths or (Path(DEFAULT_CASES),))
@@ -132,11 +132,11 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
     Exit status: 0 when nothing failed unexpectedly (an unexpected pass of a --xfail entry is
     reported, not failed), 1 when a case failed or a backend raised, 2 for bad usage.
     """
-    from . import report
-    from .backends import BackendSpecError, load_backend
-    from .layout import case_folders
-    from .verify import UNEXPECTED, XfailError, load_xfail
-    from .verify import verify as run_verify
+    from ._suite.layout import case_folders
+    from ._verify import report
+    from ._verify.backends import BackendSpecError, load_backend
+    from ._verify.verifier import UNEXPECTED, XfailError, load_xfail
+    from ._verify.verifier import verify as run_verify
 
     suite = suite_dir or Path(DEFAULT_OUT)
     repeated = sorted({b for b in backends if backends.count(b) > 1})
@@ -211,8 +211,8 @@ def pack(root: Path | None, archive: Path | None) -> None:
     without a time, so the same suite gives the same sha256 wherever it is packed. ROOT must
     match its manifest.json; exit 1 when it does not.
     """
-    from .pack import PackError, default_archive
-    from .pack import pack as write_archive
+    from ._suite.pack import PackError, default_archive
+    from ._suite.pack import pack as write_archive
 
     root = root or Path(DEFAULT_OUT)
     archive = archive or default_archive()
@@ -232,8 +232,8 @@ def pack(root: Path | None, archive: Path | None) -> None:
 def coverage(root: Path | None, markdown_path: Path | None) -> None:
     """Report what the suite at ROOT (default: generated) covers: per operator and version, the
     allowed types (from onnx.defs) and the edge cases, beside onnx's own node cases."""
-    from . import coverage as measure
-    from .layout import case_folders
+    from ._suite import coverage as measure
+    from ._suite.layout import case_folders
 
     root = root or Path(DEFAULT_OUT)
     if not root.is_dir() or not case_folders(root):

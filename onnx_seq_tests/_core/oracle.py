@@ -20,7 +20,7 @@ from onnx import helper, numpy_helper
 from .cases import Case, Graph, Node, ValueDecl
 from .compare import compare_outputs
 from .elements import ELEMENTS
-from .problems import Problem, Where
+from .problems import Problem, SeqTestsError, Where
 from .value_types import ValueType, from_type_proto
 
 #: The operators whose spec behaviour this module implements, beside the helpers below.
@@ -33,7 +33,7 @@ SPEC_OPERATORS = (
 MAX_LOOP_ITERATIONS = 10_000
 
 
-class OracleError(Exception):
+class OracleError(SeqTestsError):
     """The spec gives no result for these inputs; the message says why."""
 
 

@@ -21,15 +21,16 @@ from pathlib import Path
 
 import onnx
 
-from . import __version__
-from .cases import Case
+from .. import __version__
+from .._core.cases import Case
+from .._core.problems import SeqTestsError
 
 MANIFEST = "manifest.json"
 FORMAT = 1
 GENERATOR = "onnx-seq-tests"
 
 
-class ManifestError(ValueError):
+class ManifestError(SeqTestsError, ValueError):
     """A manifest that cannot be read; the message says which file and why."""
 
 

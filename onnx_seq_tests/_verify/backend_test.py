@@ -26,11 +26,11 @@ import onnx
 from onnx.backend.test.case.test_case import TestCase
 from onnx.backend.test.runner import Runner
 
+from .._core.compare import DEFAULT_ATOL, DEFAULT_RTOL, assert_outputs_match
+from .._core.value_types import from_type_proto
+from .._suite.codec import read_value
+from .._suite.layout import case_folders, read_tolerance
 from .backends import resolve
-from .codec import read_value
-from .compare import DEFAULT_ATOL, DEFAULT_RTOL, assert_outputs_match
-from .layout import case_folders, read_tolerance
-from .value_types import from_type_proto
 
 #: The test category: tests land in the unittest class `OnnxBackendSequenceOptionalModelTest`.
 CATEGORY = "SequenceOptional"

@@ -17,12 +17,14 @@ from functools import cache
 from onnx import ModelProto
 from onnx.backend.base import Backend, BackendRep
 
+from .._core.problems import SeqTestsError
+
 #: The device every backend is asked for.
 DEVICE = "CPU"
 BUILTIN = ("onnxruntime", "reference")
 
 
-class BackendSpecError(ValueError):
+class BackendSpecError(SeqTestsError, ValueError):
     """A --backend spec that names nothing usable; the message says how to fix it."""
 
 

@@ -24,6 +24,8 @@ import ml_dtypes
 import numpy as np
 from onnx import TensorProto, helper
 
+from .problems import SeqTestsError
+
 _INT_TEXT = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 _FLOAT_WORDS = {
     "nan": math.nan, ".nan": math.nan, "+nan": math.nan,
@@ -35,7 +37,7 @@ _BOOL_TRAPS = {"yes", "no", "on", "off", "y", "n", "True", "False", "TRUE", "FAL
 _MAX_INT_DIGITS = 40  # longer integer text is out of every element type's range
 
 
-class ScalarError(ValueError):
+class ScalarError(SeqTestsError, ValueError):
     """A scalar that does not fit its element type; the message says how to write it."""
 
 

@@ -7,10 +7,30 @@ MAX_REPORTED lines are shown, then `... and N more problem(s)`.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 
 #: At most this many problems are reported for one run; the rest are counted.
 MAX_REPORTED = 50
+
+
+class SeqTestsError(Exception):
+    """The base of every error this package raises on purpose."""
+
+
+def one_line(text: str) -> str:
+    """`text` with every control, format and line/paragraph separator character escaped.
+
+    Messages quote user text (keys, names, values); escaping here keeps every message on one
+    line and free of terminal escapes whatever the input holds (newlines, U+0085, U+2028, ANSI).
+    """
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch == " " or unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp", "Cs")
+        else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+        for ch in text
+    )
 
 
 @dataclass(frozen=True, order=True)
@@ -23,7 +43,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column}: {self.message}"
+        return one_line(f"{self.path}:{self.line}:{self.column}: {self.message}")
 
 
 @dataclass(frozen=True)
@@ -42,7 +62,7 @@ def _order(problem: Problem) -> tuple:
     return problem.path, problem.line, problem.column, problem.message
 
 
-class CaseFileError(Exception):
+class CaseFileError(SeqTestsError):
     """Raised once loading or building is done, carrying every problem found, sorted."""
 
     def __init__(self, problems: list[Problem]):

@@ -5,14 +5,15 @@ from __future__ import annotations
 import onnx
 from onnx import AttributeProto, ModelProto, helper, shape_inference
 
-from . import schemas
-from .cases import Case, Graph, Node, subgraphs
-from .value_types import ValueType, from_type_proto, to_type_proto
+from .._core import operators as schemas
+from .._core.cases import Case, Graph, Node, subgraphs
+from .._core.problems import SeqTestsError
+from .._core.value_types import ValueType, from_type_proto, to_type_proto
 
 PRODUCER = "onnx-seq-tests"
 
 
-class ModelError(Exception):
+class ModelError(SeqTestsError):
     """A case whose model onnx refuses; the message says which node or check and why."""
 
     def __init__(self, message: str, where=None):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from onnx import TypeProto, helper
 
 from .elements import BY_PROTO, ELEMENTS, ElementType
+from .problems import SeqTestsError
 
 Dim = int | str | None
 Shape = tuple[Dim, ...] | None
@@ -48,7 +49,7 @@ ValueType = TensorType | SequenceType | OptionalType
 _TYPE_TEXT = re.compile(r"(tensor|seq|optional)\((.*)\)")
 
 
-class TypeTextError(ValueError):
+class TypeTextError(SeqTestsError, ValueError):
     """A type string that is not `tensor(T)`, `seq(...)` or `optional(...)`."""
 
 

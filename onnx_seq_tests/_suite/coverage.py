@@ -19,11 +19,12 @@ import numpy as np
 import onnx
 from onnx import AttributeProto, shape_inference
 
-from . import oracle, schemas
-from .cases import Graph
-from .elements import ELEMENTS
+from .._core import operators as schemas
+from .._core import oracle
+from .._core.cases import Graph
+from .._core.elements import ELEMENTS
+from .._core.value_types import from_type_proto
 from .layout import case_folders, read_case_folder
-from .value_types import from_type_proto
 
 #: The operators of the matrix.
 MATRIX_OPERATORS = (

@@ -36,9 +36,11 @@ import numpy as np
 import onnx
 from google import protobuf
 
-from . import casefile, oracle
-from .cases import Case
-from .elements import ElementType
+from .._casefile import reader as casefile
+from .._core import oracle
+from .._core.cases import Case
+from .._core.elements import ElementType
+from .._core.problems import CaseFileError, Problem, Problems, SeqTestsError
 from .layout import (
     CACHE,
     SUITE,
@@ -53,10 +55,9 @@ from .layout import (
 )
 from .manifest import MANIFEST, case_entry, dumps, file_entry, make_manifest
 from .model import ModelError, build_model
-from .problems import CaseFileError, Problem, Problems
 
 
-class OutputError(Exception):
+class OutputError(SeqTestsError):
     """The output root cannot be used; the message says why and what to do."""
 
 

@@ -33,11 +33,11 @@ import numpy as np
 import yaml
 from onnx import helper
 
-from . import schemas
-from .cases import Case, DataSet, Graph, Node, ValueDecl
-from .elements import ELEMENTS, ScalarError, int_hint
-from .problems import CaseFileError, Problems, Where
-from .value_types import (
+from .._core import operators as schemas
+from .._core.cases import Case, DataSet, Graph, Node, ValueDecl
+from .._core.elements import ELEMENTS, ScalarError, int_hint
+from .._core.problems import CaseFileError, Problems, Where
+from .._core.value_types import (
     OptionalType,
     SequenceType,
     TensorType,

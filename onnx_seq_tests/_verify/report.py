@@ -18,9 +18,9 @@ from pathlib import Path
 import yaml
 from onnx import defs
 
+from .._core.problems import CaseFileError, Problem
 from .backends import describe
-from .problems import CaseFileError, Problem
-from .verify import OUTCOMES, Result
+from .verifier import OUTCOMES, Result
 
 _LABELS = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "xfail": "XFAIL", "xpass": "XPASS"}
 

@@ -21,10 +21,10 @@ from pathlib import Path
 import onnx
 from onnx import ModelProto
 
-from .cases import Case
+from .._core.cases import Case
+from .._core.value_types import ValueType
 from .codec import decode, encode, parse
 from .model import value_types
-from .value_types import ValueType
 
 try:
     import fcntl

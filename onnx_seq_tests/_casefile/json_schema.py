@@ -12,7 +12,7 @@ for every case file at once, in VS Code's settings.json:
 
 Write the file again after changing the case format or the pinned onnx:
 
-    python -m onnx_seq_tests.case_schema > schema/case.schema.json
+    python -m onnx_seq_tests._casefile.json_schema > schema/case.schema.json
 
 (tests/test_case_schema.py fails while it is stale). The schema checks structure: keys, the kind
 of each value, op_type, element types, type strings, each operator's formal input and output
@@ -27,8 +27,9 @@ import sys
 
 from onnx import AttributeProto as A
 
-from . import casefile, schemas
-from .elements import ELEMENTS
+from .._core import operators as schemas
+from .._core.elements import ELEMENTS
+from . import reader as casefile
 
 #: What the loader refuses and the schema lets through (the schema sees YAML 1.2 data, not the
 #: text as written, and knows nothing of the graph or of a particular opset).
