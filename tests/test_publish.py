@@ -109,7 +109,8 @@ def test_manifest_lists_every_file_with_its_sha256(tmp_path):
     for case in load_cases([cases_file]):
         assert manifest["cases"][case.name] == {
             "folder": f"{SUITE}/test_{case.name}", "operators": ["SequenceAt"], "opset": 11,
-            "atol": 0.0, "rtol": 0.0, "data_sets": 1}
+            "atol": 0.0, "rtol": 0.0, "data_sets": 1,
+            "source": f"{cases_file.as_posix()}:{case.where.line}"}
     assert verify(out) == []
     (out / SUITE / "test_pub_at_2" / "model.onnx").write_bytes(b"changed")
     (out / SUITE / "test_pub_at_3" / "extra.pb").write_bytes(b"")

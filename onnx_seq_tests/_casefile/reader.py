@@ -25,6 +25,7 @@ Limits, each checked before the thing it guards is built:
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from pathlib import Path
@@ -34,7 +35,7 @@ import yaml
 from onnx import helper
 
 from .._core import operators as schemas
-from .._core.cases import Case, DataSet, Graph, Node, ValueDecl
+from .._core.cases import Case, DataSet, Expansion, Graph, Node, ValueDecl
 from .._core.elements import ELEMENTS, ScalarError, int_hint
 from .._core.problems import CaseFileError, Problems, Where
 from .._core.value_types import (
@@ -381,7 +382,9 @@ class _Reader:
             reader = _Reader(self.path, self.problems, binding)
             case = reader.case(node, fields, opset=int(binding["opset"]))
             if case is not None:
-                expanded.append(case)
+                origin = Expansion(self.where(fields["for_each"]), binding["type"],
+                                   int(binding["opset"]))
+                expanded.append(dataclasses.replace(case, expanded_from=origin))
         return expanded
 
     def name_varies(self, name_node, bindings) -> bool:

@@ -53,6 +53,15 @@ class DataSet:
     where: Where
 
 
+@dataclass(frozen=True)
+class Expansion:
+    """Where an expanded case comes from: its `for_each` and the values it took there."""
+
+    for_each: Where
+    type: str
+    opset: int
+
+
 @dataclass(frozen=True, eq=False)
 class Case:
     """One test case: becomes the folder `test_<name>`."""
@@ -65,6 +74,7 @@ class Case:
     atol: float = 0.0
     rtol: float = 0.0
     doc: str = ""
+    expanded_from: Expansion | None = None  # set on each case a `for_each` expands to
 
     @property
     def folder(self) -> str:

@@ -53,7 +53,7 @@ from .layout import (
     swap_in,
     work_dir,
 )
-from .manifest import MANIFEST, case_entry, dumps, file_entry, make_manifest
+from .manifest import MANIFEST, case_entry, dumps, file_entry, make_manifest, source_path
 from .model import ModelError, build_model
 
 
@@ -96,6 +96,7 @@ def fingerprint(case: Case) -> str:
 
 _PLAIN = (type(None), bool, int, float, str, bytes)  # their repr is exact
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_PLACES = ("where", "expanded_from")  # where a case was written: its files do not depend on it
 
 
 def _canonical(value):
@@ -120,7 +121,7 @@ def _canonical(value):
         names = _FIELDS.get(kind)
         if names is None:
             names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value)
-                                          if f.name != "where")
+                                          if f.name not in _PLACES)
         return {kind.__name__: tuple((n, _canonical(getattr(value, n))) for n in names)}
     raise TypeError(f"fingerprint: no rule for a {kind.__name__} value; add one to "
                     "build._canonical")
@@ -187,6 +188,11 @@ def _compile_files(paths: list[Path], empty_optional: str, reusable: dict[str, s
         done = pool.map(compile_file, largest_first, repeat(empty_optional), repeat(reusable))
         results = dict(zip(largest_first, done, strict=True))
     return [results[name] for name in names]
+
+
+def _same_source(entry: dict, path: Path) -> bool:
+    """Whether a kept manifest entry names `path` as its source (same bytes, same file)."""
+    return entry.get("source", "").rpartition(":")[0] == source_path(str(path))
 
 
 def _size(path: str) -> int:
@@ -377,6 +383,7 @@ def build(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 
         for path, sha in sources:
             names = old.sources.get(sha) if sha else None
             if names is not None and all(n in old.intact and n in old.fingerprints
+                                         and _same_source(old.manifest["cases"][n], path)
                                          for n in names):
                 kept.append((sha, [CaseResult(n, old.fingerprints[n], old.manifest["cases"][n],
                                               None) for n in names]))
