@@ -253,5 +253,36 @@ def coverage(root: Path | None, markdown_path: Path | None) -> None:
                f"{theirs.total_covered}")
 
 
+@main.command()
+@click.argument("cases", nargs=-1, required=True, metavar="CASE...")
+@click.option("--full", is_flag=True,
+              help="Print every value of long arrays (numpy summarises more than 1000 with ...).")
+@click.option("--cases", "cases_paths", multiple=True, default=(DEFAULT_CASES,),
+              show_default=True, type=click.Path(path_type=Path), metavar="PATH",
+              help="Case files or folders where case names are looked up.")
+@click.option("--suite", "suite_root", default=DEFAULT_OUT, show_default=True,
+              type=click.Path(path_type=Path),
+              help="Built suite whose manifest.json says which case file holds a name.")
+def show(cases: tuple[str, ...], full: bool, cases_paths: tuple[Path, ...],
+         suite_root: Path) -> None:
+    """Print cases as text: nodes, attributes, subgraphs, and every data set's inputs and
+    expected outputs as numpy prints them.
+
+    CASE is a case name from the case files (plain or expanded, with or without test_), a case
+    folder (test_<name>/ with model.onnx) of any suite in the standard layout, a folder of such
+    folders, or a case file. A case from case files shows its file:line.
+    """
+    from ._read.load import ReadError, resolve
+    from ._read.show import render
+
+    try:
+        shown = resolve(cases, cases_paths, suite_root)
+        texts = [render(s, full=full) for s in shown]
+    except ReadError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
+    click.echo("\n".join(texts), nl=False)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
