@@ -59,3 +59,9 @@ verify: $(STAMP)
 # A reproducible archive of generated/ in dist/; prints its sha256.
 pack: $(STAMP)
 	$(BIN)/gen-seq-tests pack
+
+# docs/operators: one page per sequence/optional operator (schema from onnx.defs, every case of
+# generated/ that uses it) and an index; `make test` fails when they are stale.
+.PHONY: docs
+docs: build
+	$(BIN)/gen-seq-tests docs generated -o docs/operators

@@ -284,5 +284,45 @@ def show(cases: tuple[str, ...], full: bool, cases_paths: tuple[Path, ...],
     click.echo("\n".join(texts), nl=False)
 
 
+@main.command()
+@click.argument("root", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("-o", "--output", "out_dir", default="docs/operators", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for the pages (one per operator, and README.md, the index).")
+@click.option("--check", is_flag=True,
+              help="Write nothing; exit 1 naming every page that differs from what the suite "
+                   "gives.")
+def docs(root: Path | None, out_dir: Path, check: bool) -> None:
+    """Write one Markdown page per sequence/optional operator (schema from onnx.defs, then every
+    case of the suite at ROOT (default: generated) that uses it, as `show` prints it) and an
+    index with the cases and coverage per operator version."""
+    from ._read.load import ReadError
+    from ._read.operator_pages import stale_pages, write_pages
+    from ._suite.layout import case_folders
+
+    root = root or Path(DEFAULT_OUT)
+    if not root.is_dir() or not case_folders(root):
+        click.echo(f"error: no case folders (test_*/model.onnx) under {root}; build the suite "
+                   "first with `gen-seq-tests build`, or give its output root", err=True)
+        sys.exit(2)
+    try:
+        if check:
+            stale = stale_pages(root, out_dir)
+        else:
+            files = write_pages(root, out_dir)
+    except ReadError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
+    if check:
+        for name in stale:
+            click.echo(f"stale: {out_dir / name}")
+        if stale:
+            click.echo(f"{len(stale)} page(s) differ from the suite; run `make docs`", err=True)
+            sys.exit(1)
+        click.echo(f"{out_dir} is what the suite at {root} gives")
+        return
+    click.echo(f"wrote {len(files)} page(s) into {out_dir}")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
