@@ -324,5 +324,44 @@ def docs(root: Path | None, out_dir: Path, check: bool) -> None:
     click.echo(f"wrote {len(files)} page(s) into {out_dir}")
 
 
+@main.command(name="import")
+@click.argument("suite_dirs", nargs=-1, required=True, metavar="SUITE_DIR...",
+                type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-o", "--output", "out_file", required=True,
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Case file to write (YAML), e.g. cases/imported.yaml.")
+@click.option("--prefix", default="", help="Put this before every imported case name.")
+@click.option("--no-check", is_flag=True,
+              help="Do not compile the imported cases (by default each is built in memory, and "
+                   "one the builder refuses is left out and reported).")
+def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check: bool) -> None:
+    """Turn the case folders under SUITE_DIR (any suite in the standard layout, or single case
+    folders) into a case file: nodes keyed by the schema's formal names, values as case files
+    write them, the tolerance from data.json, a comment naming each case's folder.
+
+    A case the format cannot express is left out and reported with the reason (one line per
+    case on stderr). Exit 0 when the file is written, 2 for bad input.
+    """
+    from ._read.importer import import_folders, refused_by_builder, to_yaml
+    from ._read.load import ReadError
+
+    if not out_file.absolute().parent.is_dir():
+        raise click.BadParameter(f"the folder of {out_file} does not exist", param_hint="-o")
+    try:
+        imported = import_folders(suite_dirs, prefix)
+    except ReadError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
+    if not no_check:
+        imported = refused_by_builder(imported)
+    for folder, reason in imported.skipped:
+        click.echo(f"not imported: {folder}: {reason}", err=True)
+    header = ("# Imported by `gen-seq-tests import` from " + ", ".join(
+        p.as_posix() for p in suite_dirs) + ".\n")
+    out_file.write_text(to_yaml(imported, header), encoding="utf-8")
+    click.echo(f"wrote {len(imported.cases)} case(s) to {out_file}; "
+               f"{len(imported.skipped)} not expressible (listed above)")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
