@@ -63,10 +63,10 @@ def import_folders(paths, prefix: str = "") -> Imported:
     names: set[str] = set()
     for folder in folders:
         shown_folder = folder.as_posix()
+        shown = read_folder(folder)  # a folder that cannot be read stops the import
         try:
-            shown = read_folder(folder)
             case = case_mapping(shown, prefix)
-        except (ReadError, NotExpressible) as error:
+        except NotExpressible as error:
             result.skipped.append((shown_folder, str(error)))
             continue
         name, k = case["name"], 2
