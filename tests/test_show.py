@@ -187,3 +187,20 @@ def test_model_with_a_map_input(good_folder):
         onnx.TensorProto.INT64, helper.make_tensor_type_proto(1, [])))
     (good_folder / "model.onnx").write_bytes(model.SerializeToString())
     _one_error(show(good_folder), "model.onnx", "cannot read")
+
+
+def test_manifest_names_each_case_source_line():
+    import json
+
+    manifest = json.loads((ROOT / "generated" / "manifest.json").read_bytes())["cases"]
+    entry = manifest["optional_get_element_v18_optional_seq_int8"]
+    path, _, line = entry["source"].rpartition(":")
+    lines = (ROOT / path).read_text(encoding="utf-8").split("\n")
+    assert "name: \"optional_get_element_v{opset}_optional_seq_{type}\"" in lines[int(line) - 1]
+    origin = entry["expanded_from"]
+    assert (origin["type"], origin["opset"]) == ("int8", 18)
+    for_each_path, _, for_each_line = origin["for_each"].rpartition(":")
+    assert for_each_path == path and "for_each" in lines[int(for_each_line) - 1]
+    plain = manifest["cc_sequence_insert_at_back"]
+    assert plain["source"] == "cases/seeds/sequence_construct_examples.yaml:249"
+    assert "expanded_from" not in plain
