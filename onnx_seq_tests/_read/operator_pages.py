@@ -88,7 +88,11 @@ def _link(source: str, out_dir: Path) -> str:
 
 def schema_lines(op_type: str, version: int, level: str = "##") -> list[str]:
     op_schema = schemas.schema(op_type, version)
-    lines = []
+    function = op_schema.has_function or op_schema.has_context_dependent_function
+    lines = [f"- Support level: {str(op_schema.support_level).rsplit('.', 1)[-1]}; "
+             f"defined as a function: {function}; "
+             f"inputs: {_arity(op_schema.min_input, op_schema.max_input)}; "
+             f"outputs: {_arity(op_schema.min_output, op_schema.max_output)}", ""]
     if op_schema.attributes:
         lines += [f"{level} Attributes", ""]
         for name, attribute in sorted(op_schema.attributes.items()):
@@ -101,6 +105,8 @@ def schema_lines(op_type: str, version: int, level: str = "##") -> list[str]:
         for formal in formals:
             option = _OPTION.get(formal.option)
             extra = f", {option}" if option else ""
+            if formal.option == defs.OpSchema.FormalParameterOption.Variadic:
+                extra += ", homogeneous" if formal.is_homogeneous else ", heterogeneous"
             lines.append(f"- **{formal.name}** ({formal.type_str}{extra}): "
                          f"{_flat(formal.description)}")
         if not formals:
@@ -111,6 +117,12 @@ def schema_lines(op_type: str, version: int, level: str = "##") -> list[str]:
         lines.append(f"- **{constraint.type_param_str}**: {_flat(constraint.description)} "
                      f"Allowed types: {', '.join(sorted(constraint.allowed_type_strs))}.")
     return lines + [""]
+
+
+def _arity(low: int, high: int) -> str:
+    if high >= 2**31 - 1:
+        return f"{low} or more"
+    return str(low) if low == high else f"between {low} and {high}"
 
 
 def _flat(text: str) -> str:
