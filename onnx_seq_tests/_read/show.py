@@ -216,7 +216,7 @@ def header_lines(shown: Shown) -> list[str]:
     opsets = ", ".join(f"{o.domain or 'ai.onnx'} {o.version}" for o in shown.model.opset_import)
     lines.append(f"Opset: {opsets}")
     if shown.atol or shown.rtol:
-        lines.append(f"Tolerance: atol={shown.atol or 0}, rtol={shown.rtol or 0}")
+        lines.append(f"Tolerance: atol={float(shown.atol or 0)}, rtol={float(shown.rtol or 0)}")
     doc = shown.model.graph.doc_string.strip()
     if doc:
         lines.append(f"Doc: {' '.join(doc.split())}")
