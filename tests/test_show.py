@@ -1,5 +1,8 @@
 """`gen-seq-tests show`: golden renderings, the seed page's examples character for character,
-foreign suites (hand-written and onnx's own node cases), and bad input."""
+foreign suites (hand-written and onnx's own node cases), and bad input.
+
+A golden file is `gen-seq-tests show <its name>` run from the project's folder; after a
+deliberate change of the layout, write it again that way and review the diff."""
 
 from __future__ import annotations
 
