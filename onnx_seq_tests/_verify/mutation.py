@@ -142,6 +142,7 @@ class Score:
     cases: int
     killed: dict  # mutant name -> the first case that killed it
     survivors: list
+    left_out: list = field(default_factory=list)  # cases the plain oracle does not pass
 
     @property
     def total(self) -> int:
@@ -164,7 +165,8 @@ def score(subjects: list[Subject], mutants, label: str = "suite") -> Score:
             survivors.append(mutant.name)
         else:
             killed[mutant.name] = killer
-    return Score(label, len(usable), killed, survivors)
+    left_out = [s.name for s in subjects if s not in usable]
+    return Score(label, len(usable), killed, survivors, left_out)
 
 
 # -- subjects -----------------------------------------------------------------------------------
@@ -872,6 +874,11 @@ def markdown(ours: Score, theirs: Score) -> str:
     for result in (ours, theirs):
         lines.append(f"| {result.label} | {result.cases} | {len(result.killed)} of "
                      f"{result.total} | {result.percent:.0f}% |")
+    for result in (ours, theirs):
+        if result.left_out:
+            lines += ["", f"Not run for {result.label} (the plain spec oracle does not pass "
+                          "them, so they cannot tell a mutant from the spec): "
+                      + ", ".join(f"`{n}`" for n in result.left_out) + "."]
     lines += ["", "| mutant | the bug | modelled on | killed by (this suite) | killed by "
               "(onnx) |", "| --- | --- | --- | --- | --- |"]
     for name, mutant in every.items():

@@ -1,0 +1,55 @@
+"""The suite kills every mutant backend of onnx_seq_tests/_verify/mutation.py: each is the spec
+oracle with one plausible runtime bug, run in-process over the committed generated/ suite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from onnx_seq_tests._verify import mutation
+
+ROOT = Path(__file__).resolve().parent.parent
+ZERO_ELEMENT_CASE = "test_optional_has_element_v18_zero_element_tensor"
+
+
+@pytest.fixture(scope="module")
+def subjects():
+    return mutation.suite_subjects(ROOT / "generated")
+
+
+def test_every_mutant_is_killed(subjects):
+    every = mutation.mutants()
+    assert len(every) >= 40
+    assert len({m.name for m in every}) == len(every)
+    result = mutation.score(subjects, every)
+    assert result.left_out == []  # the plain oracle passes every case of the suite
+    assert result.survivors == [], (
+        "mutants no case catches (add a case that tells each from the spec): "
+        + ", ".join(result.survivors))
+
+
+def test_the_oracle_is_restored_after_a_mutant(subjects):
+    subject = next(s for s in subjects if s.name == ZERO_ELEMENT_CASE)
+    numel = next(m for m in mutation.mutants() if m.name == "optional_has_element_numel")
+    assert not mutation.passes(subject, numel)
+    assert mutation.passes(subject, None)
+
+
+def test_the_tinygrad_bug_is_caught_by_a_zero_element_tensor(subjects):
+    """OptionalHasElement as 'numel() > 0' is caught by a present zero-element tensor."""
+    numel = next(m for m in mutation.mutants() if m.name == "optional_has_element_numel")
+    subject = next(s for s in subjects if s.name == ZERO_ELEMENT_CASE)
+    inputs, expected = subject.data_sets[0]
+    assert np.asarray(inputs[0]).size == 0 and bool(expected[0]) is True
+    assert not mutation.passes(subject, numel, data_set=0)
+
+
+def test_markdown_lists_every_mutant(subjects):
+    every = mutation.mutants()
+    ours = mutation.score(subjects[:50], every, "this suite")
+    text = mutation.markdown(ours, ours)
+    assert "| this suite | 50 |" in text
+    for mutant in every:
+        assert f"`{mutant.name}`" in text
