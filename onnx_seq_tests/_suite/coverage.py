@@ -11,6 +11,7 @@ through the spec oracle and looking at the values every node sees.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -369,15 +370,21 @@ def suite_coverage(root: Path) -> list[CaseCoverage]:
     return found
 
 
+@functools.lru_cache(maxsize=1)
+def onnx_node_tests() -> tuple:
+    """onnx's own node cases, built in memory once per process (it takes seconds)."""
+    from onnx.backend.test.loader import load_model_tests
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # onnx's case generators warn about overflow in casts
+        return tuple(load_model_tests(kind="node"))
+
+
 def onnx_coverage() -> list[CaseCoverage]:
     """The coverage of onnx's own node cases that use a sequence or optional operator, or carry
     a sequence or optional through Identity, If or Loop."""
-    from onnx.backend.test.loader import load_model_tests
-
     wanted = set(MATRIX_OPERATORS + CARRIERS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # onnx's case generators warn about overflow in casts
-        tests = load_model_tests(kind="node")
+    tests = onnx_node_tests()
     found = []
     for test in tests:
         graph = oracle.graph_from_proto(test.model.graph)
