@@ -53,3 +53,15 @@ def test_markdown_lists_every_mutant(subjects):
     assert "| this suite | 50 |" in text
     for mutant in every:
         assert f"`{mutant.name}`" in text
+
+
+def test_every_mutant_runs_and_agrees_with_the_spec_somewhere(subjects):
+    """A mutant that crashes on every case would be killed for nothing: each must give the
+    spec's answer on some data set that runs its operator (any, for a boundary mutant); only
+    a mutant whose bug shows on every use (a wrong output dtype) is exempt."""
+    wrong_on_every_use = {"sequence_length_int32"}
+    for mutant in mutation.mutants():
+        touched = set(mutant.operators)
+        agrees = any(mutation.passes(s, mutant, k) for s in subjects
+                     if not touched or touched & s.operators for k in range(len(s.data_sets)))
+        assert agrees != (mutant.name in wrong_on_every_use), mutant.name
