@@ -27,7 +27,6 @@ from .._suite.coverage import onnx_node_tests
 from .._suite.layout import case_folders, read_case_folder
 
 _BASE = dict(oracle._OPERATORS)  # the spec's own operators, before any mutant touches them
-PACKED = ("int4", "uint4", "float4e2m1", "int2", "uint2")
 
 
 class MutantError(RuntimeError):
@@ -117,12 +116,12 @@ def passes(subject: Subject, mutant: Mutant | None, data_set: int | None = None)
     with _installed(mutant):
         for inputs, expected in chosen:
             inputs = list(inputs)
-            if mutant is not None and mutant.inputs is not None:
-                inputs = [mutant.inputs(v, t) for v, t in zip(inputs, subject.input_types,
-                                                              strict=True)]
             try:
                 with np.errstate(all="ignore"), warnings.catch_warnings():
                     warnings.simplefilter("ignore")
+                    if mutant is not None and mutant.inputs is not None:
+                        inputs = [mutant.inputs(v, t) for v, t in zip(
+                            inputs, subject.input_types, strict=True)]
                     actual = oracle.run_graph(subject.graph, subject.opset, inputs)
                     if mutant is not None and mutant.outputs is not None:
                         actual = [mutant.outputs(v, t) for v, t in zip(
@@ -298,7 +297,7 @@ def _spec_index(position, n, default):
     return position + n if position < 0 else position
 
 
-def _split(*, keepdims_rule=None, axis_rule=None, lengths_rule=None, parts_rule=None):
+def _split(*, keepdims_rule=None, axis_rule=None):
     """SplitToSequence with one step changed."""
     def run(node, args, attributes, context):
         tensor, *rest = oracle._present(args)
@@ -307,13 +306,9 @@ def _split(*, keepdims_rule=None, axis_rule=None, lengths_rule=None, parts_rule=
         keepdims = attributes.get("keepdims", 1)
         if axis_rule is not None:
             axis = axis_rule(axis, np.asarray(tensor).ndim)
-        if lengths_rule is not None:
-            split = lengths_rule(node, tensor, split, axis)
         parts = oracle.split_to_sequence(tensor, split, axis=axis, keepdims=keepdims)
         if keepdims_rule is not None:
             parts = keepdims_rule(tensor, split, axis, keepdims, parts)
-        if parts_rule is not None:
-            parts = parts_rule(tensor, parts)
         return [parts]
     return run
 
@@ -550,13 +545,11 @@ def _split_keepdims_ignored(tensor, split, axis, keepdims, parts):
     return parts
 
 
-def _split_keepdims_with_scalar(node_keepdims):
-    def rule(tensor, split, axis, keepdims, parts):
-        if keepdims == 0 and split is not oracle.MISSING and np.asarray(split).ndim == 0 \
-                and int(split) == 1:
-            return [np.squeeze(p, axis=axis) for p in parts]
-        return parts
-    return rule
+def _split_keepdims_with_scalar(tensor, split, axis, keepdims, parts):
+    if keepdims == 0 and split is not oracle.MISSING and np.asarray(split).ndim == 0 \
+            and int(split) == 1:
+        return [np.squeeze(p, axis=axis) for p in parts]
+    return parts
 
 
 def _split_remainder(node, args, attributes, context):
@@ -624,6 +617,60 @@ def _has_element_missing_true(node, args, attributes, context):
     if not oracle._present(args):
         return [np.array(True)]
     return _base("OptionalHasElement")(node, args, attributes, context)
+
+
+def _loop_scan_vstack(node, args, attributes, context):
+    outputs = _base("Loop")(node, args, attributes, context)
+    carried = len(args) - 2  # the outputs after the loop-carried ones are scan outputs
+    return [np.vstack(list(v)) if i >= carried and np.asarray(v).ndim == 1 else v
+            for i, v in enumerate(outputs)]
+
+
+def _loop_omitted_condition_runs_nothing(node, args, attributes, context):
+    if len(args) > 1 and args[1] is oracle.MISSING:
+        carried = list(args[2:])
+        if len(node.outputs) > len(carried):
+            raise MutantError("no iteration")
+        return carried
+    return _base("Loop")(node, args, attributes, context)
+
+
+def _refuse_dtypes(names, message):
+    def check(value, value_type):
+        def look(tensor, _):
+            if tensor.dtype.name in names:
+                raise MutantError(f"{message}: {tensor.dtype.name}")
+            return tensor
+        return _map(look, value, value_type)
+    return check
+
+
+_SMALL_SPLIT_TYPES = {"int8", "int16", "uint8", "uint16", "uint32", "uint64", "bfloat16"}
+
+
+def _split_small_types_refused(node, args, attributes, context):
+    if np.asarray(args[0]).dtype.name in _SMALL_SPLIT_TYPES:
+        raise MutantError("Could not find an implementation for SplitToSequence")
+    return _base("SplitToSequence")(node, args, attributes, context)
+
+
+def _no_kernel_at(op_type, opset):
+    def run(node, args, attributes, context):
+        if context.opset >= opset:
+            raise MutantError(f"Could not find an implementation for {op_type}({opset})")
+        return _base(op_type)(node, args, attributes, context)
+    return run
+
+
+def _identity_packed_refused(node, args, attributes, context):
+    value = args[0]
+    tensors = value if isinstance(value, list) else [value]
+    if any(t is not None and np.asarray(t).dtype.name in _PACKED_DTYPES for t in tensors):
+        raise MutantError("Could not find an implementation for Identity")
+    return _base("Identity")(node, args, attributes, context)
+
+
+_PACKED_DTYPES = {"int4", "uint4", "float4_e2m1fn", "int2", "uint2"}
 
 
 def mutants() -> list[Mutant]:
@@ -720,7 +767,7 @@ def mutants() -> list[Mutant]:
                {"SplitToSequence": _split(keepdims_rule=_split_keepdims_ignored)}),
         Mutant("split_to_sequence_keepdims_applied_with_split",
                "SplitToSequence applies keepdims=0 to a scalar split of 1",
-               {"SplitToSequence": _split(keepdims_rule=_split_keepdims_with_scalar(0))},
+               {"SplitToSequence": _split(keepdims_rule=_split_keepdims_with_scalar)},
                modelled_on="onnxruntime 1.32"),
         Mutant("split_to_sequence_negative_axis_off_by_one",
                "SplitToSequence normalises a negative axis as rank + axis - 1",
@@ -820,6 +867,13 @@ def mutants() -> list[Mutant]:
                "Loop keeps a loop-carried sequence at its initial value",
                {"Loop": _loop(carried_sequences=False)},
                modelled_on="OpenVINO: Loop with sequences"),
+        Mutant("loop_scan_0d_stacked_as_column",
+               "Loop stacks N 0-d scan values into shape [N, 1] (numpy.vstack)",
+               {"Loop": _loop_scan_vstack}, modelled_on="onnx reference evaluator"),
+        Mutant("loop_omitted_condition_runs_nothing",
+               "Loop with the cond input omitted runs no iteration",
+               {"Loop": _loop_omitted_condition_runs_nothing},
+               modelled_on="onnx reference evaluator"),
         Mutant("loop_empty_optional_carried_refused",
                "Loop refuses an empty optional as a loop-carried value",
                {"Loop": _loop(refuse_none=True)}, modelled_on="onnx reference evaluator"),
@@ -860,6 +914,20 @@ def mutants() -> list[Mutant]:
         Mutant("empty_optional_sequence_as_empty_sequence",
                "an empty optional(seq) comes back as an empty sequence",
                outputs=_empty_optional_sequence_as_empty_sequence),
+        Mutant("complex_types_refused", "complex64 and complex128 values are not registered",
+               inputs=_refuse_dtypes({"complex64", "complex128"}, "MLDataType not registered"),
+               modelled_on="onnxruntime 1.32"),
+        Mutant("split_to_sequence_small_integer_types_refused",
+               "SplitToSequence has no kernel for int8, int16, uint8..uint64 or bfloat16",
+               {"SplitToSequence": _split_small_types_refused}, modelled_on="onnxruntime 1.32"),
+        Mutant("optional_operators_have_no_opset_28_kernel",
+               "Optional, OptionalHasElement and OptionalGetElement fail at opset 28",
+               {op: _no_kernel_at(op, 28) for op in ("Optional", "OptionalHasElement",
+                                                     "OptionalGetElement")},
+               modelled_on="onnxruntime 1.32"),
+        Mutant("identity_packed_types_refused",
+               "Identity has no kernel for int4, uint4, float4e2m1, int2, uint2",
+               {"Identity": _identity_packed_refused}, modelled_on="onnxruntime 1.32"),
         Mutant("zero_element_input_loses_dtype",
                "a zero-element input tensor arrives as float32",
                inputs=_zero_element_loses_dtype, modelled_on="OpenVINO: drops zero-size inputs"),
