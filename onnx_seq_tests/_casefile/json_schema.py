@@ -190,7 +190,8 @@ def case_schema() -> dict:
             "required": ["name", "type", "value"],
             "properties": {"name": _described(_TEXT, "The initializer's name."),
                            "type": _ref("type"), "shape": _ref("shape"),
-                           "value": _described(_ref("data"), "The tensor's value.")}},
+                           "value": {"anyOf": [_ref("data"), _ref("by_type")],
+                                     "description": "The tensor's value."}}},
         "node": {
             "type": "object", "additionalProperties": False, "required": ["op_type"],
             "properties": {

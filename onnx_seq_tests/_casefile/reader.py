@@ -582,7 +582,8 @@ class _Reader:
                 ok = self.fail(fields["shape"], "an initializer's shape is fixed: give integer "
                                                 "dims, or leave 'shape' out")
                 continue
-            value = self.value(fields["value"], value_type, f"initializer '{name}'")
+            value = self.value(fields["value"], value_type, f"initializer '{name}'",
+                               top_level=True)
             if value is _BAD:
                 ok = False
                 continue
