@@ -65,3 +65,22 @@ def test_every_mutant_runs_and_agrees_with_the_spec_somewhere(subjects):
         agrees = any(mutation.passes(s, mutant, k) for s in subjects
                      if not touched or touched & s.operators for k in range(len(s.data_sets)))
         assert agrees != (mutant.name in wrong_on_every_use), mutant.name
+
+
+def test_cli_prints_the_score_and_fails_when_a_mutant_survives(tmp_path):
+    import shutil
+
+    from click.testing import CliRunner
+
+    from onnx_seq_tests._cli import main
+
+    small = tmp_path / "small"
+    for name in ("test_sequence_at_every_position_input", "test_sequence_length_v11_bool"):
+        shutil.copytree(ROOT / "generated" / "sequence_optional" / name, small / name)
+    result = CliRunner().invoke(main, ["mutation", str(small)])
+    assert result.exit_code == 1, result.output
+    assert "| this suite | 2 |" in result.stdout
+    assert "| onnx's node cases | 33 |" in result.stdout
+    assert "surviving mutants: " in result.stderr
+    usage = CliRunner().invoke(main, ["mutation", str(tmp_path / "none")])
+    assert usage.exit_code == 2 and "no case folders" in usage.output
