@@ -240,9 +240,12 @@ def coverage(root: Path | None, markdown_path: Path | None) -> None:
         click.echo(f"error: no case folders (test_*/model.onnx) under {root}; build the suite "
                    "first with `gen-seq-tests build`, or give its output root", err=True)
         sys.exit(2)
+    from ._verify import mutation
+
     ours = measure.summarize(measure.suite_coverage(root))
     theirs = measure.summarize(measure.onnx_coverage())
-    text = measure.report(ours, theirs, root.as_posix())
+    text = measure.report(ours, theirs, root.as_posix()) + "\n" + mutation.markdown(
+        *_mutation_scores(root))
     if markdown_path is None:
         click.echo(text, nl=False)
         return
@@ -361,6 +364,46 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
     out_file.write_text(to_yaml(imported, header), encoding="utf-8")
     click.echo(f"wrote {len(imported.cases)} case(s) to {out_file}; "
                f"{len(imported.skipped)} not expressible (listed above)")
+
+
+def _mutation_scores(root: Path):
+    from ._verify import mutation
+
+    every = mutation.mutants()
+    return (mutation.score(mutation.suite_subjects(root), every, "this suite"),
+            mutation.score(mutation.onnx_subjects(), every, "onnx's node cases"))
+
+
+@main.command("mutation")
+@click.argument("root", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the table to this Markdown file instead of printing it.")
+def mutation_score(root: Path | None, markdown_path: Path | None) -> None:
+    """Print the mutation score of the suite at ROOT (default: generated) beside that of onnx's
+    own sequence/optional node cases: the share of the mutant backends (the spec oracle with
+    one plausible runtime bug each) that some case catches. Exit 1 when a mutant survives the
+    suite at ROOT."""
+    from ._suite.layout import case_folders
+    from ._verify import mutation
+
+    root = root or Path(DEFAULT_OUT)
+    if not root.is_dir() or not case_folders(root):
+        click.echo(f"error: no case folders (test_*/model.onnx) under {root}; build the suite "
+                   "first with `gen-seq-tests build`, or give its output root", err=True)
+        sys.exit(2)
+    ours, theirs = _mutation_scores(root)
+    text = mutation.markdown(ours, theirs)
+    if markdown_path is None:
+        click.echo(text, nl=False)
+    else:
+        markdown_path.parent.mkdir(parents=True, exist_ok=True)
+        markdown_path.write_text(text, encoding="utf-8")
+        for result in (ours, theirs):
+            click.echo(f"{result.label}: {len(result.killed)} of {result.total} mutants killed "
+                       f"({result.percent:.0f}%) by {result.cases} case(s)")
+    if ours.survivors:
+        click.echo("surviving mutants: " + ", ".join(ours.survivors), err=True)
+        sys.exit(1)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -16,6 +16,7 @@ from onnx_seq_tests._core.oracle import MISSING
 from onnx_seq_tests._core.problems import Where
 from onnx_seq_tests._suite import coverage
 from onnx_seq_tests._suite.build import build
+from onnx_seq_tests._verify import mutation
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Where("test", 1, 1)
@@ -36,6 +37,15 @@ def ours(suite_root) -> coverage.Summary:
 @pytest.fixture(scope="module")
 def theirs() -> coverage.Summary:
     return coverage.summarize(coverage.onnx_coverage())
+
+
+@pytest.fixture(scope="module")
+def mutation_table(suite_root) -> str:
+    """The mutation section the report ends with (the suite's score beside onnx's)."""
+    every = mutation.mutants()
+    return mutation.markdown(
+        mutation.score(mutation.suite_subjects(suite_root), every, "this suite"),
+        mutation.score(mutation.onnx_subjects(), every, "onnx's node cases"))
 
 
 # -- the matrix ---------------------------------------------------------------------------------
@@ -147,21 +157,23 @@ def test_onnx_own_cases_cover_little(theirs):
     assert [what for what, cases in theirs.edge_cases() if not cases]  # some are absent
 
 
-def test_committed_report_is_up_to_date(ours, theirs):
+def test_committed_report_is_up_to_date(ours, theirs, mutation_table):
     committed = (ROOT / "docs" / "coverage.md").read_text(encoding="utf-8")
-    assert committed == coverage.report(ours, theirs, "generated"), (
+    assert committed == coverage.report(ours, theirs, "generated") + "\n" + mutation_table, (
         "docs/coverage.md is stale: run `make coverage`")
 
 
 # -- the command --------------------------------------------------------------------------------
 
-def test_cli_writes_the_report(suite_root, tmp_path, ours, theirs):
+def test_cli_writes_the_report(suite_root, tmp_path, ours, theirs, mutation_table):
     target = tmp_path / "docs" / "coverage.md"
     result = CliRunner().invoke(main, ["coverage", str(suite_root), "--markdown", str(target)])
     assert result.exit_code == 0, result.output
     assert "772 of 772 combinations covered" in result.output
-    assert target.read_text(encoding="utf-8") == coverage.report(ours, theirs,
-                                                                 suite_root.as_posix())
+    assert target.read_text(encoding="utf-8") == coverage.report(
+        ours, theirs, suite_root.as_posix()) + "\n" + mutation_table
+    count = len(mutation.mutants())
+    assert f"| this suite | 798 | {count} of {count} | 100% |" in mutation_table
 
 
 def test_cli_without_a_suite_is_a_usage_error(tmp_path):

@@ -185,6 +185,13 @@ def case_schema() -> dict:
             "type": "object", "additionalProperties": False, "required": ["name", "type"],
             "properties": {"name": _described(_TEXT, "The graph value's name."),
                            "type": _ref("type"), "shape": _ref("shape")}},
+        "initializer": {
+            "type": "object", "additionalProperties": False,
+            "required": ["name", "type", "value"],
+            "properties": {"name": _described(_TEXT, "The initializer's name."),
+                           "type": _ref("type"), "shape": _ref("shape"),
+                           "value": {"anyOf": [_ref("data"), _ref("by_type")],
+                                     "description": "The tensor's value."}}},
         "node": {
             "type": "object", "additionalProperties": False, "required": ["op_type"],
             "properties": {
@@ -234,6 +241,9 @@ def case_schema() -> dict:
                           "description": "The ai.onnx opset the model imports."},
                 "for_each": _ref("for_each"),
                 "inputs": {"type": "array", "items": _ref("value_decl")},
+                "initializers": {"type": "array", "items": _ref("initializer"),
+                                 "description": "Constant tensors of the graph (ONNX "
+                                                "initializers), read by name like inputs."},
                 "outputs": {"type": "array", "items": _ref("value_decl"), "minItems": 1},
                 "nodes": {"type": "array", "items": _ref("node"), "minItems": 1},
                 "data_sets": {"type": "array", "items": _ref("data_set"), "minItems": 1},

@@ -35,7 +35,7 @@ import yaml
 from onnx import helper
 
 from .._core import operators as schemas
-from .._core.cases import Case, DataSet, Expansion, Graph, Node, ValueDecl
+from .._core.cases import Case, DataSet, Expansion, Graph, Initializer, Node, ValueDecl
 from .._core.elements import ELEMENTS, ScalarError, int_hint
 from .._core.problems import CaseFileError, Problems, Where
 from .._core.value_types import (
@@ -70,8 +70,9 @@ EMPTY_MARKER_VALUE = "empty"
 TYPE_GROUPS = {"bool": "bool", "string": "string", "int": "integers", "float": "floats",
                "complex": "complexes"}
 
-CASE_KEYS = ("name", "doc", "opset", "for_each", "inputs", "outputs", "nodes", "data_sets",
-             "tolerance")
+CASE_KEYS = ("name", "doc", "opset", "for_each", "inputs", "initializers", "outputs", "nodes",
+             "data_sets", "tolerance")
+INITIALIZER_KEYS = ("name", "type", "shape", "value")
 FOR_EACH_KEYS = ("op", "param", "opsets", "types", "exclude_types")
 VALUE_KEYS = ("name", "type", "shape")
 NODE_KEYS = ("op_type", "name", "inputs", "outputs", "attributes")
@@ -498,6 +499,10 @@ class _Reader:
         graph = None
         if opset is not None and "outputs" in fields and "nodes" in fields:
             graph = self.graph(fields, opset, "the case", top_level=True)
+        if graph is not None and "initializers" in fields:
+            initializers = self.initializers(fields["initializers"], graph)
+            graph = None if initializers is None else dataclasses.replace(
+                graph, initializers=tuple(initializers))
         atol, rtol = self.tolerance(fields.get("tolerance"))
         data_sets = None
         if graph is not None and "data_sets" in fields:
@@ -544,6 +549,50 @@ class _Reader:
                                               f"{first[decl.name].line}); rename one")
             first.setdefault(decl.name, decl.where)
         return Graph(tuple(inputs), tuple(outputs), tuple(nodes))
+
+    def initializers(self, node, graph: Graph) -> list[Initializer] | None:
+        """`initializers:` constant tensors {name, type, shape, value}, read by name."""
+        items = self.sequence(node, "initializers (a list of {name, type, shape, value})")
+        if items is None:
+            return None
+        taken = {d.name: d.where for d in graph.inputs + graph.outputs}
+        found, ok = [], True
+        for item in items:
+            fields = self.mapping(item, "an initializer", INITIALIZER_KEYS,
+                                  required=("name", "type", "value"))
+            if fields is None or not {"name", "type", "value"} <= set(fields):
+                ok = False
+                continue
+            name = self.text(fields["name"], "an initializer name")
+            value_type = self.type(fields["type"], fields.get("shape"))
+            if name is None or value_type is None:
+                ok = False
+                continue
+            if name == "" or name in taken:
+                where = taken.get(name)
+                ok = self.fail(fields["name"], "an initializer needs a non-empty name of its own"
+                               if name == "" else f"'{name}' is already a graph value (line "
+                               f"{where.line}); an initializer is not a graph input, rename "
+                               "one")
+                continue
+            if not isinstance(value_type, TensorType):
+                ok = self.fail(fields["type"], f"an initializer is a tensor; {value_type} is "
+                                               "not: write tensor(T)")
+                continue
+            if value_type.shape is not None and not all(isinstance(d, int)
+                                                        for d in value_type.shape):
+                ok = self.fail(fields["shape"], "an initializer's shape is fixed: give integer "
+                                                "dims, or leave 'shape' out")
+                continue
+            value = self.value(fields["value"], value_type, f"initializer '{name}'",
+                               top_level=True)
+            if value is _BAD:
+                ok = False
+                continue
+            taken[name] = self.where(item)
+            found.append(Initializer(name, TensorType(value_type.element, value.shape), value,
+                                     self.where(item)))
+        return found if ok else None
 
     def value_decls(self, node, what: str) -> list[ValueDecl] | None:
         if node is None:

@@ -20,13 +20,25 @@ class ValueDecl:
     where: Where = field(compare=False)
 
 
+@dataclass(frozen=True, eq=False)
+class Initializer:
+    """A constant tensor of the graph (an ONNX initializer): not a graph input, no data set
+    gives it; nodes read it by name. `value` is an ndarray of the type's element dtype."""
+
+    name: str
+    type: ValueType
+    value: object
+    where: Where = field(compare=False)
+
+
 @dataclass(frozen=True)
 class Graph:
-    """A graph or subgraph: boundary values and nodes in order."""
+    """A graph or subgraph: boundary values, nodes in order, and constant tensors."""
 
     inputs: tuple[ValueDecl, ...]
     outputs: tuple[ValueDecl, ...]
     nodes: tuple[Node, ...]
+    initializers: tuple[Initializer, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ import onnx
 from google import protobuf
 
 from .._casefile import reader as casefile
-from .._core import oracle
+from .._core import ir_checks, oracle
 from .._core.cases import Case
 from .._core.elements import ElementType
 from .._core.problems import CaseFileError, Problem, Problems, SeqTestsError
@@ -71,7 +71,8 @@ def compile_case(case: Case, empty_optional: str, problems: Problems) -> dict[st
     except ModelError as error:
         problems.add(error.where or case.where, f"case '{case.name}': {error}")
         return None
-    found = oracle.check_case(case)  # authored expectations vs the spec oracle
+    found = ir_checks.check_case(case)  # values vs declared types, named dims (IR.md)
+    found = found or oracle.check_case(case)  # authored expectations vs the spec oracle
     if found:
         problems.found.extend(found)
         return None

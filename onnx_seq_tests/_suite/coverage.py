@@ -11,6 +11,7 @@ through the spec oracle and looking at the values every node sees.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,7 +81,15 @@ EDGE_CASES = (
     ("int64 max", None, "int64 max"),
     ("uint64 max", None, "uint64 max"),
     ("several data sets in one case", None, "several data sets"),
+    ("zero-element tensor", None, "zero-element tensor"),
+    ("packed sub-byte tensor whose count does not fill its last byte", None,
+     "odd packed count"),
+    ("position from an initializer or Constant node", None, "constant position"),
+    ("SplitToSequence split from an initializer or Constant node", "SplitToSequence",
+     "constant split"),
 )
+#: Packed element types, and how many values one byte holds.
+_PER_BYTE = {"int4": 2, "uint4": 2, "float4_e2m1fn": 2, "int2": 4, "uint2": 4}
 
 _SEQUENCE_OR_OPTIONAL = ("seq(", "optional(")
 _KIND_BY_DTYPE = {e.dtype: e.kind for e in ELEMENTS.values()}
@@ -130,11 +139,16 @@ def case_coverage(name: str, model: onnx.ModelProto, data_sets) -> CaseCoverage:
                 if node.op_type in MATRIX_OPERATORS and version is not None:
                     result.combinations.add((node.op_type, version, scope[value]))
     graph = oracle.graph_from_proto(model.graph)
+    constants = {i.name for i in graph.initializers} | {
+        o for n in _all_nodes(graph) if n.op_type == "Constant" for o in n.outputs}
     for node in _all_nodes(graph):
         version = _version(node.op_type, opset)
         if version is not None:
             for label in _static_features(node, version, types):
                 result.features.add((node.op_type, version, label))
+            for label, at in _CONSTANT_INPUTS.get(node.op_type, ()):
+                if len(node.inputs) > at and node.inputs[at] in constants:
+                    result.features.add((node.op_type, version, label))
             if len(data_sets) > 1:
                 result.features.add((node.op_type, version, "several data sets"))
 
@@ -150,6 +164,13 @@ def case_coverage(name: str, model: onnx.ModelProto, data_sets) -> CaseCoverage:
         except oracle.OracleError:
             continue  # the spec gives no result here: the data set adds no traced feature
     return result
+
+
+#: Inputs whose constant form is an edge case: op_type -> ((label, input index), ...).
+_CONSTANT_INPUTS = {"SequenceAt": (("constant position", 1),),
+                    "SequenceErase": (("constant position", 1),),
+                    "SequenceInsert": (("constant position", 2),),
+                    "SplitToSequence": (("constant split", 1),)}
 
 
 def _version(op_type: str, opset: int) -> int | None:
@@ -230,6 +251,10 @@ def _none(node, args, results, types):
 def _value_features(tensor: np.ndarray) -> set[str]:
     """Special values in one tensor: empty and non-ASCII strings, nan, inf, -inf, integer ends."""
     labels = set()
+    if tensor.size == 0:
+        labels.add("zero-element tensor")
+    if tensor.size % _PER_BYTE.get(tensor.dtype.name, 1):
+        labels.add("odd packed count")
     kind = "string" if tensor.dtype == object else _KIND_BY_DTYPE.get(tensor.dtype, "")
     if kind == "string":
         texts = [t.decode("utf-8") if isinstance(t, bytes) else str(t) for t in tensor.flat]
@@ -369,15 +394,21 @@ def suite_coverage(root: Path) -> list[CaseCoverage]:
     return found
 
 
+@functools.lru_cache(maxsize=1)
+def onnx_node_tests() -> tuple:
+    """onnx's own node cases, built in memory once per process (it takes seconds)."""
+    from onnx.backend.test.loader import load_model_tests
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # onnx's case generators warn about overflow in casts
+        return tuple(load_model_tests(kind="node"))
+
+
 def onnx_coverage() -> list[CaseCoverage]:
     """The coverage of onnx's own node cases that use a sequence or optional operator, or carry
     a sequence or optional through Identity, If or Loop."""
-    from onnx.backend.test.loader import load_model_tests
-
     wanted = set(MATRIX_OPERATORS + CARRIERS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # onnx's case generators warn about overflow in casts
-        tests = load_model_tests(kind="node")
+    tests = onnx_node_tests()
     found = []
     for test in tests:
         graph = oracle.graph_from_proto(test.model.graph)

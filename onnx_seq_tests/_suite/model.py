@@ -7,8 +7,10 @@ from onnx import AttributeProto, ModelProto, helper, shape_inference
 
 from .._core import operators as schemas
 from .._core.cases import Case, Graph, Node, subgraphs
+from .._core.elements import BY_PROTO
 from .._core.problems import SeqTestsError
-from .._core.value_types import ValueType, from_type_proto, to_type_proto
+from .._core.value_types import TensorType, ValueType, from_type_proto, to_type_proto
+from .codec import encode
 
 PRODUCER = "onnx-seq-tests"
 
@@ -24,6 +26,7 @@ class ModelError(SeqTestsError):
 def build_model(case: Case) -> ModelProto:
     """The ModelProto of a case, validated; raises ModelError with a readable reason."""
     graph = _graph_proto(case.graph, f"test_{case.name}", case.doc)
+    graph.initializer.extend(encode(i.value, i.type, i.name) for i in case.graph.initializers)
     opset_imports = [helper.make_opsetid("", case.opset)]
     model = helper.make_model(
         graph,
@@ -106,6 +109,8 @@ def _known_types(model: ModelProto) -> dict[str, ValueType]:
                 continue
     for info in [*model.graph.input, *model.graph.output]:
         known[info.name] = from_type_proto(info.type)
+    for tensor in model.graph.initializer:
+        known[tensor.name] = TensorType(BY_PROTO[tensor.data_type], tuple(tensor.dims))
     return known
 
 
