@@ -76,7 +76,8 @@ from pathlib import Path
 from onnx_seq_tests._casefile import reader as casefile
 from onnx_seq_tests._core import oracle
 from onnx_seq_tests._suite.build import fingerprint
-from onnx_seq_tests._suite.layout import Stager, case_files
+from onnx_seq_tests._suite.layout import case_files
+from onnx_seq_tests._suite.publish import Stager
 from onnx_seq_tests._suite.model import build_model
 paths, out = casefile.case_files([Path(sys.argv[1])]), Path(sys.argv[2])
 seconds = {}

@@ -21,8 +21,9 @@ import onnx
 
 from onnx_seq_tests import __version__
 from onnx_seq_tests._casefile.reader import load_cases
-from onnx_seq_tests._suite.layout import SUITE, recover, work_dir
+from onnx_seq_tests._suite.layout import SUITE
 from onnx_seq_tests._suite.manifest import MANIFEST, tree_files, verify
+from onnx_seq_tests._suite.publish import recover, work_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = [sys.executable, "-m", "onnx_seq_tests._cli"]

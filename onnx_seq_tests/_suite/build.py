@@ -25,36 +25,23 @@ import hashlib
 import json
 import os
 import shutil
-import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
 
-import ml_dtypes
 import numpy as np
-import onnx
-from google import protobuf
 
 from .._casefile import reader as casefile
 from .._core import oracle
 from .._core.cases import Case
 from .._core.elements import ElementType
 from .._core.problems import CaseFileError, Problem, Problems, SeqTestsError
-from .layout import (
-    CACHE,
-    SUITE,
-    Stager,
-    case_files,
-    folders_of,
-    locked,
-    recover,
-    scan_tree,
-    swap_in,
-    work_dir,
-)
+from .freshness import build_key, folders_hold
+from .layout import SUITE, case_files
 from .manifest import MANIFEST, case_entry, dumps, file_entry, make_manifest
 from .model import ModelError, build_model
+from .publish import CACHE, Stager, folders_of, locked, recover, scan_tree, swap_in, work_dir
 
 
 class OutputError(SeqTestsError):
@@ -113,7 +100,7 @@ def _canonical(value):
         array = np.asarray(value)
         data = (tuple(map(_canonical, array.ravel().tolist())) if array.dtype.kind == "O"
                 else np.ascontiguousarray(array).tobytes())
-        return {"array": (array.dtype.str, array.shape, data)}
+        return {"array": (array.dtype.str, array.dtype.name, array.shape, data)}
     if kind is ElementType:
         return {"element": value.name}
     if dataclasses.is_dataclass(value):
@@ -124,17 +111,6 @@ def _canonical(value):
         return {kind.__name__: tuple((n, _canonical(getattr(value, n))) for n in names)}
     raise TypeError(f"fingerprint: no rule for a {kind.__name__} value; add one to "
                     "build._canonical")
-
-
-def build_key(empty_optional: str) -> str:
-    """What the bytes of every case depend on besides the case itself."""
-    digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    versions = (sys.version_info[:2], onnx.__version__, np.__version__, protobuf.__version__,
-                ml_dtypes.__version__, empty_optional)
-    digest.update(repr(versions).encode())
-    return digest.hexdigest()
 
 
 # -- many case files, in worker processes --------------------------------------------------------
@@ -266,7 +242,7 @@ def previous(root: Path, work: Path, key: str) -> Previous:
     cache = _read_cache(work, key, old.manifest_bytes)
     if cache is not None and len(cache["mtimes"]) != len(listed):
         cache = None
-    if cache is not None and _folders_hold(root, cache["folders"]):
+    if cache is not None and folders_hold(root, cache["folders"]):
         old.folders = cache["folders"]
         old.stats = {r: _stat(f"{root}/{r}") for r in listed}
         on_disk_by_folder = None  # no folder changed: each holds exactly its listed files
@@ -292,19 +268,6 @@ def previous(root: Path, work: Path, key: str) -> Previous:
                 on_disk_by_folder is None or on_disk_by_folder.get(entry["folder"]) == set(mine)):
             old.intact.add(name)
     return old
-
-
-def _folders_hold(root: Path, folders) -> bool:
-    """Whether every folder still has the mtime the cache noted."""
-    if not isinstance(folders, dict) or "" not in folders:
-        return False
-    for relative, mtime in folders.items():
-        try:
-            if os.stat(f"{root}/{relative}").st_mtime_ns != mtime:
-                return False
-        except OSError:
-            return False
-    return True
 
 
 def _stat(path: str) -> tuple[int, int] | None:
