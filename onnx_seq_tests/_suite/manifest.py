@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from .._core.problems import SeqTestsError
-from .freshness import installed_onnx
+from . import freshness
 
 if TYPE_CHECKING:  # nothing here imports onnx: a no-op build reads manifests without it
     from .._core.cases import Case
@@ -56,8 +56,8 @@ def make_manifest(cases: dict[str, dict], files: dict[str, dict], suite: str,
                   empty_optional: str) -> dict:
     """The manifest of a suite: `cases` name -> case_entry, `files` path -> file_entry."""
     return {"format": FORMAT, "generator": GENERATOR, "generator_version": __version__,
-            "onnx_version": installed_onnx(), "empty_optional": empty_optional, "suite": suite,
-            "cases": cases, "files": files}
+            "onnx_version": freshness.installed_onnx(), "empty_optional": empty_optional,
+            "suite": suite, "cases": cases, "files": files}
 
 
 def dumps(manifest: dict) -> bytes:
