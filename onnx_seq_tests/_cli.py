@@ -171,8 +171,10 @@ def list_cases(paths: tuple[Path, ...]) -> None:
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=0), metavar="N",
               help="Run cases in N worker processes (0: one per CPU).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Give each backend at most SECONDS per case; a backend that takes longer has "
-                   "its process ended, and the case is its error.")
+              help="Give each backend at most SECONDS per case (reading it, preparing the model, "
+                   "running every data set); the cases in flight when one overruns are rerun "
+                   "alone, one backend at a time, and a backend that overruns again has its "
+                   "process ended: the case is its error.")
 @click.option("--xfail", "xfail_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Known failures: per line a case name or regex (whole name), optionally "
                    "preceded by a backend spec; '#' starts a comment.")
@@ -269,8 +271,10 @@ def pack(root: Path | None, archive: Path | None) -> None:
     """Write a reproducible .tar.gz of the suite at ROOT (default: generated).
 
     Entries are sorted under one top folder, with one fixed mtime, uid/gid 0 and a gzip header
-    without a time, so the same suite gives the same sha256 wherever it is packed. ROOT must
-    match its manifest.json; exit 1 when it does not.
+    without a time. The uncompressed tar is the same bytes wherever the suite is packed: its
+    sha256 is printed as the suite's identity (the .tar.gz's own sha256 also depends on the zlib
+    that compressed it). ROOT must match its manifest.json: exit 1 when it does not, 2 when it
+    holds no suite.
     """
     from ._suite.manifest import ManifestError, read
     from ._suite.pack import PackError, default_archive
@@ -286,7 +290,13 @@ def pack(root: Path | None, archive: Path | None) -> None:
         digest, count = write_archive(root, archive)
     except PackError as error:  # a suite that does not match its manifest: a failed check
         raise Failed(str(error)) from None
+    import gzip
+    import hashlib
+
+    identity = hashlib.sha256(gzip.decompress(archive.read_bytes())).hexdigest()
     click.echo(f"wrote {archive}: {count} files, sha256 {digest}")
+    click.echo(f"suite sha256 {identity} (the uncompressed tar, the same wherever it is packed: "
+               f"gzip -dc {archive} | sha256sum)")
 
 
 @main.command()

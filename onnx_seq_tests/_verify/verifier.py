@@ -5,7 +5,8 @@ like any consumer reads it (layout.read_case_folder: .pb files decoded by the mo
 types), prepared once per backend and run on every data set. Per case and backend the outcome is
   pass    every data set's outputs match
   fail    an output differs (the comparator's messages are kept)
-  error   the backend raised, or the case folder could not be read (the message is kept)
+  error   the backend raised, crashed its process or overran --timeout, or the case folder
+          could not be read (the message is kept)
   xfail   fail or error, and the case is listed in the --xfail file
   xpass   pass, but the case is listed in the --xfail file
 Cases run in worker processes, so a backend that crashes its process ends as an error of the
