@@ -30,7 +30,7 @@ class Refused(click.ClickException):
     exit_code = 2
 
     def show(self, file=None) -> None:
-        click.echo(f"error: {one_line(self.message)}", err=True)
+        _say(f"error: {self.message}", err=True)
 
 
 class Failed(Refused):
@@ -60,8 +60,13 @@ def _jobs(jobs: int) -> int:
     return jobs or os.cpu_count() or 1
 
 
+def _say(text: str, err: bool = False) -> None:
+    """Print one line; user text in it (paths, names) is escaped by `one_line`."""
+    click.echo(one_line(text), err=err)
+
+
 def _warn(message: str) -> None:
-    click.echo(f"warning: {one_line(message)}", err=True)
+    _say(f"warning: {message}", err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -113,8 +118,8 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
         _warn(drift)
     count = freshness.unchanged(paths, out_root, empty_optional, compare_bytes=check)
     if count is not None:
-        click.echo(f"{out_root} is exactly what the cases give" if check
-                   else f"{out_root} is up to date: {count} case(s)")
+        _say(f"{out_root} is exactly what the cases give" if check
+             else f"{out_root} is up to date: {count} case(s)")
         return
     from ._suite import build as builder
 
@@ -132,7 +137,7 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
                      "before") from None
     if check:
         for line in differences:
-            click.echo(line)
+            _say(line)
         if differences:
             output = "" if out_root == Path(DEFAULT_OUT) else f" -o {out_root}"
             advice = ("the installed onnx is not the pinned one (see the warning above), which "
@@ -140,12 +145,12 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
                       f"run `gen-seq-tests build{output}` to update it")
             raise Failed(f"{len(differences)} difference(s) between {out_root} and the cases; "
                          f"{advice}")
-        click.echo(f"{out_root} is exactly what the cases give")
+        _say(f"{out_root} is exactly what the cases give")
     elif report.changed:
-        click.echo(f"built {report.cases} case(s) into {out_root}: {len(report.rebuilt)} "
-                   f"rebuilt, {len(report.removed)} removed")
+        _say(f"built {report.cases} case(s) into {out_root}: {len(report.rebuilt)} rebuilt, "
+             f"{len(report.removed)} removed")
     else:
-        click.echo(f"{out_root} is up to date: {report.cases} case(s)")
+        _say(f"{out_root} is up to date: {report.cases} case(s)")
 
 
 @main.command(name="list")
@@ -240,8 +245,7 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
         results = run_verify(suite, specs, xfail=xfail, jobs=jobs, timeout=timeout)
     for entry in xfail:
         if not entry.used:
-            click.echo(one_line(f"{entry.where}: warning: {entry.pattern.pattern!r} matched no "
-                                "case"), err=True)
+            _say(f"{entry.where}: warning: {entry.pattern.pattern!r} matched no case", err=True)
     click.echo(report.text_report(results, specs), nl=False)
     if junit_path:
         report.write_junit(results, specs, junit_path)
@@ -257,8 +261,8 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
                                                       notes), encoding="utf-8")
         for note in notes:
             if not note.matched:
-                click.echo(one_line(f"{note.where}: warning: this note matched no case that did "
-                                    "not pass"), err=True)
+                _say(f"{note.where}: warning: this note matched no case that did not pass",
+                     err=True)
     sys.exit(1 if any(r.outcome in UNEXPECTED for r in results) else 0)
 
 
@@ -294,9 +298,9 @@ def pack(root: Path | None, archive: Path | None) -> None:
     import hashlib
 
     identity = hashlib.sha256(gzip.decompress(archive.read_bytes())).hexdigest()
-    click.echo(f"wrote {archive}: {count} files, sha256 {digest}")
-    click.echo(f"suite sha256 {identity} (the uncompressed tar, the same wherever it is packed: "
-               f"gzip -dc {archive} | sha256sum)")
+    _say(f"wrote {archive}: {count} files, sha256 {digest}")
+    _say(f"suite sha256 {identity} (the uncompressed tar, the same wherever it is packed: "
+         f"gzip -dc {archive} | sha256sum)")
 
 
 @main.command()
@@ -326,9 +330,8 @@ def coverage(root: Path | None, markdown_path: Path | None) -> None:
         return
     markdown_path.parent.mkdir(parents=True, exist_ok=True)
     markdown_path.write_text(text, encoding="utf-8")
-    click.echo(f"wrote {markdown_path}: {ours.total_covered} of {ours.total} combinations "
-               f"covered by {ours.cases} case(s); onnx's node cases cover "
-               f"{theirs.total_covered}")
+    _say(f"wrote {markdown_path}: {ours.total_covered} of {ours.total} combinations covered by "
+         f"{ours.cases} case(s); onnx's node cases cover {theirs.total_covered}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -297,6 +297,17 @@ class _Reader:
                 self.fail(node, f"{what} is missing the required key '{key}'")
         return found
 
+    def keyed(self, node, what: str, names) -> tuple[dict, set[str]] | None:
+        """A mapping whose keys are `names` ({} when `node` is absent), with the names that a
+        did-you-mean for an unknown key already points to and that are missing (so they are not
+        reported again); None when `node` is not a mapping."""
+        if node is None:
+            return {}, set()
+        fields = self.mapping(node, what, names)
+        if fields is None:
+            return None
+        return fields, _misspelled(node, names) - set(fields)
+
     def sequence(self, node, what: str) -> list | None:
         if not isinstance(node, yaml.SequenceNode):
             return self.fail(node, f"{what} must be a list, not {_kind(node)}")
@@ -618,16 +629,15 @@ class _Reader:
 
     def formal_values(self, node, formals, what: str, owner) -> list[str] | None:
         """Node inputs or outputs keyed by the schema's formal names, to a positional list."""
-        names = [f.name for f in formals]
-        fields = {} if node is None else self.mapping(node, what, names)
-        if fields is None:
+        keyed = self.keyed(node, what, [f.name for f in formals])
+        if keyed is None:
             return None
+        fields, misspelled = keyed
         positional: list[str] = []
         pending: list[str] = []  # formal names left off that a later one would need as ""
         ok = True
-        misspelled = set() if node is None else _misspelled(node, names)
         for formal in formals:
-            if formal.name in misspelled and formal.name not in fields:
+            if formal.name in misspelled:
                 ok = None  # reported as an unknown key with a did-you-mean
                 continue
             if formal.name not in fields:
@@ -749,18 +759,14 @@ class _Reader:
         return data_sets if len(data_sets) == len(items) else None
 
     def values(self, node, decls, what: str, owner) -> list | None:
-        names = [d.name for d in decls]
-        if node is None:
-            fields = {}
-        else:
-            fields = self.mapping(node, f"the data set's {what}", names)
-            if fields is None:
-                return None
+        keyed = self.keyed(node, f"the data set's {what}", [d.name for d in decls])
+        if keyed is None:
+            return None
+        fields, misspelled = keyed
         ok = True
         values = []
-        misspelled = set() if node is None else _misspelled(node, names)
         for decl in decls:
-            if decl.name in misspelled and decl.name not in fields:
+            if decl.name in misspelled:
                 ok = None  # reported as an unknown key with a did-you-mean
                 continue
             if decl.name not in fields:
