@@ -120,6 +120,10 @@ def test_the_no_op_paths_notice_every_change(built):
     os.utime(model)  # a new mtime: a build notices and rebuilds that case
     assert cli("build", cases, "-o", out)[1].startswith(f"built 2 case(s) into {out}: 1 rebuilt")
     assert cli("build", "--check", cases, "-o", out)[0] == 0
+    copy = cases.with_name("copy.yaml")  # the same bytes twice: the loader's error, not a no-op
+    copy.write_bytes(cases.read_bytes())
+    code, _, stderr = cli("build", "--check", cases, copy, "-o", out)
+    assert code == 2 and "case name 'hyg_at_0' is already used" in stderr
     cases.write_text(CASE.format(i=0))  # a changed case file: the full path removes a case
     assert "1 removed" in cli("build", cases, "-o", out)[1]
     assert cli("build", cases, "-o", out)[1] == f"{out} is up to date: 1 case(s)\n"

@@ -120,11 +120,10 @@ def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = 
                     != hashlib.sha256(manifest_bytes).hexdigest()):
                 return None
             sources = cache["sources"]
-            hashes = set()
-            for path in case_files(paths):
-                hashes.add(hashlib.sha256(path.read_bytes()).hexdigest())
-            if not hashes or hashes != set(sources):
-                return None
+            found = case_files(paths)
+            hashes = {hashlib.sha256(path.read_bytes()).hexdigest() for path in found}
+            if not hashes or len(hashes) != len(found) or hashes != set(sources):
+                return None  # two files of the same bytes: the loader reports their cases
             manifest = json.loads(manifest_bytes)
             listed, cases = manifest["files"], manifest["cases"]
             if sorted(n for h in hashes for n in sources[h]) != sorted(cases):
