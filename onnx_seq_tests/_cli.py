@@ -139,10 +139,9 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
         for line in differences:
             _say(line)
         if differences:
-            output = "" if out_root == Path(DEFAULT_OUT) else f" -o {out_root}"
             advice = ("the installed onnx is not the pinned one (see the warning above), which "
                       "alone can explain them" if drift else
-                      f"run `gen-seq-tests build{output}` to update it")
+                      "run `gen-seq-tests build` to update it")
             raise Failed(f"{len(differences)} difference(s) between {out_root} and the cases; "
                          f"{advice}")
         _say(f"{out_root} is exactly what the cases give")

@@ -134,8 +134,9 @@ def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = 
                         or folders.keys() != folders_of(listed)):
                     return None
                 for relative, entry in listed.items():
-                    if file_entry((root / relative).read_bytes()) != entry:
-                        return None
+                    with open(f"{root}/{relative}", "rb") as file:
+                        if file_entry(file.read()) != entry:
+                            return None
                 return len(cases)
             if not folders_hold(root, cache["folders"]) or len(cache["mtimes"]) != len(listed):
                 return None
