@@ -5,17 +5,19 @@ A build makes the output root (default `generated/`) hold
     <root>/manifest.json           every file with its sha256 and size (manifest.py)
     <root>/sequence_optional/...   one folder per case (layout.py)
 
-and nothing else. It stages the new tree beside the root and swaps it in (layout.py), so an
+and nothing else. It stages the new tree beside the root and swaps it in (publish.py), so an
 interrupted build leaves the old suite or the new one, each matching its manifest.
 
 Incremental builds: `.<root>.build/cache.json` beside the root remembers, for the tree whose
-manifest has a given sha256, the build key (this package's code, the versions of onnx, numpy,
-protobuf and ml_dtypes, the empty-optional form), each case file's sha256 and the cases it
-gave, each case's fingerprint (a hash of its content), and the mtime of each file and folder.
+manifest has a given sha256, the build key (freshness.py: the code of the layers below the
+verifier, the versions of onnx, numpy, protobuf and ml_dtypes, the empty-optional form), each
+case file's sha256 and the cases it gave, each case's fingerprint (a hash of its content), and
+the mtime of each file and folder.
 A case file whose bytes are unchanged is not parsed again; a case whose fingerprint is unchanged
 is not built again. Files kept from the old tree are hard-linked into the new one. Files on disk
 are trusted by size and mtime against the cache (as git's index does); `check` compares every
-byte.
+byte. When nothing changed at all, freshness.py tells so before this module (and onnx) is
+imported.
 """
 
 from __future__ import annotations
