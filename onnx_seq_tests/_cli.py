@@ -214,7 +214,7 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
         try:
             load_backend(spec)
         except BackendSpecError as error:
-            raise click.BadParameter(str(error), param_hint="--backend") from None
+            raise click.BadParameter(one_line(str(error)), param_hint="--backend") from None
     if not suite.is_dir():
         raise click.BadParameter(f"{suite} is not a folder; build the suite with "
                                  "`gen-seq-tests build` or name a suite folder",
