@@ -77,15 +77,15 @@ def stamped_onnx(root: Path) -> str | None:
 
 def build_key(empty_optional: str) -> str:
     """What the bytes of every case depend on besides the case itself: the code of the layers
-    below the verifier, the versions of Python, onnx, numpy, protobuf and ml_dtypes, and the
-    empty-optional form."""
+    below the verifier, the versions of Python, this package (the manifest names it), onnx,
+    numpy, protobuf and ml_dtypes, and the empty-optional form."""
     digest = hashlib.sha256()
     package = Path(__file__).resolve().parent.parent
     for layer in _LAYERS:
         for path in sorted((package / layer).glob("*.py")):
             digest.update(f"{layer}/{path.name}".encode() + b"\0" + path.read_bytes() + b"\0")
-    versions = (sys.version_info[:2], installed_onnx(), *map(_version, (
-        "numpy", "protobuf", "ml_dtypes")), empty_optional)
+    versions = (sys.version_info[:2], _version(DISTRIBUTION), installed_onnx(), *map(
+        _version, ("numpy", "protobuf", "ml_dtypes")), empty_optional)
     digest.update(repr(versions).encode())
     return digest.hexdigest()
 
