@@ -1,6 +1,11 @@
 """The `gen-seq-tests` command: parsing arguments and exit codes only.
 
-Exit status: 0 success, 1 a check or verification failed, 2 bad usage or invalid case files.
+Conventions of every command: `-o/--output` names what a command writes, `-j N` runs N
+processes (0: one per CPU), `--markdown FILE` writes a Markdown report. Exit status: 0 success,
+1 a check or verification failed, 2 bad usage or invalid input (case files, a folder that holds
+no suite, an onnx that is not the pinned one where that matters). Errors are click exceptions
+printed as one line `error: ...` (case-file problems: one line each). Importing this module
+imports no onnx: `--help`, `--version` and a no-op `build` never load it.
 """
 
 from __future__ import annotations
@@ -12,17 +17,56 @@ from pathlib import Path
 import click
 
 from . import __version__
-from ._core.problems import CaseFileError
-from ._suite.codec import EMPTY_OPTIONAL_FORMS
+from ._core.problems import CaseFileError, one_line
+from ._suite.manifest import EMPTY_OPTIONAL_FORMS
 
 DEFAULT_CASES = "cases"
 DEFAULT_OUT = "generated"
 
 
-def _fail_on_case_errors(error: CaseFileError) -> None:
-    click.echo(error.report(), err=True)
-    click.echo(f"{len(error.problems)} problem(s) found; nothing was written.", err=True)
-    sys.exit(2)
+class Refused(click.ClickException):
+    """Bad usage or invalid input: exit 2."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:
+        _say(f"error: {self.message}", err=True)
+
+
+class Failed(Refused):
+    """A check or verification failed: exit 1."""
+
+    exit_code = 1
+
+
+class CaseErrors(Refused):
+    """Case files with mistakes: one line per problem, then the count; exit 2."""
+
+    def __init__(self, error: CaseFileError):
+        super().__init__(error.report())
+        self.count = len(error.problems)
+
+    def show(self, file=None) -> None:
+        click.echo(self.message, err=True)
+        click.echo(f"{self.count} problem(s) found; nothing was written.", err=True)
+
+
+def _fail_on_case_errors(error: CaseFileError):
+    raise CaseErrors(error) from None
+
+
+def _jobs(jobs: int) -> int:
+    """`-j 0`: one process per CPU."""
+    return jobs or os.cpu_count() or 1
+
+
+def _say(text: str, err: bool = False) -> None:
+    """Print one line; user text in it (paths, names) is escaped by `one_line`."""
+    click.echo(one_line(text), err=err)
+
+
+def _warn(message: str) -> None:
+    _say(f"warning: {message}", err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -33,7 +77,7 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("-o", "--out", "out_root", default=DEFAULT_OUT, show_default=True,
+@click.option("-o", "--output", "out_root", default=DEFAULT_OUT, show_default=True,
               type=click.Path(file_okay=False, path_type=Path), help="Output root folder.")
 @click.option("--empty-optional", type=click.Choice(EMPTY_OPTIONAL_FORMS), default="undefined",
               show_default=True,
@@ -46,45 +90,66 @@ def main() -> None:
                    "root is exactly what the cases give.")
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=0),
               metavar="N", help="Build in N processes (0: one per CPU).")
+@click.option("--adopt-onnx", is_flag=True,
+              help="Rebuild an output root built with another onnx version although the "
+                   "installed onnx is not the pinned one (trying an onnx release before "
+                   "pinning it); without it such a build is refused (exit 2).")
 def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: bool,
-          jobs: int) -> None:
+          jobs: int, adopt_onnx: bool) -> None:
     """Compile case files (PATHS: files or folders, default: cases) into the backend-test layout.
 
     The output root receives manifest.json (every file with its sha256) and sequence_optional/.
-    Only cases whose source changed are rebuilt. The new tree is staged beside the output root
-    and swapped in, so an interrupted build leaves the old suite or the new one.
+    Only cases whose source changed are rebuilt; when nothing changed, that is known from the
+    file hashes and the manifest without loading onnx. The new tree is staged beside the output
+    root and swapped in, so an interrupted build leaves the old suite or the new one.
     """
-    from ._suite import build as builder
+    from ._suite import freshness
 
     paths = paths or (Path(DEFAULT_CASES),)
-    jobs = jobs or os.cpu_count() or 1
+    drift = freshness.onnx_drift()
+    if drift and not check:
+        stamped = freshness.stamped_onnx(out_root)
+        if stamped is not None and stamped != freshness.installed_onnx() and not adopt_onnx:
+            raise Refused(f"{out_root} was built with onnx {stamped}; rebuilding it would "
+                          f"restamp it with onnx {freshness.installed_onnx()}, so nothing was "
+                          f"written: {drift} (or pass --adopt-onnx to rebuild it anyway)")
+        _warn(drift)
+    elif drift:
+        _warn(drift)
+    count = freshness.unchanged(paths, out_root, empty_optional, compare_bytes=check)
+    if count is not None:
+        _say(f"{out_root} is exactly what the cases give" if check
+             else f"{out_root} is up to date: {count} case(s)")
+        return
+    from ._suite import build as builder
+
     try:
         if check:
-            drift = builder.check(paths, out_root, empty_optional, jobs)
+            differences = builder.check(paths, out_root, empty_optional, _jobs(jobs))
         else:
-            report = builder.build(paths, out_root, empty_optional, jobs)
+            report = builder.build(paths, out_root, empty_optional, _jobs(jobs))
     except CaseFileError as error:
         _fail_on_case_errors(error)
     except builder.OutputError as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(2)
+        raise Refused(str(error)) from None
     except OSError as error:
-        click.echo(f"error: cannot write {out_root}: {error}; it still holds the suite it held "
-                   "before", err=True)
-        sys.exit(1)
+        raise Failed(f"cannot write {out_root}: {error}; it still holds the suite it held "
+                     "before") from None
     if check:
-        for line in drift:
-            click.echo(line)
-        if drift:
-            click.echo(f"{len(drift)} difference(s) between {out_root} and the cases; run "
-                       "`gen-seq-tests build` to update it", err=True)
-            sys.exit(1)
-        click.echo(f"{out_root} is exactly what the cases give")
+        for line in differences:
+            _say(line)
+        if differences:
+            advice = ("the installed onnx is not the pinned one (see the warning above), which "
+                      "alone can explain them" if drift else
+                      "run `gen-seq-tests build` to update it")
+            raise Failed(f"{len(differences)} difference(s) between {out_root} and the cases; "
+                         f"{advice}")
+        _say(f"{out_root} is exactly what the cases give")
     elif report.changed:
-        click.echo(f"built {report.cases} case(s) into {out_root}: {len(report.rebuilt)} "
-                   f"rebuilt, {len(report.removed)} removed")
+        _say(f"built {report.cases} case(s) into {out_root}: {len(report.rebuilt)} rebuilt, "
+             f"{len(report.removed)} removed")
     else:
-        click.echo(f"{out_root} is up to date: {report.cases} case(s)")
+        _say(f"{out_root} is up to date: {report.cases} case(s)")
 
 
 @main.command(name="list")
@@ -107,11 +172,13 @@ def list_cases(paths: tuple[Path, ...]) -> None:
 @click.option("-b", "--backend", "backends", multiple=True, required=True, metavar="SPEC",
               help="onnxruntime, reference (onnx's ReferenceEvaluator), or module:attr naming an "
                    "onnx backend on PYTHONPATH. Repeat for a side-by-side table.")
-@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1), metavar="N",
-              help="Run cases in N worker processes.")
+@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=0), metavar="N",
+              help="Run cases in N worker processes (0: one per CPU).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Give each backend at most SECONDS per case; a backend that takes longer has "
-                   "its process ended, and the case is its error.")
+              help="Give each backend at most SECONDS per case (reading it, preparing the model, "
+                   "running every data set); the cases in flight when one overruns are rerun "
+                   "alone, one backend at a time, and a backend that overruns again has its "
+                   "process ended: the case is its error.")
 @click.option("--xfail", "xfail_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Known failures: per line a case name or regex (whole name), optionally "
                    "preceded by a backend spec; '#' starts a comment.")
@@ -147,7 +214,7 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
         try:
             load_backend(spec)
         except BackendSpecError as error:
-            raise click.BadParameter(str(error), param_hint="--backend") from None
+            raise click.BadParameter(one_line(str(error)), param_hint="--backend") from None
     if not suite.is_dir():
         raise click.BadParameter(f"{suite} is not a folder; build the suite with "
                                  "`gen-seq-tests build` or name a suite folder",
@@ -164,11 +231,11 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
         xfail = load_xfail(xfail_path) if xfail_path else []
         notes = report.load_notes(notes_path) if notes_path else []
     except XfailError as error:
-        click.echo(str(error), err=True)
-        sys.exit(2)
+        raise Refused(str(error)) from None
     except CaseFileError as error:
         _fail_on_case_errors(error)
     specs = list(backends)
+    jobs = _jobs(jobs)
     if sys.stderr.isatty():
         with click.progressbar(length=total, label="verifying", file=sys.stderr) as bar:
             results = run_verify(suite, specs, xfail=xfail, jobs=jobs, timeout=timeout,
@@ -177,8 +244,7 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
         results = run_verify(suite, specs, xfail=xfail, jobs=jobs, timeout=timeout)
     for entry in xfail:
         if not entry.used:
-            click.echo(f"{entry.where}: warning: {entry.pattern.pattern!r} matched no case",
-                       err=True)
+            _say(f"{entry.where}: warning: {entry.pattern.pattern!r} matched no case", err=True)
     click.echo(report.text_report(results, specs), nl=False)
     if junit_path:
         report.write_junit(results, specs, junit_path)
@@ -194,8 +260,8 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
                                                       notes), encoding="utf-8")
         for note in notes:
             if not note.matched:
-                click.echo(f"{note.where}: warning: this note matched no case that did not pass",
-                           err=True)
+                _say(f"{note.where}: warning: this note matched no case that did not pass",
+                     err=True)
     sys.exit(1 if any(r.outcome in UNEXPECTED for r in results) else 0)
 
 
@@ -208,20 +274,32 @@ def pack(root: Path | None, archive: Path | None) -> None:
     """Write a reproducible .tar.gz of the suite at ROOT (default: generated).
 
     Entries are sorted under one top folder, with one fixed mtime, uid/gid 0 and a gzip header
-    without a time, so the same suite gives the same sha256 wherever it is packed. ROOT must
-    match its manifest.json; exit 1 when it does not.
+    without a time. The uncompressed tar is the same bytes wherever the suite is packed: its
+    sha256 is printed as the suite's identity (the .tar.gz's own sha256 also depends on the zlib
+    that compressed it). ROOT must match its manifest.json: exit 1 when it does not, 2 when it
+    holds no suite.
     """
+    from ._suite.manifest import ManifestError, read
     from ._suite.pack import PackError, default_archive
     from ._suite.pack import pack as write_archive
 
     root = root or Path(DEFAULT_OUT)
     archive = archive or default_archive()
     try:
+        read(root)
+    except ManifestError as error:  # no suite here: bad input
+        raise Refused(str(error)) from None
+    try:
         digest, count = write_archive(root, archive)
-    except PackError as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(1)
-    click.echo(f"wrote {archive}: {count} files, sha256 {digest}")
+    except PackError as error:  # a suite that does not match its manifest: a failed check
+        raise Failed(str(error)) from None
+    import gzip
+    import hashlib
+
+    identity = hashlib.sha256(gzip.decompress(archive.read_bytes())).hexdigest()
+    _say(f"wrote {archive}: {count} files, sha256 {digest}")
+    _say(f"suite sha256 {identity} (the uncompressed tar, the same wherever it is packed: "
+         f"gzip -dc {archive} | sha256sum)")
 
 
 @main.command()
@@ -233,13 +311,16 @@ def coverage(root: Path | None, markdown_path: Path | None) -> None:
     """Report what the suite at ROOT (default: generated) covers: per operator and version, the
     allowed types (from onnx.defs) and the edge cases, beside onnx's own node cases."""
     from ._suite import coverage as measure
+    from ._suite.freshness import onnx_drift
     from ._suite.layout import case_folders
 
     root = root or Path(DEFAULT_OUT)
     if not root.is_dir() or not case_folders(root):
-        click.echo(f"error: no case folders (test_*/model.onnx) under {root}; build the suite "
-                   "first with `gen-seq-tests build`, or give its output root", err=True)
-        sys.exit(2)
+        raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
+                      "first with `gen-seq-tests build`, or give its output root")
+    drift = onnx_drift()
+    if drift:
+        _warn(drift)
     from ._verify import mutation
 
     ours = measure.summarize(measure.suite_coverage(root))
@@ -251,9 +332,8 @@ def coverage(root: Path | None, markdown_path: Path | None) -> None:
         return
     markdown_path.parent.mkdir(parents=True, exist_ok=True)
     markdown_path.write_text(text, encoding="utf-8")
-    click.echo(f"wrote {markdown_path}: {ours.total_covered} of {ours.total} combinations "
-               f"covered by {ours.cases} case(s); onnx's node cases cover "
-               f"{theirs.total_covered}")
+    _say(f"wrote {markdown_path}: {ours.total_covered} of {ours.total} combinations covered by "
+         f"{ours.cases} case(s); onnx's node cases cover {theirs.total_covered}")
 
 
 @main.command()
@@ -282,8 +362,7 @@ def show(cases: tuple[str, ...], full: bool, cases_paths: tuple[Path, ...],
         shown = resolve(cases, cases_paths, suite_root)
         texts = [render(s, full=full) for s in shown]
     except ReadError as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(2)
+        raise Refused(str(error)) from None
     click.echo("\n".join(texts), nl=False)
 
 
@@ -305,23 +384,20 @@ def docs(root: Path | None, out_dir: Path, check: bool) -> None:
 
     root = root or Path(DEFAULT_OUT)
     if not root.is_dir() or not case_folders(root):
-        click.echo(f"error: no case folders (test_*/model.onnx) under {root}; build the suite "
-                   "first with `gen-seq-tests build`, or give its output root", err=True)
-        sys.exit(2)
+        raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
+                       "first with `gen-seq-tests build`, or give its output root")
     try:
         if check:
             stale = stale_pages(root, out_dir)
         else:
             files = write_pages(root, out_dir)
     except ReadError as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(2)
+        raise Refused(str(error)) from None
     if check:
         for name in stale:
             click.echo(f"stale: {out_dir / name}")
         if stale:
-            click.echo(f"{len(stale)} page(s) differ from the suite; run `make docs`", err=True)
-            sys.exit(1)
+            raise Failed(f"{len(stale)} page(s) differ from the suite; run `make docs`")
         click.echo(f"{out_dir} is what the suite at {root} gives")
         return
     click.echo(f"wrote {len(files)} page(s) into {out_dir}")
@@ -353,8 +429,7 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
     try:
         imported = import_folders(suite_dirs, prefix)
     except ReadError as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(2)
+        raise Refused(str(error)) from None
     if not no_check:
         imported = refused_by_builder(imported)
     for folder, reason in imported.skipped:
@@ -388,9 +463,8 @@ def mutation_score(root: Path | None, markdown_path: Path | None) -> None:
 
     root = root or Path(DEFAULT_OUT)
     if not root.is_dir() or not case_folders(root):
-        click.echo(f"error: no case folders (test_*/model.onnx) under {root}; build the suite "
-                   "first with `gen-seq-tests build`, or give its output root", err=True)
-        sys.exit(2)
+        raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
+                       "first with `gen-seq-tests build`, or give its output root")
     ours, theirs = _mutation_scores(root)
     text = mutation.markdown(ours, theirs)
     if markdown_path is None:
@@ -402,8 +476,7 @@ def mutation_score(root: Path | None, markdown_path: Path | None) -> None:
             click.echo(f"{result.label}: {len(result.killed)} of {result.total} mutants killed "
                        f"({result.percent:.0f}%) by {result.cases} case(s)")
     if ours.survivors:
-        click.echo("surviving mutants: " + ", ".join(ours.survivors), err=True)
-        sys.exit(1)
+        raise Failed("surviving mutants: " + ", ".join(ours.survivors))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import onnx
 
+from onnx_seq_tests._core.value_types import boundary_types
 from onnx_seq_tests._suite.codec import encode
-from onnx_seq_tests._suite.model import value_types
 
 SEQUENCE_OR_OPTIONAL = ("Sequence", "Optional", "ConcatFromSequence", "SplitToSequence")
 
@@ -42,7 +42,7 @@ def write_onnx_node_cases(root: Path) -> list[str]:
         folder.mkdir(parents=True)
         (folder / "model.onnx").write_bytes(test.model.SerializeToString())
         (folder / "data.json").write_text(json.dumps({"atol": test.atol, "rtol": test.rtol}))
-        input_types, output_types = value_types(test.model)
+        input_types, output_types = boundary_types(test.model)
         for k, (inputs, outputs) in enumerate(test.data_sets):
             data = folder / f"test_data_set_{k}"
             data.mkdir()

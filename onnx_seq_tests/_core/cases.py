@@ -95,15 +95,7 @@ class Case:
     @property
     def operators(self) -> tuple[str, ...]:
         """Every op_type in the graph and its subgraphs, sorted, once each."""
-        return tuple(sorted(set(_op_types(self.graph))))
-
-
-def _op_types(graph: Graph):
-    for node in graph.nodes:
-        yield node.op_type
-        for _, value in node.attributes:
-            if isinstance(value, Graph):
-                yield from _op_types(value)
+        return tuple(sorted({node.op_type for node in walk(self.graph)}))
 
 
 def subgraphs(graph: Graph):
@@ -113,3 +105,27 @@ def subgraphs(graph: Graph):
             if isinstance(value, Graph):
                 yield node, name, value
                 yield from subgraphs(value)
+
+
+def walk(graph: Graph):
+    """Every node of `graph` and of its subgraphs: the graph's own first."""
+    yield from graph.nodes
+    for _, _, subgraph in subgraphs(graph):
+        yield from subgraph.nodes
+
+
+def proto_subgraphs(node_proto):
+    """The subgraphs of an onnx NodeProto: its GRAPH attributes' `g` and GRAPHS attributes'
+    `graphs`, in attribute order (no onnx import needed: it reads the proto's fields)."""
+    for attribute in node_proto.attribute:
+        if attribute.HasField("g"):
+            yield attribute.g
+        yield from attribute.graphs
+
+
+def graph_protos(graph_proto):
+    """An onnx GraphProto and every subgraph below it, depth first, each before its own."""
+    yield graph_proto
+    for node in graph_proto.node:
+        for subgraph in proto_subgraphs(node):
+            yield from graph_protos(subgraph)

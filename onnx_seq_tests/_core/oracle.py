@@ -17,18 +17,15 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from . import operators
 from .cases import Case, Graph, Initializer, Node, ValueDecl
 from .compare import compare_outputs
-from .elements import ELEMENTS
 from .problems import Problem, SeqTestsError, Where
 from .value_types import ValueType, from_type_proto
 
-#: The operators whose spec behaviour this module implements, beside the helpers below.
-SPEC_OPERATORS = (
-    "SequenceConstruct", "SequenceEmpty", "SequenceAt", "SequenceInsert", "SequenceErase",
-    "SequenceLength", "SplitToSequence", "ConcatFromSequence", "SequenceMap", "Optional",
-    "OptionalHasElement", "OptionalGetElement", "Identity", "If", "Loop",
-)
+#: The operators whose spec behaviour this module implements, beside the helpers below: every
+#: sequence/optional operator onnx.defs knows and the carriers (tests check each has a function).
+SPEC_OPERATORS = operators.sequence_operators() + operators.CARRIERS
 #: A Loop with neither trip count nor condition stops being followed after this many turns.
 MAX_LOOP_ITERATIONS = 10_000
 
@@ -43,7 +40,6 @@ class _Missing:
 
 
 MISSING = _Missing()
-_KIND_BY_DTYPE = {e.dtype: e.kind for e in ELEMENTS.values()}
 
 
 # -- the sequence operators --------------------------------------------------------------------

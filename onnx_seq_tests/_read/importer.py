@@ -26,7 +26,7 @@ import onnx
 import yaml
 from onnx import AttributeProto, helper
 
-from .._core import operators as schemas
+from .._core import operators
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, from_type_proto
 from .._suite.layout import case_folders
 from .load import ReadError, read_folder
@@ -153,7 +153,7 @@ def _innermost(value_type: ValueType) -> TensorType:
 def node_mapping(node: onnx.NodeProto, opset: int) -> dict:
     if node.domain not in ("", "ai.onnx"):
         raise NotExpressible(f"node {node.op_type} is in domain {node.domain!r}")
-    op_schema = schemas.schema(node.op_type, opset)
+    op_schema = operators.schema(node.op_type, opset)
     if op_schema is None:
         raise NotExpressible(f"{node.op_type} is not an ai.onnx operator at opset {opset}")
     mapping: dict = {"op_type": node.op_type}
@@ -173,7 +173,7 @@ def _formal(values: list[str], formals, op_type: str, side: str) -> dict:
     for formal in formals:
         if at >= len(values):
             break
-        if formal.option == schemas.VARIADIC:
+        if formal.option == operators.VARIADIC:
             found[formal.name] = _Flow(values[at:])
             at = len(values)
         else:
@@ -343,10 +343,10 @@ def refused_by_builder(imported: Imported) -> Imported:
             path.write_text(to_yaml(Imported([(origin, case)], [])), encoding="utf-8")
             problems = Problems()
             cases = load_file(path, problems)
-            if not problems:
+            if not problems.found:
                 for loaded in cases:
                     compile_case(loaded, "undefined", problems)
-            if problems:
+            if problems.found:
                 first = problems.found[0]
                 kept.skipped.append((origin, f"the case format refuses it: line {first.line}: "
                                              f"{first.message}"))

@@ -16,11 +16,11 @@ from onnx import OptionalProto, SequenceProto
 from .._casefile.reader import case_files, load_cases
 from .._core.cases import Case
 from .._core.problems import CaseFileError, SeqTestsError, one_line
-from .._core.value_types import OptionalType, SequenceType, ValueType
+from .._core.value_types import OptionalType, SequenceType, ValueType, boundary_types
 from .._suite.codec import decode, encode, proto_class
 from .._suite.layout import case_folders, read_tolerance
 from .._suite.manifest import MANIFEST, source_path
-from .._suite.model import ModelError, build_model, value_types
+from .._suite.model import ModelError, build_model
 from .show import Shown
 
 
@@ -44,7 +44,7 @@ def read_folder(path: Path, entry: dict | None = None) -> Shown:
     if not model.HasField("graph"):
         raise ReadError(f"{model_path}: not a valid ONNX model (it has no graph)")
     try:
-        input_types, output_types = value_types(model)
+        input_types, output_types = boundary_types(model)
     except (TypeError, KeyError) as error:
         raise ReadError(f"{model_path}: a graph input or output has a type this tool cannot "
                         f"read ({_first_line(error)}); every one needs a tensor, sequence or "

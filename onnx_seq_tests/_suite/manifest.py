@@ -21,14 +21,20 @@ import hashlib
 import json
 import os
 from pathlib import Path
-
-import onnx
+from typing import TYPE_CHECKING
 
 from .. import __version__
-from .._core.cases import Case
 from .._core.problems import SeqTestsError
+from . import freshness
+
+if TYPE_CHECKING:  # nothing here imports onnx: a no-op build reads manifests without it
+    from .._core.cases import Case
 
 MANIFEST = "manifest.json"
+#: How an empty optional is written (the manifest's `empty_optional`): `undefined` (elem_type
+#: UNDEFINED, what numpy_helper.to_optional reads) or `typed` (elem_type TENSOR/SEQUENCE with no
+#: value, what onnxruntime's C++ onnx_test_runner reads).
+EMPTY_OPTIONAL_FORMS = ("undefined", "typed")
 FORMAT = 1
 GENERATOR = "onnx-seq-tests"
 
@@ -71,8 +77,8 @@ def make_manifest(cases: dict[str, dict], files: dict[str, dict], suite: str,
                   empty_optional: str) -> dict:
     """The manifest of a suite: `cases` name -> case_entry, `files` path -> file_entry."""
     return {"format": FORMAT, "generator": GENERATOR, "generator_version": __version__,
-            "onnx_version": onnx.__version__, "empty_optional": empty_optional, "suite": suite,
-            "cases": cases, "files": files}
+            "onnx_version": freshness.installed_onnx(), "empty_optional": empty_optional,
+            "suite": suite, "cases": cases, "files": files}
 
 
 def dumps(manifest: dict) -> bytes:

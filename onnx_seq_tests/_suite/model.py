@@ -5,8 +5,8 @@ from __future__ import annotations
 import onnx
 from onnx import AttributeProto, ModelProto, helper, shape_inference
 
-from .._core import operators as schemas
-from .._core.cases import Case, Graph, Node, subgraphs
+from .._core import operators
+from .._core.cases import Case, Graph, Node, graph_protos, subgraphs
 from .._core.elements import BY_PROTO
 from .._core.problems import SeqTestsError
 from .._core.value_types import TensorType, ValueType, from_type_proto, to_type_proto
@@ -99,7 +99,7 @@ def _known_types(model: ModelProto) -> dict[str, ValueType]:
     except Exception:  # noqa: BLE001 - strict inference below reports the real problem
         inferred = model
     known: dict[str, ValueType] = {}
-    for graph in [inferred.graph, *_graph_protos(inferred.graph)]:
+    for graph in graph_protos(inferred.graph):
         for info in [*graph.input, *graph.value_info, *graph.output]:
             if info.type.WhichOneof("value") is None:
                 continue
@@ -114,16 +114,8 @@ def _known_types(model: ModelProto) -> dict[str, ValueType]:
     return known
 
 
-def _graph_protos(graph: onnx.GraphProto):
-    for node in graph.node:
-        for attribute in node.attribute:
-            if attribute.type == AttributeProto.GRAPH:
-                yield attribute.g
-                yield from _graph_protos(attribute.g)
-
-
 def _check_node_types(node: Node, opset: int, known: dict[str, ValueType]) -> None:
-    op_schema = schemas.schema(node.op_type, opset)
+    op_schema = operators.schema(node.op_type, opset)
     label = f"{node.op_type}-{op_schema.since_version}"
     for side, count, least, most in (
             ("inputs", len(node.inputs), op_schema.min_input, op_schema.max_input),
@@ -140,7 +132,7 @@ def _check_node_types(node: Node, opset: int, known: dict[str, ValueType]) -> No
             if not name or name not in known:
                 continue
             formal = formals[min(position, len(formals) - 1)]
-            allowed = schemas.allowed_types(op_schema, formal.type_str)
+            allowed = operators.allowed_types(op_schema, formal.type_str)
             actual = str(known[name])
             if actual not in allowed:
                 hint = _newer_version_hint(node.op_type, opset, formal.type_str, actual)
@@ -150,12 +142,12 @@ def _check_node_types(node: Node, opset: int, known: dict[str, ValueType]) -> No
 
 
 def _newer_version_hint(op_type: str, opset: int, type_str: str, actual: str) -> str:
-    for version in schemas.versions(op_type):
+    for version in operators.versions(op_type):
         if version <= opset:
             continue
-        newer = schemas.schema(op_type, version)
+        newer = operators.schema(op_type, version)
         for formal in [*newer.inputs, *newer.outputs]:
-            if formal.type_str == type_str and actual in schemas.allowed_types(newer, type_str):
+            if formal.type_str == type_str and actual in operators.allowed_types(newer, type_str):
                 return f" ({op_type}-{version} accepts {actual}: use opset {version} or later)"
     return ""
 
@@ -171,9 +163,3 @@ def _summary(allowed) -> str:
 def _first_line(error: Exception) -> str:
     text = str(error).strip()
     return " ".join(text.split())[:600]
-
-
-def value_types(model: ModelProto) -> tuple[list[ValueType], list[ValueType]]:
-    """The types of a model's graph inputs and outputs, in order."""
-    return ([from_type_proto(i.type) for i in model.graph.input],
-            [from_type_proto(o.type) for o in model.graph.output])
