@@ -7,7 +7,7 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0"
 
-__all__ = ["__version__", "backend_test"]
+__all__ = ["__version__", "backend_test", "suite_dir"]
 
 
 def __getattr__(name: str):
@@ -16,4 +16,8 @@ def __getattr__(name: str):
         from ._verify.backend_test import backend_test
 
         return backend_test
+    if name == "suite_dir":
+        from ._suite.resources import suite_dir
+
+        return suite_dir
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

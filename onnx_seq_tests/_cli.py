@@ -55,8 +55,13 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
     and swapped in, so an interrupted build leaves the old suite or the new one.
     """
     from ._suite import build as builder
+    from ._suite.resources import SuiteError, cases_dir
 
-    paths = paths or (Path(DEFAULT_CASES),)
+    try:
+        paths = paths or (cases_dir(),)  # the checkout's cases/, else the packaged ones
+    except SuiteError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
     jobs = jobs or os.cpu_count() or 1
     try:
         if check:
@@ -112,9 +117,10 @@ def list_cases(paths: tuple[Path, ...]) -> None:
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Give each backend at most SECONDS per case; a backend that takes longer has "
                    "its process ended, and the case is its error.")
-@click.option("--xfail", "xfail_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--xfail", "xfail_path", metavar="FILE|NAME",
               help="Known failures: per line a case name or regex (whole name), optionally "
-                   "preceded by a backend spec; '#' starts a comment.")
+                   "preceded by a backend spec; '#' starts a comment. A NAME (onnxruntime) "
+                   "picks xfail/NAME.txt of the checkout, else of the installed package.")
 @click.option("--junit-xml", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write JUnit XML: one testcase per case and backend.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -127,7 +133,11 @@ def list_cases(paths: tuple[Path, ...]) -> None:
 def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout: float | None,
            xfail_path: Path | None, junit_path: Path | None, json_path: Path | None,
            report_path: Path | None, notes_path: Path | None) -> None:
-    """Run every case under SUITE_DIR (default: generated) on each --backend and judge it.
+    """Run every case under SUITE_DIR on each --backend and judge it.
+
+    SUITE_DIR: a suite folder or a checkout; default: the checkout's generated/, or outside a
+    checkout the suite installed with the package. The first line names the suite run (path,
+    version, manifest sha256).
 
     Exit status: 0 when nothing failed unexpectedly (an unexpected pass of a --xfail entry is
     reported, not failed), 1 when a case failed or a backend raised, 2 for bad usage.
@@ -138,7 +148,15 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
     from ._verify.verifier import UNEXPECTED, XfailError, load_xfail
     from ._verify.verifier import verify as run_verify
 
-    suite = suite_dir or Path(DEFAULT_OUT)
+    from ._suite.resources import SuiteError, resolve_suite, xfail_file
+
+    try:
+        resolved = resolve_suite(suite_dir)
+        xfail_path = xfail_file(xfail_path) if xfail_path else None
+    except SuiteError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
+    suite = resolved.root
     repeated = sorted({b for b in backends if backends.count(b) > 1})
     if repeated:
         raise click.BadParameter(f"{', '.join(repeated)} given more than once",
@@ -169,6 +187,7 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
     except CaseFileError as error:
         _fail_on_case_errors(error)
     specs = list(backends)
+    click.echo(resolved.describe())
     if sys.stderr.isatty():
         with click.progressbar(length=total, label="verifying", file=sys.stderr) as bar:
             results = run_verify(suite, specs, xfail=xfail, jobs=jobs, timeout=timeout,
@@ -205,7 +224,8 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
 @click.option("-o", "--output", "archive", type=click.Path(dir_okay=False, path_type=Path),
               help="Archive to write  [default: dist/onnx-seq-tests-suite-<version>.tar.gz]")
 def pack(root: Path | None, archive: Path | None) -> None:
-    """Write a reproducible .tar.gz of the suite at ROOT (default: generated).
+    """Write a reproducible .tar.gz of the suite at ROOT (default: the checkout's generated/, or
+    outside a checkout the suite installed with the package).
 
     Entries are sorted under one top folder, with one fixed mtime, uid/gid 0 and a gzip header
     without a time, so the same suite gives the same sha256 wherever it is packed. ROOT must
@@ -214,7 +234,13 @@ def pack(root: Path | None, archive: Path | None) -> None:
     from ._suite.pack import PackError, default_archive
     from ._suite.pack import pack as write_archive
 
-    root = root or Path(DEFAULT_OUT)
+    from ._suite.resources import SuiteError, default_suite
+
+    try:
+        root = root or default_suite().root
+    except SuiteError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
     archive = archive or default_archive()
     try:
         digest, count = write_archive(root, archive)
