@@ -84,3 +84,10 @@ dist: $(STAMP)
 	cd dist && sha256sum onnx_seq_tests-$(VERSION)-py3-none-any.whl \
 		onnx_seq_tests-$(VERSION).tar.gz onnx-seq-tests-suite-$(VERSION).tar.gz > SHA256SUMS
 	cat dist/SHA256SUMS
+
+# The proof of the release (slow: a fresh venv and an install, see tests_release/): the wheel
+# installed alone into a fresh venv runs the packaged suite from another folder, through the CLI
+# and the pytest drop-in; the sdist alone builds the same wheel offline. .ci/run calls it.
+check-dist: dist
+	$(BIN)/ruff check scripts tests_release setup.py
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests_release

@@ -143,12 +143,11 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
     reported, not failed), 1 when a case failed or a backend raised, 2 for bad usage.
     """
     from ._suite.layout import case_folders
+    from ._suite.resources import SuiteError, resolve_suite, xfail_file
     from ._verify import report
     from ._verify.backends import BackendSpecError, load_backend
     from ._verify.verifier import UNEXPECTED, XfailError, load_xfail
     from ._verify.verifier import verify as run_verify
-
-    from ._suite.resources import SuiteError, resolve_suite, xfail_file
 
     try:
         resolved = resolve_suite(suite_dir)
@@ -233,7 +232,6 @@ def pack(root: Path | None, archive: Path | None) -> None:
     """
     from ._suite.pack import PackError, default_archive
     from ._suite.pack import pack as write_archive
-
     from ._suite.resources import SuiteError, default_suite
 
     try:
@@ -248,6 +246,44 @@ def pack(root: Path | None, archive: Path | None) -> None:
         click.echo(f"error: {error}", err=True)
         sys.exit(1)
     click.echo(f"wrote {archive}: {count} files, sha256 {digest}")
+
+
+@main.command()
+@click.argument("old", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the difference as JSON (to stdout, or to --output) instead of text.")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the difference to this file instead of printing it.")
+@click.option("--exit-code", is_flag=True,
+              help="Exit 1 when the suites differ (default: 0 whenever both could be read).")
+def diff(old: Path, new: Path, as_json: bool, output: Path | None, exit_code: bool) -> None:
+    """What changed from suite OLD to suite NEW: cases added, removed and changed, and for a
+    changed case what changed (model, which data set, tolerance, opset, operators).
+
+    OLD and NEW are each a suite folder, a checkout (its generated/), a suite archive from
+    `gen-seq-tests pack` (read in memory, never extracted) or a manifest.json. Folders and
+    archives are first checked against their manifest. Exit 2 when a side is not a suite.
+    """
+    import json
+
+    from ._suite import diff as differ
+
+    try:
+        result = differ.diff(differ.load(old), differ.load(new))
+    except differ.DiffError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
+    text = (json.dumps(result, indent=1, sort_keys=True) + "\n" if as_json
+            else differ.text(result))
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}: {len(result['added'])} added, {len(result['removed'])} "
+                   f"removed, {len(result['changed'])} changed")
+    sys.exit(1 if exit_code and differ.differs(result) else 0)
 
 
 @main.command()
