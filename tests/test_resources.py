@@ -95,3 +95,12 @@ def test_bad_suite_or_xfail_is_one_line(tmp_path, monkeypatch, args, message):
     assert done.exit_code == 2
     (line,) = done.output.splitlines()
     assert message in line and line.startswith("error: ")
+
+
+def test_another_form_in_a_sub_folder_is_checked_against_its_own_manifest(installed):
+    typed = installed / "generated" / "typed"
+    small_suite(typed, ["sequence_insert_v11_float"])
+    assert resources.default_suite().origin == "packaged"
+    next(typed.rglob("model.onnx")).write_bytes(b"")
+    with pytest.raises(SuiteError, match=r"typed/sequence_optional/.*model.onnx: sha256"):
+        resources.default_suite()

@@ -111,10 +111,12 @@ def test_cli_runs_the_packaged_suite_with_the_packaged_xfail_file(env, packaged)
                     "--json", "results.json")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     manifest_bytes = (packaged / "manifest.json").read_bytes()
+    manifest = json.loads(manifest_bytes)
     first = done.stdout.splitlines()[0]
-    assert first == (f"suite: {packaged} (packaged, onnx-seq-tests 0.1.0, manifest sha256 "
+    assert first == (f"suite: {packaged} (packaged, onnx-seq-tests "
+                     f"{manifest['generator_version']}, manifest sha256 "
                      f"{hashlib.sha256(manifest_bytes).hexdigest()})")
-    cases = json.loads(manifest_bytes)["cases"]
+    cases = manifest["cases"]
     results = json.loads((env.work / "results.json").read_text())["results"]
     assert len(results) == len(cases) > 700
     assert {r["outcome"] for r in results} <= {"pass", "xfail"}

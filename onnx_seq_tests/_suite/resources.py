@@ -131,9 +131,21 @@ def describe(root: Path, origin: str) -> Suite:
     return Suite(Path(root), origin, version, hashlib.sha256(data).hexdigest())
 
 
+def manifest_problems(root: Path) -> list[str]:
+    """What is wrong with the suite at `root` against its manifest; another form of the suite in
+    a sub-folder with its own manifest.json is checked against that one."""
+    nested = sorted(p.parent.name for p in root.glob(f"*/{manifests.MANIFEST}"))
+    problems = [line for line in manifests.verify(root)
+                if not (line.endswith(": not in the manifest")
+                        and line.split("/", 1)[0] in nested)]
+    for name in nested:
+        problems += [f"{name}/{line}" for line in manifests.verify(root / name)]
+    return problems
+
+
 def check_packaged(root: Path) -> None:
     """SuiteError unless the packaged suite at `root` matches its manifest file for file."""
-    problems = manifests.verify(root)
+    problems = manifest_problems(Path(root))
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise SuiteError(f"the installed suite at {root} does not match its manifest: "
