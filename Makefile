@@ -19,7 +19,7 @@ lint: $(STAMP)
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -90,4 +90,4 @@ dist: $(STAMP)
 # and the pytest drop-in; the sdist alone builds the same wheel offline. .ci/run calls it.
 check-dist: dist
 	$(BIN)/ruff check scripts tests_release setup.py
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests_release
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=10 tests_release
