@@ -1,17 +1,32 @@
-"""The suite as package data: the repository's cases/, generated/ (every form of the suite, with
-its manifest), schema/ and xfail/ are mapped at build time to onnx_seq_tests/_data/<folder>/ in
-the wheel (and shipped at their own paths in the sdist), so they are never copied in the
-repository. onnx_seq_tests._suite.resources finds them. Everything else is in pyproject.toml."""
+"""The suite as package data: at build time the repository's cases/, generated/ (every form of
+the suite, with its manifest), schema/ and xfail/ are copied into the built package as
+onnx_seq_tests/_data/<folder>/ (MANIFEST.in ships them in the sdist at their own paths), so they
+are never duplicated in the repository. onnx_seq_tests._suite.resources finds them. Everything
+else is in pyproject.toml."""
 
-from setuptools import find_packages, setup
+import shutil
+from pathlib import Path
 
-#: Repository folder -> where it lands in the installed package (onnx_seq_tests/_data/<folder>).
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+#: Repository folders shipped as onnx_seq_tests/_data/<folder>/.
 DATA_FOLDERS = ("cases", "generated", "schema", "xfail")
+HERE = Path(__file__).resolve().parent
 
-setup(
-    packages=find_packages(include=["onnx_seq_tests", "onnx_seq_tests.*"])
-    + [f"onnx_seq_tests._data.{folder}" for folder in DATA_FOLDERS],
-    package_dir={f"onnx_seq_tests._data.{folder}": folder for folder in DATA_FOLDERS},
-    package_data={f"onnx_seq_tests._data.{folder}": ["**/*"] for folder in DATA_FOLDERS},
-    include_package_data=False,
-)
+
+class build_py_with_suite(build_py):
+    """build_py, then the data folders copied into the built package."""
+
+    def run(self):
+        super().run()
+        if self.editable_mode:  # an editable install reads the source tree's folders
+            return
+        for folder in DATA_FOLDERS:
+            target = Path(self.build_lib, "onnx_seq_tests", "_data", folder)
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(HERE / folder, target,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+
+
+setup(cmdclass={"build_py": build_py_with_suite})

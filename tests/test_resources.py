@@ -104,3 +104,15 @@ def test_another_form_in_a_sub_folder_is_checked_against_its_own_manifest(instal
     next(typed.rglob("model.onnx")).write_bytes(b"")
     with pytest.raises(SuiteError, match=r"typed/sequence_optional/.*model.onnx: sha256"):
         resources.default_suite()
+
+
+def test_release_metadata_pep_639():
+    from importlib.metadata import metadata
+
+    project = metadata("onnx-seq-tests")
+    assert project["License-Expression"] == "Apache-2.0"
+    assert project.get_all("License-File") == ["LICENSE"]
+    assert "Apache License" in (ROOT / "LICENSE").read_text()[:200]
+    assert any(c.startswith("Topic :: ") for c in project.get_all("Classifier"))
+    assert {u.split(",")[0] for u in project.get_all("Project-URL")} >= {"Homepage", "Source"}
+    assert project["Description-Content-Type"] == "text/markdown"
