@@ -74,7 +74,7 @@ class Env:
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory) -> Env:
+def env(tmp_path_factory):
     base = tmp_path_factory.mktemp("fresh")
     assert not base.is_relative_to(ROOT)
     wheel = shutil.copy(artifact("onnx_seq_tests-*.whl"), base)
@@ -85,7 +85,8 @@ def env(tmp_path_factory) -> Env:
     install = env.run(str(env.venv / "bin" / "python"), "-m", "pip", "install",
                       f"{wheel}[verify]", "pytest", check=True)
     env.install_log = install.stdout + install.stderr
-    return env
+    yield env
+    shutil.rmtree(base, ignore_errors=True)  # a venv is large; pytest keeps old temp folders
 
 
 @pytest.fixture(scope="module")
