@@ -104,8 +104,12 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
     root and swapped in, so an interrupted build leaves the old suite or the new one.
     """
     from ._suite import freshness
+    from ._suite.resources import SuiteError, cases_dir
 
-    paths = paths or (Path(DEFAULT_CASES),)
+    try:
+        paths = paths or (cases_dir(),)  # the checkout's cases/, else the packaged ones
+    except SuiteError as error:
+        raise Refused(str(error)) from None
     drift = freshness.onnx_drift()
     if drift and not check:
         stamped = freshness.stamped_onnx(out_root)
@@ -179,9 +183,10 @@ def list_cases(paths: tuple[Path, ...]) -> None:
                    "running every data set); the cases in flight when one overruns are rerun "
                    "alone, one backend at a time, and a backend that overruns again has its "
                    "process ended: the case is its error.")
-@click.option("--xfail", "xfail_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--xfail", "xfail_path", metavar="FILE|NAME",
               help="Known failures: per line a case name or regex (whole name), optionally "
-                   "preceded by a backend spec; '#' starts a comment.")
+                   "preceded by a backend spec; '#' starts a comment. A NAME (onnxruntime) "
+                   "picks xfail/NAME.txt of the checkout, else of the installed package.")
 @click.option("--junit-xml", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write JUnit XML: one testcase per case and backend.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -194,18 +199,28 @@ def list_cases(paths: tuple[Path, ...]) -> None:
 def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout: float | None,
            xfail_path: Path | None, junit_path: Path | None, json_path: Path | None,
            report_path: Path | None, notes_path: Path | None) -> None:
-    """Run every case under SUITE_DIR (default: generated) on each --backend and judge it.
+    """Run every case under SUITE_DIR on each --backend and judge it.
+
+    SUITE_DIR: a suite folder or a checkout; default: the checkout's generated/, or outside a
+    checkout the suite installed with the package. The first line names the suite run (path,
+    version, manifest sha256).
 
     Exit status: 0 when nothing failed unexpectedly (an unexpected pass of a --xfail entry is
     reported, not failed), 1 when a case failed or a backend raised, 2 for bad usage.
     """
     from ._suite.layout import case_folders
+    from ._suite.resources import SuiteError, resolve_suite, xfail_file
     from ._verify import report
     from ._verify.backends import BackendSpecError, load_backend
     from ._verify.verifier import UNEXPECTED, XfailError, load_xfail
     from ._verify.verifier import verify as run_verify
 
-    suite = suite_dir or Path(DEFAULT_OUT)
+    try:
+        resolved = resolve_suite(suite_dir)
+        xfail_path = xfail_file(xfail_path) if xfail_path else None
+    except SuiteError as error:
+        raise Refused(str(error)) from None
+    suite = resolved.root
     repeated = sorted({b for b in backends if backends.count(b) > 1})
     if repeated:
         raise click.BadParameter(f"{', '.join(repeated)} given more than once",
@@ -236,6 +251,7 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
         _fail_on_case_errors(error)
     specs = list(backends)
     jobs = _jobs(jobs)
+    click.echo(resolved.describe())
     if sys.stderr.isatty():
         with click.progressbar(length=total, label="verifying", file=sys.stderr) as bar:
             results = run_verify(suite, specs, xfail=xfail, jobs=jobs, timeout=timeout,
@@ -271,7 +287,8 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
 @click.option("-o", "--output", "archive", type=click.Path(dir_okay=False, path_type=Path),
               help="Archive to write  [default: dist/onnx-seq-tests-suite-<version>.tar.gz]")
 def pack(root: Path | None, archive: Path | None) -> None:
-    """Write a reproducible .tar.gz of the suite at ROOT (default: generated).
+    """Write a reproducible .tar.gz of the suite at ROOT (default: the checkout's generated/, or
+    outside a checkout the suite installed with the package).
 
     Entries are sorted under one top folder, with one fixed mtime, uid/gid 0 and a gzip header
     without a time. The uncompressed tar is the same bytes wherever the suite is packed: its
@@ -282,8 +299,12 @@ def pack(root: Path | None, archive: Path | None) -> None:
     from ._suite.manifest import ManifestError, read
     from ._suite.pack import PackError, default_archive
     from ._suite.pack import pack as write_archive
+    from ._suite.resources import SuiteError, default_suite
 
-    root = root or Path(DEFAULT_OUT)
+    try:
+        root = root or default_suite().root
+    except SuiteError as error:
+        raise Refused(str(error)) from None
     archive = archive or default_archive()
     try:
         read(root)
@@ -300,6 +321,43 @@ def pack(root: Path | None, archive: Path | None) -> None:
     _say(f"wrote {archive}: {count} files, sha256 {digest}")
     _say(f"suite sha256 {identity} (the uncompressed tar, the same wherever it is packed: "
          f"gzip -dc {archive} | sha256sum)")
+
+
+@main.command()
+@click.argument("old", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the difference as JSON (to stdout, or to --output) instead of text.")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the difference to this file instead of printing it.")
+@click.option("--exit-code", is_flag=True,
+              help="Exit 1 when the suites differ (default: 0 whenever both could be read).")
+def diff(old: Path, new: Path, as_json: bool, output: Path | None, exit_code: bool) -> None:
+    """What changed from suite OLD to suite NEW: cases added, removed and changed, and for a
+    changed case what changed (model, which data set, tolerance, opset, operators).
+
+    OLD and NEW are each a suite folder, a checkout (its generated/), a suite archive from
+    `gen-seq-tests pack` (read in memory, never extracted) or a manifest.json. Folders and
+    archives are first checked against their manifest. Exit 2 when a side is not a suite.
+    """
+    import json
+
+    from ._suite import diff as differ
+
+    try:
+        result = differ.diff(differ.load(old), differ.load(new))
+    except differ.DiffError as error:
+        raise Refused(str(error)) from None
+    text = (json.dumps(result, indent=1, sort_keys=True) + "\n" if as_json
+            else differ.text(result))
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}: {len(result['added'])} added, {len(result['removed'])} "
+                   f"removed, {len(result['changed'])} changed")
+    sys.exit(1 if exit_code and differ.differs(result) else 0)
 
 
 @main.command()
