@@ -411,8 +411,8 @@ def markdown_report(results: list[Result], specs: list[str], suite, command: str
         "## Operator × opset × element type",
         "",
         "Each cell is passed/total of the cases that use the operator (as the suite's "
-        "manifest lists them, or the model's nodes), at that opset and element type; what did not pass follows in "
-        "brackets. A case using several operators counts under each.",
+        "manifest lists them, or the model's nodes), at that opset and element type; what "
+        "did not pass follows in brackets. A case using several operators counts under each.",
         "",
         "| operator | opset | element type | " + " | ".join(f"`{s}`" for s in specs) + " |",
         "|---|---:|---|" + "---|" * len(specs),
