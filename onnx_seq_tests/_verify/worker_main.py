@@ -2,8 +2,9 @@
 sent, run it on each backend and judge every data set with the comparator.
 
 Messages to the parent, in order: ("probe", problems) if asked, ("ready",), then per case
-("case", info), and per backend ("start", spec) ... ("result", spec, outcome, message, seconds),
-then ("done",). A broken backend module gives ("broken", message) instead of ("ready",).
+("case", info), and per backend ("start", spec, pid) ... ("result", spec, outcome, message,
+seconds), then ("done",); ("died", exit code) before ("done",) when the forked process that ran
+the case ended badly. A broken backend module gives ("broken", message) instead of ("ready",).
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from .backends import check_backend, load_backend, prepare, run_prepared
 MAX_MESSAGES = 10
 
 
-def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
-    """The worker's loop; ends when the parent closes its pipe or sends None."""
+def serve(conn, specs: tuple[str, ...], log: str, probe: bool, isolate: bool = False) -> None:
+    """The worker's loop; ends when the parent closes its pipe or sends None. With `isolate`
+    each case runs in a process forked from this one (a few milliseconds), so a backend that
+    crashes takes that process down, not the worker: the worker reports ("died", exit code)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     fd = os.open(log, os.O_WRONLY | os.O_APPEND)
     os.dup2(fd, 1)
@@ -49,17 +52,46 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
         if task is None:
             return
         path, task_specs = task
-        folder, info = read(Path(path))
-        conn.send(("case", info))
-        for spec in task_specs:
-            conn.send(("start", spec))
-            start = time.perf_counter()
-            if folder is None:
-                outcome, message = "error", info["error"]
-            else:
-                outcome, message = run_on(folder, backends[spec])
-            conn.send(("result", spec, outcome, message, round(time.perf_counter() - start, 6)))
+        if not isolate:
+            _run_case(conn, Path(path), task_specs, backends)
+        else:
+            pid = os.fork()
+            if pid == 0:  # the case's own process: it never returns into this loop
+                code = 1
+                try:
+                    _die_with_parent()
+                    _run_case(conn, Path(path), task_specs, backends)
+                    code = 0
+                finally:
+                    os._exit(code)
+            _, status = os.waitpid(pid, 0)
+            code = os.waitstatus_to_exitcode(status)
+            if code != 0:
+                conn.send(("died", code))
         conn.send(("done",))
+
+
+def _run_case(conn, path: Path, specs: tuple[str, ...], backends: dict) -> None:
+    folder, info = read(path)
+    conn.send(("case", info))
+    for spec in specs:
+        conn.send(("start", spec, os.getpid()))
+        start = time.perf_counter()
+        if folder is None:
+            outcome, message = "error", info["error"]
+        else:
+            outcome, message = run_on(folder, backends[spec])
+        conn.send(("result", spec, outcome, message, round(time.perf_counter() - start, 6)))
+
+
+def _die_with_parent() -> None:
+    """On Linux, have the kernel end this process when the worker that forked it ends."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def read(path: Path) -> tuple[CaseFolder | None, dict]:

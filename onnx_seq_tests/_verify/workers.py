@@ -5,13 +5,16 @@ Workers are forked from multiprocessing's fork server, which imports onnx, this 
 backends' modules once, so a replacement costs a fork (milliseconds), not a fresh interpreter.
 A worker sends a message as it starts each backend on a case; the parent waits on the pipes and
 on the processes' sentinels together, so a crash is seen at once and a deadline is exact. After
-the first crash or hang a spare worker is kept ready, so the next case need not wait for one.
+the first crash or hang a spare worker is kept ready, so the next case need not wait for one,
+and after the first crash new workers fork a process per case (a few milliseconds) so that a
+backend that crashes on many cases costs a fork each, not a worker each.
 Only the processes started here are ever signalled. A worker's stdout and stderr go to a file of
 its own: what a backend printed before it crashed is quoted in the case's message.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import tempfile
 import time
@@ -47,6 +50,8 @@ class _Worker:
     ready: bool = False
     task: Task | None = None
     spec: str | None = None  # the backend running now
+    runner: int | None = None  # the process running it: the worker's or one it forked
+    finished: int = 0  # backends of the task that gave a result
     started: float = 0.0  # when `spec` started
     deadline: float | None = None
     log_offset: int = 0
@@ -57,7 +62,7 @@ def worker_context(preload: list[str]):
     """The fork-server context; `preload` (module names) is imported by the fork server when it
     starts, which is once per process."""
     context = get_context("forkserver")
-    context.set_forkserver_preload(["__main__", "onnx_seq_tests._verify.worker_main", *preload])
+    context.set_forkserver_preload(["__main__", "onnx_seq_tests._verify.warm", *preload])
     return context
 
 
@@ -78,7 +83,8 @@ class Pool:
         self.context = worker_context(preload)
         self.workers: list[_Worker] = []
         self.pending: deque[Task] = deque()
-        self.spare = False
+        self.spare = False  # after a crash or a hang: keep a spare worker ready
+        self.isolate = False  # after a crash: new workers fork a process per case
         self._logs = tempfile.TemporaryDirectory(prefix="seq-verify-")
         self._count = 0
 
@@ -106,7 +112,7 @@ class Pool:
         log.touch()
         parent, child = self.context.Pipe()
         process = self.context.Process(target=serve, args=(child, self.specs, str(log),
-                                                           with_probe),
+                                                           with_probe, self.isolate),
                                        daemon=True, name="seq-verify-worker")
         process.start()
         child.close()
@@ -116,6 +122,11 @@ class Pool:
 
     def _end(self, worker: _Worker) -> None:
         self.workers.remove(worker)
+        if worker.runner not in (None, worker.process.pid) and worker.process.is_alive():
+            try:  # the case's process forked by this worker, stuck in a backend
+                os.kill(worker.runner, signal.SIGKILL)
+            except OSError:
+                pass
         if worker.process.is_alive():
             worker.process.kill()
         worker.process.join()
@@ -131,7 +142,7 @@ class Pool:
             if busy >= self.jobs or not self.pending:
                 break
             if worker.ready and worker.task is None:
-                worker.task = self.pending.popleft()
+                worker.task, worker.finished = self.pending.popleft(), 0
                 worker.log_offset = worker.log.stat().st_size
                 worker.conn.send((worker.task.path, worker.task.specs))
                 busy += 1
@@ -158,10 +169,8 @@ class Pool:
             if not worker.ready:
                 raise WorkerStartError(_died(worker, "while starting"))
             if worker.task is not None:
-                self.spare = True
-                self._lost(worker, "crash", "the backend crashed the process running this "
-                                            "case: it " + _exit_text(worker.process.exitcode)
-                           + _tail(worker))
+                self.spare = self.isolate = True
+                self._lost(worker, "crash", _crash_text(worker, worker.process.exitcode))
 
     def _drain(self, worker: _Worker) -> bool:
         """Handle every message waiting from `worker`; False once its pipe is closed."""
@@ -178,22 +187,28 @@ class Pool:
             elif kind == "case":
                 self.on_event("case", worker.task, None, message[1])
             elif kind == "start":
-                worker.spec, worker.started = message[1], time.monotonic()
+                worker.spec, worker.runner = message[1], message[2]
+                worker.started = time.monotonic()
                 worker.deadline = None if self.timeout is None else (
                     worker.started + self.timeout)
             elif kind == "result":
                 _, spec, outcome, text, seconds = message
                 worker.spec = worker.deadline = None
+                worker.finished += 1
                 self.on_event("result", worker.task, spec, (outcome, text, seconds))
+            elif kind == "died":  # the process it forked for the case crashed
+                self.spare = self.isolate = True
+                self._lost(worker, "crash", _crash_text(worker, message[1]))
+                worker.spec = worker.deadline = None
             elif kind == "done":
-                worker.task = worker.spec = worker.deadline = None
+                worker.task = worker.spec = worker.deadline = worker.runner = None
 
     def _lost(self, worker: _Worker, kind: str, message: str) -> None:
         """The running backend of an ended worker gets `message`; the task's backends not yet
         run go back to the front of the queue."""
         task = worker.task
-        if worker.spec is None:  # it died reading the case: blame the first backend left
-            spec, seconds = task.specs[0], 0.0
+        if worker.spec is None:  # it died reading the case: blame the next backend
+            spec, seconds = task.specs[min(worker.finished, len(task.specs) - 1)], 0.0
         else:
             spec, seconds = worker.spec, time.monotonic() - worker.started
         self.on_event(kind, task, spec, (message, round(seconds, 6)))
@@ -228,6 +243,11 @@ class Pool:
                     raise WorkerStartError("\n".join(problems))
             if message[0] == "ready":
                 worker.ready = True
+
+
+def _crash_text(worker: _Worker, code: int | None) -> str:
+    return ("the backend crashed the process running this case: it " + _exit_text(code)
+            + _tail(worker))
 
 
 def _died(worker: _Worker, when: str) -> str:
