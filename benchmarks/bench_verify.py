@@ -8,16 +8,18 @@ run of this script:
 
 Targets: crash <= 3 x onnxruntime; hang <= healthy + 5 x timeout + 2 s. Every run is a
 `verify(...)` call in this process (what the CLI does), after one warm-up call that starts the
-worker fork server (reported apart: every CLI run pays it once).
+worker fork server (reported apart: every CLI run pays it once). With --repeat N the pairs run
+N times, alternating, and the medians are compared (the machine is shared: timings are noisy).
 
     python benchmarks/bench_verify.py [--suite generated] [--cases 0 (all)] [--jobs 2]
-                                      [--timeout 2]
+                                      [--timeout 2] [--repeat 1]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -45,6 +47,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=0, help="first N cases only (0: all)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=2.0)
+    parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
     cases = find_cases(args.suite)
     cases = cases[:args.cases] if args.cases else cases
@@ -55,10 +58,19 @@ def main() -> None:
     start = time.perf_counter()
     verify(None, ["onnxruntime"], cases=cases[:1], jobs=1)
     print(f"{'warm-up':12} {time.perf_counter() - start:8.2f} s  (fork server start, once)")
-    healthy = timed("onnxruntime", ["onnxruntime"], cases, args.jobs, None)
-    crash = timed("crash", ["faulty_runtime:CrashEveryCase"], cases, args.jobs, None)
-    timed_healthy = timed("healthy", ["onnxruntime"], cases, args.jobs, args.timeout)
-    hung = timed("hang", ["faulty_runtime:HangOnSome"], cases, args.jobs, args.timeout)
+    runs: dict[str, list[float]] = {"onnxruntime": [], "crash": [], "healthy": [], "hang": []}
+    for _ in range(args.repeat):
+        runs["onnxruntime"].append(timed("onnxruntime", ["onnxruntime"], cases, args.jobs, None))
+        runs["crash"].append(timed("crash", ["faulty_runtime:CrashEveryCase"], cases, args.jobs,
+                                   None))
+        runs["healthy"].append(timed("healthy", ["onnxruntime"], cases, args.jobs,
+                                     args.timeout))
+        runs["hang"].append(timed("hang", ["faulty_runtime:HangOnSome"], cases, args.jobs,
+                                  args.timeout))
+    healthy, crash, timed_healthy, hung = (statistics.median(runs[k]) for k in runs)
+    if args.repeat > 1:
+        print("medians: " + ", ".join(f"{k} {statistics.median(v):.2f} s"
+                                      for k, v in runs.items()))
     limit = timed_healthy + HANGS * args.timeout + 2
     print(f"crash / onnxruntime = {crash / healthy:.2f} (target <= 3); "
           f"hang = {hung:.2f} s against healthy + {HANGS} x {args.timeout:g} s + 2 s = "

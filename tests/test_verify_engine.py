@@ -86,6 +86,10 @@ def test_a_backend_that_crashes_on_every_case_still_gives_every_result(suite):
     assert len(results) == 2 * len(case_names())
     outcomes = {(r.backend, r.outcome) for r in results}
     assert outcomes == {("faulty_backends:CrashAlways", "error"), ("onnxruntime", "pass")}
+    # after its first crash the backend runs each case in a forked process: same message
+    assert {r.message for r in results if r.outcome == "error"} == {
+        "the backend crashed the process running this case: it exited with code 70; it wrote "
+        "nothing on stderr"}
 
 
 def test_the_timeout_is_per_backend_whatever_else_is_listed(suite):

@@ -3,8 +3,9 @@ sent, run it on each backend and judge every data set with the comparator.
 
 Messages to the parent, in order: ("probe", problems) if asked, ("ready",), then per case
 ("case", info), and per backend ("start", spec, pid) ... ("result", spec, outcome, message,
-seconds), then ("done",); ("died", exit code) before ("done",) when the forked process that ran
-the case ended badly. A broken backend module gives ("broken", message) instead of ("ready",).
+seconds), then ("done",); ("died", exit code) before ("done",) when the process forked to run
+an isolated backend ended badly. A broken backend module gives ("broken", message) instead of
+("ready",).
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ from .backends import check_backend, load_backend, prepare, run_prepared
 MAX_MESSAGES = 10
 
 
-def serve(conn, specs: tuple[str, ...], log: str, probe: bool, isolate: bool = False) -> None:
-    """The worker's loop; ends when the parent closes its pipe or sends None. With `isolate`
-    each case runs in a process forked from this one (a few milliseconds), so a backend that
-    crashes takes that process down, not the worker: the worker reports ("died", exit code)."""
+def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
+    """The worker's loop; ends when the parent closes its pipe or sends None.
+
+    A task is (case folder, backends, backends to isolate). An isolated backend runs the case
+    in a process forked from this one (a few milliseconds), so when it crashes it takes that
+    process down, not the worker, which reports ("died", exit code) and moves on."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     fd = os.open(log, os.O_WRONLY | os.O_APPEND)
     os.dup2(fd, 1)
@@ -51,16 +54,19 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool, isolate: bool = F
             return
         if task is None:
             return
-        path, task_specs = task
-        if not isolate:
-            _run_case(conn, Path(path), task_specs, backends)
-        else:
+        path, task_specs, isolated = task
+        folder, info = read(Path(path))
+        conn.send(("case", info))
+        for spec in task_specs:
+            if spec not in isolated or folder is None:
+                _run_one(conn, folder, info, spec, backends[spec])
+                continue
             pid = os.fork()
             if pid == 0:  # the case's own process: it never returns into this loop
                 code = 1
                 try:
                     _die_with_parent()
-                    _run_case(conn, Path(path), task_specs, backends)
+                    _run_one(conn, folder, info, spec, backends[spec])
                     code = 0
                 finally:
                     os._exit(code)
@@ -68,29 +74,37 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool, isolate: bool = F
             code = os.waitstatus_to_exitcode(status)
             if code != 0:
                 conn.send(("died", code))
+                break  # the parent gives the backends left to another run
         conn.send(("done",))
 
 
-def _run_case(conn, path: Path, specs: tuple[str, ...], backends: dict) -> None:
-    folder, info = read(path)
-    conn.send(("case", info))
-    for spec in specs:
-        conn.send(("start", spec, os.getpid()))
-        start = time.perf_counter()
-        if folder is None:
-            outcome, message = "error", info["error"]
-        else:
-            outcome, message = run_on(folder, backends[spec])
-        conn.send(("result", spec, outcome, message, round(time.perf_counter() - start, 6)))
+def _run_one(conn, folder: CaseFolder | None, info: dict, spec: str, backend) -> None:
+    conn.send(("start", spec, os.getpid()))
+    start = time.perf_counter()
+    if folder is None:
+        outcome, message = "error", info["error"]
+    else:
+        outcome, message = run_on(folder, backend)
+    conn.send(("result", spec, outcome, message, round(time.perf_counter() - start, 6)))
+
+
+def _libc():
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
 
 
 def _die_with_parent() -> None:
     """On Linux, have the kernel end this process when the worker that forked it ends."""
     try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
+        _LIBC.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except AttributeError:  # no libc handle, or no prctl (not Linux)
         pass
 
 

@@ -6,8 +6,9 @@ backends' modules once, so a replacement costs a fork (milliseconds), not a fres
 A worker sends a message as it starts each backend on a case; the parent waits on the pipes and
 on the processes' sentinels together, so a crash is seen at once and a deadline is exact. After
 the first crash or hang a spare worker is kept ready, so the next case need not wait for one,
-and after the first crash new workers fork a process per case (a few milliseconds) so that a
-backend that crashes on many cases costs a fork each, not a worker each.
+and a backend that crashed once runs each later case in a process its worker forks (a few
+milliseconds), so a backend that crashes on many cases costs a fork each, not a worker each;
+the other backends keep running in the workers themselves.
 Only the processes started here are ever signalled. A worker's stdout and stderr go to a file of
 its own: what a backend printed before it crashed is quoted in the case's message.
 """
@@ -84,7 +85,7 @@ class Pool:
         self.workers: list[_Worker] = []
         self.pending: deque[Task] = deque()
         self.spare = False  # after a crash or a hang: keep a spare worker ready
-        self.isolate = False  # after a crash: new workers fork a process per case
+        self.isolated: set[str] = set()  # backends that crashed: each case in a fork
         self._logs = tempfile.TemporaryDirectory(prefix="seq-verify-")
         self._count = 0
 
@@ -112,7 +113,7 @@ class Pool:
         log.touch()
         parent, child = self.context.Pipe()
         process = self.context.Process(target=serve, args=(child, self.specs, str(log),
-                                                           with_probe, self.isolate),
+                                                           with_probe),
                                        daemon=True, name="seq-verify-worker")
         process.start()
         child.close()
@@ -144,7 +145,8 @@ class Pool:
             if worker.ready and worker.task is None:
                 worker.task, worker.finished = self.pending.popleft(), 0
                 worker.log_offset = worker.log.stat().st_size
-                worker.conn.send((worker.task.path, worker.task.specs))
+                worker.conn.send((worker.task.path, worker.task.specs,
+                                  tuple(self.isolated.intersection(worker.task.specs))))
                 busy += 1
         times = [w.deadline for w in self.workers if w.deadline is not None]
         times += [w.born + START_TIMEOUT for w in self.workers if not w.ready]
@@ -169,7 +171,7 @@ class Pool:
             if not worker.ready:
                 raise WorkerStartError(_died(worker, "while starting"))
             if worker.task is not None:
-                self.spare = self.isolate = True
+                self.spare = True
                 self._lost(worker, "crash", _crash_text(worker, worker.process.exitcode))
 
     def _drain(self, worker: _Worker) -> bool:
@@ -197,7 +199,6 @@ class Pool:
                 worker.finished += 1
                 self.on_event("result", worker.task, spec, (outcome, text, seconds))
             elif kind == "died":  # the process it forked for the case crashed
-                self.spare = self.isolate = True
                 self._lost(worker, "crash", _crash_text(worker, message[1]))
                 worker.spec = worker.deadline = None
             elif kind == "done":
@@ -211,6 +212,8 @@ class Pool:
             spec, seconds = task.specs[min(worker.finished, len(task.specs) - 1)], 0.0
         else:
             spec, seconds = worker.spec, time.monotonic() - worker.started
+        if kind == "crash":
+            self.isolated.add(spec)
         self.on_event(kind, task, spec, (message, round(seconds, 6)))
         rest = task.specs[task.specs.index(spec) + 1:]
         if rest:
