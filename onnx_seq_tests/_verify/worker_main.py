@@ -2,10 +2,10 @@
 sent, run it on each backend and judge every data set with the comparator.
 
 Messages to the parent, in order: ("probe", problems) if asked, ("ready",), then per case
-("case", info), and per backend ("start", spec, pid) ... ("result", spec, outcome, message,
-seconds), then ("done",); ("died", exit code) before ("done",) when the process forked to run
-an isolated backend ended badly. A broken backend module gives ("broken", message) instead of
-("ready",).
+("case", info, size of its log so far), and per backend ("start", spec, pid) ... ("result", spec,
+outcome, message, seconds), then ("done",); ("died", exit code) before ("done",) when the
+process forked to run an isolated backend ended badly. A broken backend module gives ("broken",
+message) instead of ("ready",).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
             return
         path, task_specs, isolated = task
         folder, info = read(Path(path))
-        conn.send(("case", info))
+        conn.send(("case", info, os.fstat(2).st_size))
         for spec in task_specs:
             if spec not in isolated or folder is None:
                 _run_one(conn, folder, info, spec, backends[spec])

@@ -26,6 +26,8 @@ from pathlib import Path
 
 #: Lines of a crashed worker's output quoted in the case's message.
 STDERR_LINES = 8
+#: Tasks sent ahead to a worker, so it never waits for the parent between cases.
+QUEUE_DEPTH = 2
 #: How long a starting worker may take to import its backends before the run stops.
 START_TIMEOUT = 300.0
 
@@ -49,7 +51,7 @@ class _Worker:
     conn: object
     log: Path
     ready: bool = False
-    task: Task | None = None
+    queue: deque = field(default_factory=deque)  # tasks sent, the first one running
     spec: str | None = None  # the backend running now
     runner: int | None = None  # the process running it: the worker's or one it forked
     finished: int = 0  # backends of the task that gave a result
@@ -57,6 +59,10 @@ class _Worker:
     deadline: float | None = None
     log_offset: int = 0
     born: float = field(default_factory=time.monotonic)
+
+    @property
+    def task(self) -> Task | None:
+        return self.queue[0] if self.queue else None
 
 
 def worker_context(preload: list[str]):
@@ -134,20 +140,19 @@ class Pool:
         worker.conn.close()
 
     def _step(self) -> None:
-        busy = sum(1 for w in self.workers if w.task)
+        busy = sum(1 for w in self.workers if w.queue)
         wanted = min(self.jobs, busy + len(self.pending))
         wanted += 1 if self.spare and self.pending else 0
         while len(self.workers) < wanted:
             self._start()
-        for worker in self.workers:
-            if busy >= self.jobs or not self.pending:
-                break
-            if worker.ready and worker.task is None:
-                worker.task, worker.finished = self.pending.popleft(), 0
-                worker.log_offset = worker.log.stat().st_size
-                worker.conn.send((worker.task.path, worker.task.specs,
-                                  tuple(self.isolated.intersection(worker.task.specs))))
-                busy += 1
+        for worker in self.workers:  # keep each busy worker one task ahead: no round trip
+            while worker.ready and self.pending and len(worker.queue) < QUEUE_DEPTH and (
+                    worker.queue or busy < self.jobs):
+                busy += 0 if worker.queue else 1
+                task = self.pending.popleft()
+                worker.queue.append(task)
+                worker.conn.send((task.path, task.specs,
+                                  tuple(self.isolated.intersection(task.specs))))
         times = [w.deadline for w in self.workers if w.deadline is not None]
         times += [w.born + START_TIMEOUT for w in self.workers if not w.ready]
         wait_for = max(0.0, min(times) - time.monotonic()) if times else None
@@ -187,6 +192,7 @@ class Pool:
             if kind == "ready":
                 worker.ready = True
             elif kind == "case":
+                worker.log_offset, worker.finished = message[2], 0
                 self.on_event("case", worker.task, None, message[1])
             elif kind == "start":
                 worker.spec, worker.runner = message[1], message[2]
@@ -199,12 +205,14 @@ class Pool:
                 worker.finished += 1
                 self.on_event("result", worker.task, spec, (outcome, text, seconds))
             elif kind == "died":  # the process it forked for the case crashed
-                self._lost(worker, "crash", _crash_text(worker, message[1]))
+                self._lost(worker, "crash", _crash_text(worker, message[1]), ended=False)
                 worker.spec = worker.deadline = None
             elif kind == "done":
-                worker.task = worker.spec = worker.deadline = worker.runner = None
+                worker.queue.popleft()
+                worker.spec = worker.deadline = worker.runner = None
+                worker.finished = 0
 
-    def _lost(self, worker: _Worker, kind: str, message: str) -> None:
+    def _lost(self, worker: _Worker, kind: str, message: str, ended: bool = True) -> None:
         """The running backend of an ended worker gets `message`; the task's backends not yet
         run go back to the front of the queue."""
         task = worker.task
@@ -215,9 +223,13 @@ class Pool:
         if kind == "crash":
             self.isolated.add(spec)
         self.on_event(kind, task, spec, (message, round(seconds, 6)))
+        waiting = list(worker.queue)[1:] if ended else []  # else the worker runs them
         rest = task.specs[task.specs.index(spec) + 1:]
         if rest:
-            self.pending.appendleft(Task(task.key, task.path, rest))
+            waiting.insert(0, Task(task.key, task.path, rest))
+        self.pending.extendleft(reversed(waiting))
+        if ended:
+            worker.queue.clear()
 
     def _first_ready(self, worker: _Worker, probe) -> None:
         """Wait for the first worker's check of the backends; raise WorkerStartError on a
