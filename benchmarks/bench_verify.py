@@ -5,6 +5,9 @@ run of this script:
   crash         the same cases on a runtime that aborts its process on every case
   healthy       the same cases on onnxruntime with --timeout
   hang          the same cases on a runtime that hangs on 5 of them, with --timeout
+  fork floor    what the operating system alone charges for the crashes: one fork of this
+                process (onnx and onnxruntime loaded, like a worker) that aborts, per case,
+                divided by --jobs
 
 Targets: crash <= 3 x onnxruntime; hang <= healthy + 5 x timeout + 2 s. Every run is a
 `verify(...)` call in this process (what the CLI does), after one warm-up call that starts the
@@ -41,6 +44,19 @@ def timed(label: str, specs: list[str], cases, jobs: int, timeout: float | None)
     return seconds
 
 
+def fork_floor(count: int, jobs: int) -> float:
+    """Seconds for `count` fork-and-abort of this process, divided by `jobs`."""
+    import onnxruntime.backend  # noqa: F401  the size of a worker
+
+    start = time.perf_counter()
+    for _ in range(count):
+        pid = os.fork()
+        if pid == 0:
+            os.abort()
+        os.waitpid(pid, 0)
+    return (time.perf_counter() - start) / jobs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", type=Path, default=ROOT / "generated")
@@ -58,7 +74,8 @@ def main() -> None:
     start = time.perf_counter()
     verify(None, ["onnxruntime"], cases=cases[:1], jobs=1)
     print(f"{'warm-up':12} {time.perf_counter() - start:8.2f} s  (fork server start, once)")
-    runs: dict[str, list[float]] = {"onnxruntime": [], "crash": [], "healthy": [], "hang": []}
+    runs: dict[str, list[float]] = {"onnxruntime": [], "crash": [], "healthy": [], "hang": [],
+                                    "fork floor": []}
     for _ in range(args.repeat):
         runs["onnxruntime"].append(timed("onnxruntime", ["onnxruntime"], cases, args.jobs, None))
         runs["crash"].append(timed("crash", ["faulty_runtime:CrashEveryCase"], cases, args.jobs,
@@ -67,12 +84,15 @@ def main() -> None:
                                      args.timeout))
         runs["hang"].append(timed("hang", ["faulty_runtime:HangOnSome"], cases, args.jobs,
                                   args.timeout))
-    healthy, crash, timed_healthy, hung = (statistics.median(runs[k]) for k in runs)
+        runs["fork floor"].append(fork_floor(len(cases), args.jobs))
+        print(f"{'fork floor':12} {runs['fork floor'][-1]:8.2f} s", flush=True)
+    healthy, crash, timed_healthy, hung, floor = (statistics.median(runs[k]) for k in runs)
     if args.repeat > 1:
         print("medians: " + ", ".join(f"{k} {statistics.median(v):.2f} s"
                                       for k, v in runs.items()))
     limit = timed_healthy + HANGS * args.timeout + 2
-    print(f"crash / onnxruntime = {crash / healthy:.2f} (target <= 3); "
+    print(f"crash / onnxruntime = {crash / healthy:.2f} (target <= 3; the fork floor alone "
+          f"is {floor / healthy:.2f}); "
           f"hang = {hung:.2f} s against healthy + {HANGS} x {args.timeout:g} s + 2 s = "
           f"{limit:.2f} s ({'met' if hung <= limit else 'MISSED'})")
 
