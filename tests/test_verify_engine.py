@@ -7,6 +7,8 @@ import json
 import multiprocessing
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -321,3 +323,52 @@ def test_workers_are_reused(suite):
     pids = {r.message for r in results}
     assert len(results) == len(case_names()) and len(pids) <= 2
     assert f"RuntimeError: {os.getpid()}" not in pids
+
+
+def descendants(pid: int) -> set[int]:
+    found, todo = set(), [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except FileNotFoundError:
+            continue
+        for task in tasks:
+            try:
+                children = open(f"/proc/{current}/task/{task}/children").read().split()
+            except FileNotFoundError:
+                continue
+            for child in map(int, children):
+                if child not in found:
+                    found.add(child)
+                    todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        return open(f"/proc/{pid}/stat").read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["TERM", "KILL"])
+def test_nothing_is_left_running_when_the_verifier_is_ended(suite, how):
+    """A backend stuck with no --timeout: ending the verify process ends its workers too."""
+    env = {**os.environ, "PYTHONPATH": str(TESTS)}
+    cli_path = Path(sys.executable).parent / "gen-seq-tests"
+    process = subprocess.Popen([str(cli_path), "verify", str(suite), "-b",
+                                "faulty_backends:HangOnSequenceEmpty", "-k", "sequence_empty"],
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while len(descendants(process.pid)) < 3 and time.monotonic() < deadline:
+        time.sleep(0.2)  # the fork server, a worker, the resource tracker
+    time.sleep(1)  # the worker reaches the hanging case
+    started = descendants(process.pid)
+    assert len(started) >= 3
+    process.send_signal(how)
+    process.wait(30)
+    deadline = time.monotonic() + 10
+    while any(alive(p) for p in started) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [p for p in started if alive(p)] == []

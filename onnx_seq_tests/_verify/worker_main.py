@@ -10,9 +10,12 @@ message) instead of ("ready",).
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
+import threading
 import time
+from multiprocessing import connection
 from pathlib import Path
 
 import onnx
@@ -33,6 +36,7 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
     in a process forked from this one (a few milliseconds), so when it crashes it takes that
     process down, not the worker, which reports ("died", exit code) and moves on."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _end_with_parent()
     fd = os.open(log, os.O_WRONLY | os.O_APPEND)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
@@ -86,6 +90,20 @@ def _run_one(conn, folder: CaseFolder | None, info: dict, spec: str, backend) ->
     else:
         outcome, message = run_on(folder, backend)
     conn.send(("result", spec, outcome, message, round(time.perf_counter() - start, 6)))
+
+
+def _end_with_parent() -> None:
+    """End this worker as soon as the process that started it ends, however it ends, even
+    while a backend is stuck: a thread waits on the parent's sentinel."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        connection.wait([parent.sentinel])
+        os._exit(3)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _libc():

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import signal
 import tempfile
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -100,6 +101,7 @@ class Pool:
         (a list of problems); a non-empty list raises WorkerStartError before any case runs.
         Every worker is ended before this returns or raises."""
         self.pending.extend(tasks)
+        restore = _exit_on_sigterm()
         try:
             first = self._start(probe is not None)
             if probe is not None:
@@ -110,6 +112,7 @@ class Pool:
             for worker in list(self.workers):
                 self._end(worker)
             self._logs.cleanup()
+            restore()
 
     def _start(self, with_probe: bool = False) -> _Worker:
         from .worker_main import serve
@@ -258,6 +261,20 @@ class Pool:
                     raise WorkerStartError("\n".join(problems))
             if message[0] == "ready":
                 worker.ready = True
+
+
+def _exit_on_sigterm():
+    """While the run lasts, SIGTERM (if not handled already) raises SystemExit in the main
+    thread, so the workers are ended on the way out; returns what restores the handler."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return lambda: None
+
+    def leave(signum, frame):
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, leave)
+    return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _crash_text(worker: _Worker, code: int | None) -> str:
