@@ -151,11 +151,14 @@ class Pool:
         for worker in self.workers:  # keep each busy worker one task ahead: no round trip
             while worker.ready and self.pending and len(worker.queue) < QUEUE_DEPTH and (
                     worker.queue or busy < self.jobs):
+                task = self.pending[0]
+                try:
+                    worker.conn.send((task.path, task.specs,
+                                      tuple(self.isolated.intersection(task.specs))))
+                except OSError:  # it died: seen below, its tasks go to the others
+                    break
                 busy += 0 if worker.queue else 1
-                task = self.pending.popleft()
-                worker.queue.append(task)
-                worker.conn.send((task.path, task.specs,
-                                  tuple(self.isolated.intersection(task.specs))))
+                worker.queue.append(self.pending.popleft())
         times = [w.deadline for w in self.workers if w.deadline is not None]
         times += [w.born + START_TIMEOUT for w in self.workers if not w.ready]
         wait_for = max(0.0, min(times) - time.monotonic()) if times else None
