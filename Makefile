@@ -34,7 +34,7 @@ clean:
 .PHONY: conformance
 conformance: build
 	$(BIN)/gen-seq-tests verify generated --backend onnxruntime --backend reference -j 2 \
-		--notes docs/conformance-notes.yaml --report docs/conformance.md > /dev/null; \
+		--notes docs/conformance-notes.yaml --markdown docs/conformance.md > /dev/null; \
 		test $$? -le 1
 
 # docs/coverage.md: which (operator, version, type) combinations and edge cases the generated suite
