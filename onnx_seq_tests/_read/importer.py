@@ -260,11 +260,11 @@ def constant_value(attribute: AttributeProto, op_schema, node: onnx.NodeProto):
     if array.size == 0:
         raise NotExpressible(why)
     if tensor.data_type == onnx.TensorProto.STRING:
-        try:
-            items = [item.decode("utf-8") for item in array.reshape(-1)]
+        try:  # the stored bytes: an attribute holds UTF-8 text
+            items = [item.decode("utf-8") for item in tensor.string_data]
         except UnicodeDecodeError:
             raise NotExpressible(f"{why}; its strings are not UTF-8") from None
-        return form, items[0] if rank == 0 else items
+        return form, items[0] if rank == 0 else _Flow(items)
     if tensor.data_type == onnx.TensorProto.INT64:
         items = [int(v) for v in array.reshape(-1)]
     else:
