@@ -1,24 +1,29 @@
 """Case folders of any suite in the standard layout back into case-file YAML.
 
 Each folder becomes one case: nodes keyed by the schema's formal names at the model's opset,
-values written as the README's case format writes them, the tolerance from data.json, and a
-comment line above the case naming the folder it came from (the case's `doc` stays the model's
-graph doc_string, so building the case gives the same model bytes). What the case format cannot
-express (another opset domain, initializers, a tensor attribute, a node with a domain, a tensor
-whose shape has a 0 before another dim, ...) is reported per case with the reason, never
-dropped silently.
+the main graph's initializers as the case's `initializers:`, values written as the README's
+case format writes them, the tolerance from data.json, and a comment line above the case naming
+the folder it came from (the case's `doc` stays the model's graph doc_string, so building the
+case gives the same model bytes). A Constant node whose `value` tensor one of Constant's
+`value_*` attributes also makes (an int64, float or string scalar or non-empty 1-D tensor) is
+written with that attribute, and a `# note:` comment line above the case says so. What the
+case format cannot express (another opset domain, initializers of a subgraph or that are also
+graph inputs, any other tensor attribute, a node with a domain, a tensor whose shape has a 0
+before another dim, ...) is reported per case with the reason, never dropped silently.
 
 A built case gives byte-identical files when the folder was built by this project; a folder
 from elsewhere differs where the format does not keep a detail: node names, value_info, the
-model's producer, IR version and doc string, metadata, the empty-optional encoding, and a
-missing data.json (a build always writes one). Those differences leave the values equal.
+model's producer, IR version and doc string, metadata, the empty-optional encoding, the
+encoding of an initializer's data (raw or typed fields), a Constant's `value` written as
+`value_*`, and a missing data.json (a build always writes one). Those differences leave the
+values equal.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +32,7 @@ import yaml
 from onnx import AttributeProto, helper
 
 from .._core import operators
+from .._core.elements import BY_PROTO
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, from_type_proto
 from .._suite.layout import case_folders
 from .load import ReadError, read_folder
@@ -45,6 +51,8 @@ class Imported:
 
     cases: list[tuple[str, dict]]  # (origin folder, case mapping)
     skipped: list[tuple[str, str]]  # (folder, reason)
+    #: origin folder -> what its case writes another way than the folder does (same values)
+    notes: dict[str, list[str]] = field(default_factory=dict)
 
 
 def import_folders(paths, prefix: str = "") -> Imported:
@@ -64,8 +72,9 @@ def import_folders(paths, prefix: str = "") -> Imported:
     for folder in folders:
         shown_folder = folder.as_posix()
         shown = read_folder(folder)  # a folder that cannot be read stops the import
+        notes: list[str] = []
         try:
-            case = case_mapping(shown, prefix)
+            case = case_mapping(shown, prefix, notes)
         except NotExpressible as error:
             result.skipped.append((shown_folder, str(error)))
             continue
@@ -75,6 +84,8 @@ def import_folders(paths, prefix: str = "") -> Imported:
             k += 1
         names.add(case["name"])
         result.cases.append((shown_folder, case))
+        if notes:
+            result.notes[shown_folder] = notes
     return result
 
 
@@ -83,8 +94,10 @@ def case_name(folder_name: str, prefix: str = "") -> str:
     return prefix + (_NAME_BAD.sub("_", name.lower()).strip("_") or "case")
 
 
-def case_mapping(shown: Shown, prefix: str = "") -> dict:
-    """The case-file mapping of one read case folder; NotExpressible says what it cannot hold."""
+def case_mapping(shown: Shown, prefix: str = "", notes: list[str] | None = None) -> dict:
+    """The case-file mapping of one read case folder; NotExpressible says what it cannot hold.
+    Each detail written another way with the same values is added to `notes`."""
+    notes = [] if notes is None else notes
     model = shown.model
     domains = {o.domain for o in model.opset_import} - {"", "ai.onnx"}
     if domains:
@@ -101,9 +114,11 @@ def case_mapping(shown: Shown, prefix: str = "") -> dict:
     if graph.doc_string:
         case["doc"] = graph.doc_string
     case["opset"] = opset
-    body = graph_mapping(graph, opset, top_level=True)
+    body = graph_mapping(graph, opset, top_level=True, notes=notes)
     if body["inputs"]:
         case["inputs"] = body["inputs"]
+    if body.get("initializers"):
+        case["initializers"] = body["initializers"]
     case["outputs"] = body["outputs"]
     case["nodes"] = body["nodes"]
     if shown.atol or shown.rtol:
@@ -121,14 +136,52 @@ def case_mapping(shown: Shown, prefix: str = "") -> dict:
     return case
 
 
-def graph_mapping(graph: onnx.GraphProto, opset: int, top_level: bool = False) -> dict:
-    if graph.initializer or graph.sparse_initializer:
-        raise NotExpressible(f"graph {graph.name!r} has initializers; case files give every "
-                             "value as a graph input (a Constant node with a tensor attribute "
-                             "is not expressible either)")
-    return {"inputs": [value_decl(v) for v in graph.input],
-            "outputs": [value_decl(v) for v in graph.output],
-            "nodes": [node_mapping(n, opset) for n in graph.node]}
+def graph_mapping(graph: onnx.GraphProto, opset: int, top_level: bool = False,
+                  notes: list[str] | None = None) -> dict:
+    """The mapping of a graph; the main graph's initializers under "initializers"."""
+    if graph.sparse_initializer:
+        raise NotExpressible(f"graph {graph.name!r} has sparse initializers; case files "
+                             "write dense tensors only")
+    if graph.initializer and not top_level:
+        raise NotExpressible(f"subgraph {graph.name!r} has initializers; case files declare "
+                             "initializers for the main graph only")
+    mapping = {"inputs": [value_decl(v) for v in graph.input],
+               "outputs": [value_decl(v) for v in graph.output]}
+    if graph.initializer:
+        mapping["initializers"] = initializers_data(graph)
+    mapping["nodes"] = [node_mapping(n, opset, notes) for n in graph.node]
+    return mapping
+
+
+def initializers_data(graph: onnx.GraphProto) -> list[dict]:
+    """The graph's initializers as `{name, type, shape, value}`, in the graph's order."""
+    boundary = {v.name for v in [*graph.input, *graph.output]}
+    found: list[dict] = []
+    seen: set[str] = set()
+    for tensor in graph.initializer:
+        what = f"initializer {tensor.name!r}"
+        if not tensor.name or tensor.name in seen:
+            raise NotExpressible(f"{what}: an initializer needs a name of its own")
+        seen.add(tensor.name)
+        if tensor.name in boundary:
+            raise NotExpressible(f"{what} is also a graph input or output (a default value); "
+                                 "case files keep initializers apart from the graph's inputs")
+        if tensor.data_location == onnx.TensorProto.EXTERNAL:
+            raise NotExpressible(f"{what} keeps its data in an external file; case files "
+                                 "write every value")
+        element = BY_PROTO.get(tensor.data_type)
+        if element is None:
+            raise NotExpressible(f"{what} has element type {tensor.data_type}, which case "
+                                 "files cannot write")
+        try:
+            array = onnx.numpy_helper.to_array(tensor)
+        except (ValueError, TypeError) as error:
+            raise NotExpressible(f"{what} cannot be read: {str(error).splitlines()[0]}") \
+                from None
+        value_type = TensorType(element, tuple(array.shape))
+        found.append(_FlowMap(name=tensor.name, type=str(value_type),
+                              shape=_Flow(array.shape), value=tensor_data(array, what)))
+    return found
 
 
 def value_decl(info: onnx.ValueInfoProto) -> dict:
@@ -150,7 +203,7 @@ def _innermost(value_type: ValueType) -> TensorType:
     return value_type
 
 
-def node_mapping(node: onnx.NodeProto, opset: int) -> dict:
+def node_mapping(node: onnx.NodeProto, opset: int, notes: list[str] | None = None) -> dict:
     if node.domain not in ("", "ai.onnx"):
         raise NotExpressible(f"node {node.op_type} is in domain {node.domain!r}")
     op_schema = operators.schema(node.op_type, opset)
@@ -162,9 +215,61 @@ def node_mapping(node: onnx.NodeProto, opset: int) -> dict:
     if not mapping["inputs"]:
         del mapping["inputs"]
     if node.attribute:
-        mapping["attributes"] = {a.name: attribute_data(a, opset, node.op_type)
-                                 for a in node.attribute}
+        attributes = {}
+        for attribute in node.attribute:
+            if node.op_type == "Constant" and attribute.type == AttributeProto.TENSOR:
+                name, value = constant_value(attribute, op_schema, node)
+                if notes is not None:
+                    notes.append(f"Constant {node.output[0]!r}: its tensor attribute "
+                                 f"{attribute.name!r} written as {name!r} (same value)")
+            else:
+                name, value = attribute.name, attribute_data(attribute, opset, node.op_type,
+                                                             notes)
+            attributes[name] = value
+        mapping["attributes"] = attributes
     return mapping
+
+
+#: Constant's value_* attributes: (onnx element type, rank) -> the attribute making that tensor
+#: (Constant's spec: value_float gives a float scalar, value_floats a 1-D float tensor, ...).
+_CONSTANT_FORMS = {
+    (onnx.TensorProto.INT64, 0): "value_int", (onnx.TensorProto.INT64, 1): "value_ints",
+    (onnx.TensorProto.FLOAT, 0): "value_float", (onnx.TensorProto.FLOAT, 1): "value_floats",
+    (onnx.TensorProto.STRING, 0): "value_string", (onnx.TensorProto.STRING, 1): "value_strings",
+}
+
+
+def constant_value(attribute: AttributeProto, op_schema, node: onnx.NodeProto):
+    """(attribute name, value) of Constant's `value_*` attribute that makes the same tensor as
+    its tensor attribute `value`; NotExpressible when no `value_*` attribute makes it."""
+    tensor = attribute.t
+    rank = len(tensor.dims)
+    form = _CONSTANT_FORMS.get((tensor.data_type, rank))
+    element = BY_PROTO.get(tensor.data_type)
+    shown = (f"tensor({element.name if element else tensor.data_type}) of shape "
+             f"{list(tensor.dims)}")
+    why = (f"Constant {node.output[0]!r}: its attribute "
+           f"{attribute.name!r} holds a {shown}; case files write a Constant's tensor only as "
+           "value_int/value_ints (int64), value_float/value_floats (float) or "
+           "value_string/value_strings (string), a scalar or a non-empty 1-D list")
+    if form is None or tensor.data_location == onnx.TensorProto.EXTERNAL:
+        raise NotExpressible(why)
+    if form not in op_schema.attributes:
+        raise NotExpressible(f"{why}, and Constant-{op_schema.since_version} has no {form}")
+    array = onnx.numpy_helper.to_array(tensor)
+    if array.size == 0:
+        raise NotExpressible(why)
+    if tensor.data_type == onnx.TensorProto.STRING:
+        try:  # the stored bytes: an attribute holds UTF-8 text
+            items = [item.decode("utf-8") for item in tensor.string_data]
+        except UnicodeDecodeError:
+            raise NotExpressible(f"{why}; its strings are not UTF-8") from None
+        return form, items[0] if rank == 0 else _Flow(items)
+    if tensor.data_type == onnx.TensorProto.INT64:
+        items = [int(v) for v in array.reshape(-1)]
+    else:
+        items = [_Float(float(v)) for v in array.reshape(-1)]
+    return form, items[0] if rank == 0 else _Flow(items)
 
 
 def _formal(values: list[str], formals, op_type: str, side: str) -> dict:
@@ -185,10 +290,11 @@ def _formal(values: list[str], formals, op_type: str, side: str) -> dict:
     return found
 
 
-def attribute_data(attribute: AttributeProto, opset: int, op_type: str):
+def attribute_data(attribute: AttributeProto, opset: int, op_type: str,
+                   notes: list[str] | None = None):
     kind = attribute.type
     if kind == AttributeProto.GRAPH:
-        return graph_mapping(attribute.g, opset)
+        return graph_mapping(attribute.g, opset, notes=notes)
     if kind == AttributeProto.TYPE_PROTO:
         try:
             value_type = from_type_proto(attribute.tp)
@@ -323,7 +429,8 @@ def to_yaml(imported: Imported, header: str = "") -> str:
     for origin, case in imported.cases:
         text = yaml.dump([case], Dumper=_Dumper, sort_keys=False, allow_unicode=True,
                          width=100, default_flow_style=False)
-        parts.append(f"# imported from {origin}\n{text}")
+        notes = "".join(f"# note: {note}\n" for note in imported.notes.get(origin, ()))
+        parts.append(f"# imported from {origin}\n{notes}{text}")
     return "\n".join(parts)
 
 
@@ -336,7 +443,7 @@ def refused_by_builder(imported: Imported) -> Imported:
     from .._core.problems import Problems
     from .._suite.build import compile_case
 
-    kept = Imported([], list(imported.skipped))
+    kept = Imported([], list(imported.skipped), dict(imported.notes))
     with tempfile.TemporaryDirectory() as folder:
         for origin, case in imported.cases:
             path = Path(folder) / "case.yaml"
