@@ -278,7 +278,7 @@ def _builds_an_optional(name: str, variant: str) -> bool:
 def test_a_case_passes_exactly_when_all_its_variants_pass(suite_verification):
     """Over the whole committed suite. onnxruntime: no exception. onnx's reference evaluator:
     its Optional operator is wrong (Optional() gives [None], so OptionalHasElement says True;
-    Optional(x) gives [x], so OptionalGetElement returns a list; see the interop notes), so a
+    Optional(x) gives [x], so OptionalGetElement returns a list), so a
     variant that builds an optional input with Optional can fail where the case passes; every
     disagreement must be one of those, and none may go the other way."""
     table = _by_original(suite_verification)
