@@ -13,6 +13,11 @@ imports are done before the clock starts, for onnx and for us alike. The median 
 is reported. Targets: cold per case <= onnx per case (ratio <= 1.0, aim 0.5); no-op <= 10% of
 cold. `--phases` adds where a cold build's time goes, measured in one process.
 
+Whole processes, imports included, as a user types them (`python -m onnx_seq_tests ...`):
+cold `build`, no-op `build`, no-op `build --check`, `--help` and `--version`. Target: a no-op
+`build` and `build --check` at most 15% of a cold build (they decide "nothing to do" from file
+hashes and the manifest, without importing onnx).
+
     python benchmarks/bench_build.py [--cases cases] [--dir TMP] [--repeat 3] [--jobs 2]
 """
 
@@ -25,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +82,8 @@ from pathlib import Path
 from onnx_seq_tests._casefile import reader as casefile
 from onnx_seq_tests._core import oracle
 from onnx_seq_tests._suite.build import fingerprint
-from onnx_seq_tests._suite.layout import Stager, case_files
+from onnx_seq_tests._suite.layout import case_files
+from onnx_seq_tests._suite.publish import Stager
 from onnx_seq_tests._suite.model import build_model
 paths, out = casefile.case_files([Path(sys.argv[1])]), Path(sys.argv[2])
 seconds = {}
@@ -107,6 +114,14 @@ def run(code: str, *args) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def wall(*args) -> dict:
+    """The wall time of one whole `python -m onnx_seq_tests ARGS` process."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "onnx_seq_tests", *map(str, args)], check=True,
+                   capture_output=True, cwd=ROOT)
+    return {"seconds": time.perf_counter() - start, "cases": 1}
+
+
 def median(runs: list[dict]) -> dict:
     middle = statistics.median(r["seconds"] for r in runs)
     return {**runs[0], "seconds": middle}
@@ -124,7 +139,15 @@ def main() -> None:
     base = Path(tempfile.mkdtemp(prefix="bench-build-", dir=options.dir))
     try:
         onnx_runs, cold, parallel, noop, floor = [], [], [], [], []
+        whole: dict[str, list[dict]] = {}
         for i in range(options.repeat):
+            out = base / f"whole-{i}"
+            for label, args in (("cold build", ("build", options.cases.resolve(), "-o", out)),
+                                ("no-op build", ("build", options.cases.resolve(), "-o", out)),
+                                ("no-op build --check",
+                                 ("build", "--check", options.cases.resolve(), "-o", out)),
+                                ("--help", ("--help",)), ("--version", ("--version",))):
+                whole.setdefault(label, []).append(wall(*args))
             onnx_runs.append(run(ONNX))
             out = base / f"cold-{i}"
             cold.append(run(OURS, options.cases.resolve(), out, 1))
@@ -150,6 +173,15 @@ def main() -> None:
               f" {'met' if ratio <= 1.0 else 'MISSED'}")
         print(f"no-op / cold: {share:.1%} (target <= 10%) {'met' if share <= 0.10 else 'MISSED'}")
         print(f"(median of {options.repeat} runs, each in a fresh process; built in {base})")
+        print("\nwhole processes, `python -m onnx_seq_tests ...`, imports included:")
+        cold_process = median(whole["cold build"])["seconds"]
+        for label, runs in whole.items():
+            seconds = median(runs)["seconds"]
+            target = ""
+            if label.startswith("no-op"):
+                target = (f"  {seconds / cold_process:6.1%} of cold (target <= 15%) "
+                          f"{'met' if seconds <= 0.15 * cold_process else 'MISSED'}")
+            print(f"  {label:24} {seconds * 1e3:8.0f} ms{target}")
         if options.phases:
             phases = run(PHASES, options.cases.resolve(), base / "phases")
             total = sum(phases["seconds"].values())

@@ -1,19 +1,89 @@
-"""onnx-seq-tests: a conformance suite for ONNX sequence and optional operators, and its tools."""
+"""onnx-seq-tests: a conformance suite for ONNX sequence and optional operators, and its tools.
+
+The public API is what `__all__` lists; everything under a module whose name starts with `_` is
+private. Names are imported on first use, so `import onnx_seq_tests` loads no onnx:
+
+    load_cases(paths) -> list[Case]            case files (YAML) to cases; CaseFileError
+    build(paths, out_root) -> BuildReport      compile cases into a suite folder, incrementally
+    check(paths, out_root) -> list[str]        the drift check: what differs, [] when nothing
+    verify(root, specs) -> list[Result]        run a built suite on backends and judge it
+    read_case_folder(path) -> CaseFolder       one test_<name> folder read as a consumer reads it
+    compare(expected, actual, ...) -> list[str]  the verifier's comparator, one line per difference
+    backend_test(backend, data_dir)            onnx's backend-test Runner over a built suite
+"""
+
+from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
 try:
     __version__ = version("onnx-seq-tests")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0"
 
-__all__ = ["__version__", "backend_test"]
+#: public name -> (private module, name there)
+_PUBLIC = {
+    "load_cases": ("._casefile.reader", "load_cases"),
+    "build": ("._suite.build", "build"),
+    "check": ("._suite.build", "check"),
+    "BuildReport": ("._suite.build", "BuildReport"),
+    "OutputError": ("._suite.build", "OutputError"),
+    "verify": ("._verify.verifier", "verify"),
+    "Result": ("._verify.verifier", "Result"),
+    "read_case_folder": ("._suite.layout", "read_case_folder"),
+    "CaseFolder": ("._suite.layout", "CaseFolder"),
+    "compare": ("._core.compare", "compare_outputs"),
+    "assert_outputs_match": ("._core.compare", "assert_outputs_match"),
+    "backend_test": ("._verify.backend_test", "backend_test"),
+    "Case": ("._core.cases", "Case"),
+    "Graph": ("._core.cases", "Graph"),
+    "Node": ("._core.cases", "Node"),
+    "ValueDecl": ("._core.cases", "ValueDecl"),
+    "DataSet": ("._core.cases", "DataSet"),
+    "TensorType": ("._core.value_types", "TensorType"),
+    "SequenceType": ("._core.value_types", "SequenceType"),
+    "OptionalType": ("._core.value_types", "OptionalType"),
+    "ElementType": ("._core.elements", "ElementType"),
+    "SeqTestsError": ("._core.problems", "SeqTestsError"),
+    "CaseFileError": ("._core.problems", "CaseFileError"),
+    "Problem": ("._core.problems", "Problem"),
+    "suite_dir": ("._suite.resources", "suite_dir"),
+}
+
+__all__ = ["__version__", "BuildReport", "Case", "CaseFileError", "CaseFolder", "DataSet",
+          "ElementType", "Graph", "Node", "OptionalType", "OutputError", "Problem", "Result",
+          "SeqTestsError", "SequenceType", "TensorType", "ValueDecl", "assert_outputs_match",
+          "backend_test", "build", "check", "compare", "load_cases", "read_case_folder",
+           "suite_dir", "verify"]
+
+if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__ imports lazily
+    from ._casefile.reader import load_cases
+    from ._core.cases import Case, DataSet, Graph, Node, ValueDecl
+    from ._core.compare import assert_outputs_match
+    from ._core.compare import compare_outputs as compare
+    from ._core.elements import ElementType
+    from ._core.problems import CaseFileError, Problem, SeqTestsError
+    from ._core.value_types import OptionalType, SequenceType, TensorType
+    from ._suite.build import BuildReport, OutputError, build, check
+    from ._suite.layout import CaseFolder, read_case_folder
+    from ._suite.resources import suite_dir
+    from ._verify.backend_test import backend_test
+    from ._verify.verifier import Result, verify
 
 
 def __getattr__(name: str):
-    """`backend_test` is imported on first use: it pulls in onnx's backend test runner."""
-    if name == "backend_test":
-        from ._verify.backend_test import backend_test
+    """Import a public name on first use (most of them pull in onnx)."""
+    try:
+        module_name, attribute = _PUBLIC[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    from importlib import import_module
 
-        return backend_test
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module_name, __name__), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_PUBLIC})

@@ -1,6 +1,11 @@
 """The `gen-seq-tests` command: parsing arguments and exit codes only.
 
-Exit status: 0 success, 1 a check or verification failed, 2 bad usage or invalid case files.
+Conventions of every command: `-o/--output` names what a command writes, `-j N` runs N
+processes (0: one per CPU), `--markdown FILE` writes a Markdown report. Exit status: 0 success,
+1 a check or verification failed, 2 bad usage or invalid input (case files, a folder that holds
+no suite, an onnx that is not the pinned one where that matters). Errors are click exceptions
+printed as one line `error: ...` (case-file problems: one line each). Importing this module
+imports no onnx: `--help`, `--version` and a no-op `build` never load it.
 """
 
 from __future__ import annotations
@@ -12,17 +17,56 @@ from pathlib import Path
 import click
 
 from . import __version__
-from ._core.problems import CaseFileError
-from ._suite.codec import EMPTY_OPTIONAL_FORMS
+from ._core.problems import CaseFileError, one_line
+from ._suite.manifest import EMPTY_OPTIONAL_FORMS
 
 DEFAULT_CASES = "cases"
 DEFAULT_OUT = "generated"
 
 
-def _fail_on_case_errors(error: CaseFileError) -> None:
-    click.echo(error.report(), err=True)
-    click.echo(f"{len(error.problems)} problem(s) found; nothing was written.", err=True)
-    sys.exit(2)
+class Refused(click.ClickException):
+    """Bad usage or invalid input: exit 2."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:
+        _say(f"error: {self.message}", err=True)
+
+
+class Failed(Refused):
+    """A check or verification failed: exit 1."""
+
+    exit_code = 1
+
+
+class CaseErrors(Refused):
+    """Case files with mistakes: one line per problem, then the count; exit 2."""
+
+    def __init__(self, error: CaseFileError):
+        super().__init__(error.report())
+        self.count = len(error.problems)
+
+    def show(self, file=None) -> None:
+        click.echo(self.message, err=True)
+        click.echo(f"{self.count} problem(s) found; nothing was written.", err=True)
+
+
+def _fail_on_case_errors(error: CaseFileError):
+    raise CaseErrors(error) from None
+
+
+def _jobs(jobs: int) -> int:
+    """`-j 0`: one process per CPU."""
+    return jobs or os.cpu_count() or 1
+
+
+def _say(text: str, err: bool = False) -> None:
+    """Print one line; user text in it (paths, names) is escaped by `one_line`."""
+    click.echo(one_line(text), err=err)
+
+
+def _warn(message: str) -> None:
+    _say(f"warning: {message}", err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -33,7 +77,7 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("-o", "--out", "out_root", default=DEFAULT_OUT, show_default=True,
+@click.option("-o", "--output", "out_root", default=DEFAULT_OUT, show_default=True,
               type=click.Path(file_okay=False, path_type=Path), help="Output root folder.")
 @click.option("--empty-optional", type=click.Choice(EMPTY_OPTIONAL_FORMS), default="undefined",
               show_default=True,
@@ -46,45 +90,70 @@ def main() -> None:
                    "root is exactly what the cases give.")
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=0),
               metavar="N", help="Build in N processes (0: one per CPU).")
+@click.option("--adopt-onnx", is_flag=True,
+              help="Rebuild an output root built with another onnx version although the "
+                   "installed onnx is not the pinned one (trying an onnx release before "
+                   "pinning it); without it such a build is refused (exit 2).")
 def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: bool,
-          jobs: int) -> None:
+          jobs: int, adopt_onnx: bool) -> None:
     """Compile case files (PATHS: files or folders, default: cases) into the backend-test layout.
 
     The output root receives manifest.json (every file with its sha256) and sequence_optional/.
-    Only cases whose source changed are rebuilt. The new tree is staged beside the output root
-    and swapped in, so an interrupted build leaves the old suite or the new one.
+    Only cases whose source changed are rebuilt; when nothing changed, that is known from the
+    file hashes and the manifest without loading onnx. The new tree is staged beside the output
+    root and swapped in, so an interrupted build leaves the old suite or the new one.
     """
+    from ._suite import freshness
+    from ._suite.resources import SuiteError, cases_dir
+
+    try:
+        paths = paths or (cases_dir(),)  # the checkout's cases/, else the packaged ones
+    except SuiteError as error:
+        raise Refused(str(error)) from None
+    drift = freshness.onnx_drift()
+    if drift and not check:
+        stamped = freshness.stamped_onnx(out_root)
+        if stamped is not None and stamped != freshness.installed_onnx() and not adopt_onnx:
+            raise Refused(f"{out_root} was built with onnx {stamped}; rebuilding it would "
+                          f"restamp it with onnx {freshness.installed_onnx()}, so nothing was "
+                          f"written: {drift} (or pass --adopt-onnx to rebuild it anyway)")
+        _warn(drift)
+    elif drift:
+        _warn(drift)
+    count = freshness.unchanged(paths, out_root, empty_optional, compare_bytes=check)
+    if count is not None:
+        _say(f"{out_root} is exactly what the cases give" if check
+             else f"{out_root} is up to date: {count} case(s)")
+        return
     from ._suite import build as builder
 
-    paths = paths or (Path(DEFAULT_CASES),)
-    jobs = jobs or os.cpu_count() or 1
     try:
         if check:
-            drift = builder.check(paths, out_root, empty_optional, jobs)
+            differences = builder.check(paths, out_root, empty_optional, _jobs(jobs))
         else:
-            report = builder.build(paths, out_root, empty_optional, jobs)
+            report = builder.build(paths, out_root, empty_optional, _jobs(jobs))
     except CaseFileError as error:
         _fail_on_case_errors(error)
     except builder.OutputError as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(2)
+        raise Refused(str(error)) from None
     except OSError as error:
-        click.echo(f"error: cannot write {out_root}: {error}; it still holds the suite it held "
-                   "before", err=True)
-        sys.exit(1)
+        raise Failed(f"cannot write {out_root}: {error}; it still holds the suite it held "
+                     "before") from None
     if check:
-        for line in drift:
-            click.echo(line)
-        if drift:
-            click.echo(f"{len(drift)} difference(s) between {out_root} and the cases; run "
-                       "`gen-seq-tests build` to update it", err=True)
-            sys.exit(1)
-        click.echo(f"{out_root} is exactly what the cases give")
+        for line in differences:
+            _say(line)
+        if differences:
+            advice = ("the installed onnx is not the pinned one (see the warning above), which "
+                      "alone can explain them" if drift else
+                      "run `gen-seq-tests build` to update it")
+            raise Failed(f"{len(differences)} difference(s) between {out_root} and the cases; "
+                         f"{advice}")
+        _say(f"{out_root} is exactly what the cases give")
     elif report.changed:
-        click.echo(f"built {report.cases} case(s) into {out_root}: {len(report.rebuilt)} "
-                   f"rebuilt, {len(report.removed)} removed")
+        _say(f"built {report.cases} case(s) into {out_root}: {len(report.rebuilt)} rebuilt, "
+             f"{len(report.removed)} removed")
     else:
-        click.echo(f"{out_root} is up to date: {report.cases} case(s)")
+        _say(f"{out_root} is up to date: {report.cases} case(s)")
 
 
 @main.command(name="list")
@@ -107,14 +176,17 @@ def list_cases(paths: tuple[Path, ...]) -> None:
 @click.option("-b", "--backend", "backends", multiple=True, required=True, metavar="SPEC",
               help="onnxruntime, reference (onnx's ReferenceEvaluator), or module:attr naming an "
                    "onnx backend on PYTHONPATH. Repeat for a side-by-side table.")
-@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1), metavar="N",
-              help="Run cases in N worker processes.")
+@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=0), metavar="N",
+              help="Run cases in N worker processes (0: one per CPU).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Give each backend at most SECONDS per case; a backend that takes longer has "
-                   "its process ended, and the case is its error.")
-@click.option("--xfail", "xfail_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Give each backend at most SECONDS per case (reading it, preparing the model, "
+                   "running every data set); the cases in flight when one overruns are rerun "
+                   "alone, one backend at a time, and a backend that overruns again has its "
+                   "process ended: the case is its error.")
+@click.option("--xfail", "xfail_path", metavar="FILE|NAME",
               help="Known failures: per line a case name or regex (whole name), optionally "
-                   "preceded by a backend spec; '#' starts a comment.")
+                   "preceded by a backend spec; '#' starts a comment. A NAME (onnxruntime) "
+                   "picks xfail/NAME.txt of the checkout, else of the installed package.")
 @click.option("--junit-xml", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write JUnit XML: one testcase per case and backend.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -127,18 +199,28 @@ def list_cases(paths: tuple[Path, ...]) -> None:
 def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout: float | None,
            xfail_path: Path | None, junit_path: Path | None, json_path: Path | None,
            report_path: Path | None, notes_path: Path | None) -> None:
-    """Run every case under SUITE_DIR (default: generated) on each --backend and judge it.
+    """Run every case under SUITE_DIR on each --backend and judge it.
+
+    SUITE_DIR: a suite folder or a checkout; default: the checkout's generated/, or outside a
+    checkout the suite installed with the package. The first line names the suite run (path,
+    version, manifest sha256).
 
     Exit status: 0 when nothing failed unexpectedly (an unexpected pass of a --xfail entry is
     reported, not failed), 1 when a case failed or a backend raised, 2 for bad usage.
     """
     from ._suite.layout import case_folders
+    from ._suite.resources import SuiteError, resolve_suite, xfail_file
     from ._verify import report
     from ._verify.backends import BackendSpecError, load_backend
     from ._verify.verifier import UNEXPECTED, XfailError, load_xfail
     from ._verify.verifier import verify as run_verify
 
-    suite = suite_dir or Path(DEFAULT_OUT)
+    try:
+        resolved = resolve_suite(suite_dir)
+        xfail_path = xfail_file(xfail_path) if xfail_path else None
+    except SuiteError as error:
+        raise Refused(str(error)) from None
+    suite = resolved.root
     repeated = sorted({b for b in backends if backends.count(b) > 1})
     if repeated:
         raise click.BadParameter(f"{', '.join(repeated)} given more than once",
@@ -147,7 +229,7 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
         try:
             load_backend(spec)
         except BackendSpecError as error:
-            raise click.BadParameter(str(error), param_hint="--backend") from None
+            raise click.BadParameter(one_line(str(error)), param_hint="--backend") from None
     if not suite.is_dir():
         raise click.BadParameter(f"{suite} is not a folder; build the suite with "
                                  "`gen-seq-tests build` or name a suite folder",
@@ -164,11 +246,12 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
         xfail = load_xfail(xfail_path) if xfail_path else []
         notes = report.load_notes(notes_path) if notes_path else []
     except XfailError as error:
-        click.echo(str(error), err=True)
-        sys.exit(2)
+        raise Refused(str(error)) from None
     except CaseFileError as error:
         _fail_on_case_errors(error)
     specs = list(backends)
+    jobs = _jobs(jobs)
+    click.echo(resolved.describe())
     if sys.stderr.isatty():
         with click.progressbar(length=total, label="verifying", file=sys.stderr) as bar:
             results = run_verify(suite, specs, xfail=xfail, jobs=jobs, timeout=timeout,
@@ -177,8 +260,7 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
         results = run_verify(suite, specs, xfail=xfail, jobs=jobs, timeout=timeout)
     for entry in xfail:
         if not entry.used:
-            click.echo(f"{entry.where}: warning: {entry.pattern.pattern!r} matched no case",
-                       err=True)
+            _say(f"{entry.where}: warning: {entry.pattern.pattern!r} matched no case", err=True)
     click.echo(report.text_report(results, specs), nl=False)
     if junit_path:
         report.write_junit(results, specs, junit_path)
@@ -194,8 +276,8 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
                                                       notes), encoding="utf-8")
         for note in notes:
             if not note.matched:
-                click.echo(f"{note.where}: warning: this note matched no case that did not pass",
-                           err=True)
+                _say(f"{note.where}: warning: this note matched no case that did not pass",
+                     err=True)
     sys.exit(1 if any(r.outcome in UNEXPECTED for r in results) else 0)
 
 
@@ -205,23 +287,77 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
 @click.option("-o", "--output", "archive", type=click.Path(dir_okay=False, path_type=Path),
               help="Archive to write  [default: dist/onnx-seq-tests-suite-<version>.tar.gz]")
 def pack(root: Path | None, archive: Path | None) -> None:
-    """Write a reproducible .tar.gz of the suite at ROOT (default: generated).
+    """Write a reproducible .tar.gz of the suite at ROOT (default: the checkout's generated/, or
+    outside a checkout the suite installed with the package).
 
     Entries are sorted under one top folder, with one fixed mtime, uid/gid 0 and a gzip header
-    without a time, so the same suite gives the same sha256 wherever it is packed. ROOT must
-    match its manifest.json; exit 1 when it does not.
+    without a time. The uncompressed tar is the same bytes wherever the suite is packed: its
+    sha256 is printed as the suite's identity (the .tar.gz's own sha256 also depends on the zlib
+    that compressed it). ROOT must match its manifest.json: exit 1 when it does not, 2 when it
+    holds no suite.
     """
+    from ._suite.manifest import ManifestError, read
     from ._suite.pack import PackError, default_archive
     from ._suite.pack import pack as write_archive
+    from ._suite.resources import SuiteError, default_suite
 
-    root = root or Path(DEFAULT_OUT)
+    try:
+        root = root or default_suite().root
+    except SuiteError as error:
+        raise Refused(str(error)) from None
     archive = archive or default_archive()
     try:
+        read(root)
+    except ManifestError as error:  # no suite here: bad input
+        raise Refused(str(error)) from None
+    try:
         digest, count = write_archive(root, archive)
-    except PackError as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(1)
-    click.echo(f"wrote {archive}: {count} files, sha256 {digest}")
+    except PackError as error:  # a suite that does not match its manifest: a failed check
+        raise Failed(str(error)) from None
+    import gzip
+    import hashlib
+
+    identity = hashlib.sha256(gzip.decompress(archive.read_bytes())).hexdigest()
+    _say(f"wrote {archive}: {count} files, sha256 {digest}")
+    _say(f"suite sha256 {identity} (the uncompressed tar, the same wherever it is packed: "
+         f"gzip -dc {archive} | sha256sum)")
+
+
+@main.command()
+@click.argument("old", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the difference as JSON (to stdout, or to --output) instead of text.")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the difference to this file instead of printing it.")
+@click.option("--exit-code", is_flag=True,
+              help="Exit 1 when the suites differ (default: 0 whenever both could be read).")
+def diff(old: Path, new: Path, as_json: bool, output: Path | None, exit_code: bool) -> None:
+    """What changed from suite OLD to suite NEW: cases added, removed and changed, and for a
+    changed case what changed (model, which data set, tolerance, opset, operators).
+
+    OLD and NEW are each a suite folder, a checkout (its generated/), a suite archive from
+    `gen-seq-tests pack` (read in memory, never extracted) or a manifest.json. Folders and
+    archives are first checked against their manifest. Exit 2 when a side is not a suite.
+    """
+    import json
+
+    from ._suite import diff as differ
+
+    try:
+        result = differ.diff(differ.load(old), differ.load(new))
+    except differ.DiffError as error:
+        raise Refused(str(error)) from None
+    text = (json.dumps(result, indent=1, sort_keys=True) + "\n" if as_json
+            else differ.text(result))
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}: {len(result['added'])} added, {len(result['removed'])} "
+                   f"removed, {len(result['changed'])} changed")
+    sys.exit(1 if exit_code and differ.differs(result) else 0)
 
 
 @main.command()
@@ -233,24 +369,173 @@ def coverage(root: Path | None, markdown_path: Path | None) -> None:
     """Report what the suite at ROOT (default: generated) covers: per operator and version, the
     allowed types (from onnx.defs) and the edge cases, beside onnx's own node cases."""
     from ._suite import coverage as measure
+    from ._suite.freshness import onnx_drift
     from ._suite.layout import case_folders
 
     root = root or Path(DEFAULT_OUT)
     if not root.is_dir() or not case_folders(root):
-        click.echo(f"error: no case folders (test_*/model.onnx) under {root}; build the suite "
-                   "first with `gen-seq-tests build`, or give its output root", err=True)
-        sys.exit(2)
+        raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
+                      "first with `gen-seq-tests build`, or give its output root")
+    drift = onnx_drift()
+    if drift:
+        _warn(drift)
+    from ._verify import mutation
+
     ours = measure.summarize(measure.suite_coverage(root))
     theirs = measure.summarize(measure.onnx_coverage())
-    text = measure.report(ours, theirs, root.as_posix(), measure.tensor_io_form(root))
+    text = measure.report(ours, theirs, root.as_posix(),
+                         measure.tensor_io_form(root)) + "\n" + mutation.markdown(
+        *_mutation_scores(root))
     if markdown_path is None:
         click.echo(text, nl=False)
         return
     markdown_path.parent.mkdir(parents=True, exist_ok=True)
     markdown_path.write_text(text, encoding="utf-8")
-    click.echo(f"wrote {markdown_path}: {ours.total_covered} of {ours.total} combinations "
-               f"covered by {ours.cases} case(s); onnx's node cases cover "
-               f"{theirs.total_covered}")
+    _say(f"wrote {markdown_path}: {ours.total_covered} of {ours.total} combinations covered by "
+         f"{ours.cases} case(s); onnx's node cases cover {theirs.total_covered}")
+
+
+@main.command()
+@click.argument("cases", nargs=-1, required=True, metavar="CASE...")
+@click.option("--full", is_flag=True,
+              help="Print every value of long arrays (numpy summarises more than 1000 with ...).")
+@click.option("--cases", "cases_paths", multiple=True, default=(DEFAULT_CASES,),
+              show_default=True, type=click.Path(path_type=Path), metavar="PATH",
+              help="Case files or folders where case names are looked up.")
+@click.option("--suite", "suite_root", default=DEFAULT_OUT, show_default=True,
+              type=click.Path(path_type=Path),
+              help="Built suite whose manifest.json says which case file holds a name.")
+def show(cases: tuple[str, ...], full: bool, cases_paths: tuple[Path, ...],
+         suite_root: Path) -> None:
+    """Print cases as text: nodes, attributes, subgraphs, and every data set's inputs and
+    expected outputs as numpy prints them.
+
+    CASE is a case name from the case files (plain or expanded, with or without test_), a case
+    folder (test_<name>/ with model.onnx) of any suite in the standard layout, a folder of such
+    folders, or a case file. A case from case files shows its file:line.
+    """
+    from ._read.load import ReadError, resolve
+    from ._read.show import render
+
+    try:
+        shown = resolve(cases, cases_paths, suite_root)
+        texts = [render(s, full=full) for s in shown]
+    except ReadError as error:
+        raise Refused(str(error)) from None
+    click.echo("\n".join(texts), nl=False)
+
+
+@main.command()
+@click.argument("root", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("-o", "--output", "out_dir", default="docs/operators", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for the pages (one per operator, and README.md, the index).")
+@click.option("--check", is_flag=True,
+              help="Write nothing; exit 1 naming every page that differs from what the suite "
+                   "gives.")
+def docs(root: Path | None, out_dir: Path, check: bool) -> None:
+    """Write one Markdown page per sequence/optional operator (schema from onnx.defs, then every
+    case of the suite at ROOT (default: generated) that uses it, as `show` prints it) and an
+    index with the cases and coverage per operator version."""
+    from ._read.load import ReadError
+    from ._read.operator_pages import stale_pages, write_pages
+    from ._suite.layout import case_folders
+
+    root = root or Path(DEFAULT_OUT)
+    if not root.is_dir() or not case_folders(root):
+        raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
+                       "first with `gen-seq-tests build`, or give its output root")
+    try:
+        if check:
+            stale = stale_pages(root, out_dir)
+        else:
+            files = write_pages(root, out_dir)
+    except ReadError as error:
+        raise Refused(str(error)) from None
+    if check:
+        for name in stale:
+            click.echo(f"stale: {out_dir / name}")
+        if stale:
+            raise Failed(f"{len(stale)} page(s) differ from the suite; run `make docs`")
+        click.echo(f"{out_dir} is what the suite at {root} gives")
+        return
+    click.echo(f"wrote {len(files)} page(s) into {out_dir}")
+
+
+@main.command(name="import")
+@click.argument("suite_dirs", nargs=-1, required=True, metavar="SUITE_DIR...",
+                type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-o", "--output", "out_file", required=True,
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Case file to write (YAML), e.g. cases/imported.yaml.")
+@click.option("--prefix", default="", help="Put this before every imported case name.")
+@click.option("--no-check", is_flag=True,
+              help="Do not compile the imported cases (by default each is built in memory, and "
+                   "one the builder refuses is left out and reported).")
+def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check: bool) -> None:
+    """Turn the case folders under SUITE_DIR (any suite in the standard layout, or single case
+    folders) into a case file: nodes keyed by the schema's formal names, values as case files
+    write them, the tolerance from data.json, a comment naming each case's folder.
+
+    A case the format cannot express is left out and reported with the reason (one line per
+    case on stderr). Exit 0 when the file is written, 2 for bad input.
+    """
+    from ._read.importer import import_folders, refused_by_builder, to_yaml
+    from ._read.load import ReadError
+
+    if not out_file.absolute().parent.is_dir():
+        raise click.BadParameter(f"the folder of {out_file} does not exist", param_hint="-o")
+    try:
+        imported = import_folders(suite_dirs, prefix)
+    except ReadError as error:
+        raise Refused(str(error)) from None
+    if not no_check:
+        imported = refused_by_builder(imported)
+    for folder, reason in imported.skipped:
+        click.echo(f"not imported: {folder}: {reason}", err=True)
+    header = ("# Imported by `gen-seq-tests import` from " + ", ".join(
+        p.as_posix() for p in suite_dirs) + ".\n")
+    out_file.write_text(to_yaml(imported, header), encoding="utf-8")
+    click.echo(f"wrote {len(imported.cases)} case(s) to {out_file}; "
+               f"{len(imported.skipped)} not expressible (listed above)")
+
+
+def _mutation_scores(root: Path):
+    from ._verify import mutation
+
+    every = mutation.mutants()
+    return (mutation.score(mutation.suite_subjects(root), every, "this suite"),
+            mutation.score(mutation.onnx_subjects(), every, "onnx's node cases"))
+
+
+@main.command("mutation")
+@click.argument("root", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the table to this Markdown file instead of printing it.")
+def mutation_score(root: Path | None, markdown_path: Path | None) -> None:
+    """Print the mutation score of the suite at ROOT (default: generated) beside that of onnx's
+    own sequence/optional node cases: the share of the mutant backends (the spec oracle with
+    one plausible runtime bug each) that some case catches. Exit 1 when a mutant survives the
+    suite at ROOT."""
+    from ._suite.layout import case_folders
+    from ._verify import mutation
+
+    root = root or Path(DEFAULT_OUT)
+    if not root.is_dir() or not case_folders(root):
+        raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
+                       "first with `gen-seq-tests build`, or give its output root")
+    ours, theirs = _mutation_scores(root)
+    text = mutation.markdown(ours, theirs)
+    if markdown_path is None:
+        click.echo(text, nl=False)
+    else:
+        markdown_path.parent.mkdir(parents=True, exist_ok=True)
+        markdown_path.write_text(text, encoding="utf-8")
+        for result in (ours, theirs):
+            click.echo(f"{result.label}: {len(result.killed)} of {result.total} mutants killed "
+                       f"({result.percent:.0f}%) by {result.cases} case(s)")
+    if ours.survivors:
+        raise Failed("surviving mutants: " + ", ".join(ours.survivors))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,6 +14,16 @@ def root() -> Path:
 
 
 @pytest.fixture(scope="session")
+def onnx_node_suite(tmp_path_factory) -> Path:
+    """onnx's own sequence/optional node cases written to disk (`<root>/node/test_*`)."""
+    from onnx_node_cases import write_onnx_node_cases
+
+    root = tmp_path_factory.mktemp("onnx_node_cases")
+    write_onnx_node_cases(root)
+    return root
+
+
+@pytest.fixture(scope="session")
 def suite_verification():
     """Every case folder of the committed generated/ (both forms) on onnxruntime and onnx's
     reference evaluator, run once per session: `build --check` (in `make test`) keeps

@@ -495,3 +495,45 @@ def test_scalar_spellings_read_as_written(element, text, value):
     from onnx_seq_tests._core.elements import ELEMENTS
 
     assert ELEMENTS[element].parse(text, quoted=False) == value
+
+
+# -- IR-level checks and initializers (issue 13) ------------------------------------------------
+
+
+def test_named_dim_must_hold_one_size_in_a_sequence(refuse):
+    rule = ("a named dim stands for one size in every tensor of a sequence and across a data "
+            "set's inputs and outputs (ONNX IR.md); declare the dim as ~ (unknown) where sizes "
+            "differ")
+    refuse("named_dim_differs.yaml",
+           "named_dim_differs.yaml:13:7: case 'named_dim_differs': data set 0: dim 'columns' is "
+           "2 in output 'sequence', element 0 but 3 in output 'sequence', element 1 (axis 1); "
+           + rule,
+           "named_dim_differs.yaml:13:7: case 'named_dim_differs': data set 0: dim 'rows' is 2 "
+           "in output 'sequence', element 0 but 1 in output 'sequence', element 1 (axis 0); "
+           + rule)
+
+
+def test_named_dim_must_hold_one_size_across_inputs(refuse):
+    refuse("named_dim_across_values.yaml",
+           "named_dim_across_values.yaml:20:7: case 'named_dim_across_values': data set 1: dim "
+           "'N' is 2 in input 's', element 0 but 1 in input 't' (axis 0); a named dim stands "
+           "for one size in every tensor of a sequence and across a data set's inputs and "
+           "outputs (ONNX IR.md); declare the dim as ~ (unknown) where sizes differ")
+
+
+def test_initializer_unknown_key_with_did_you_mean(refuse):
+    refuse("initializer_unknown_key.yaml",
+           "initializer_unknown_key.yaml:6:38: unknown key 'valeu' in an initializer (did you "
+           "mean 'value'?); allowed: name, type, shape, value")
+
+
+def test_initializer_mistakes(refuse):
+    refuse("initializer_clash.yaml",
+           "initializer_clash.yaml:7:14: 'i' is already a graph value (line 5); an initializer "
+           "is not a graph input, rename one",
+           "initializer_clash.yaml:8:23: an initializer is a tensor; seq(tensor(int64)) is not: "
+           "write tensor(T)",
+           "initializer_clash.yaml:9:45: an initializer's shape is fixed: give integer dims, or "
+           "leave 'shape' out",
+           "initializer_clash.yaml:10:45: initializer 'm': -1 does not fit in uint8 (range "
+           "0..255)")

@@ -21,8 +21,9 @@ import onnx
 
 from onnx_seq_tests import __version__
 from onnx_seq_tests._casefile.reader import load_cases
-from onnx_seq_tests._suite.layout import SUITE, recover, work_dir
+from onnx_seq_tests._suite.layout import SUITE
 from onnx_seq_tests._suite.manifest import MANIFEST, tree_files, verify
+from onnx_seq_tests._suite.publish import recover, work_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = [sys.executable, "-m", "onnx_seq_tests._cli"]
@@ -110,7 +111,8 @@ def test_manifest_lists_every_file_with_its_sha256(tmp_path):
     for case in load_cases([cases_file]):
         assert manifest["cases"][case.name] == {
             "folder": f"{SUITE}/test_{case.name}", "operators": ["SequenceAt"], "opset": 11,
-            "atol": 0.0, "rtol": 0.0, "data_sets": 1, "tensor_io": [f"{case.name}__len2"]}
+            "atol": 0.0, "rtol": 0.0, "data_sets": 1, "tensor_io": [f"{case.name}__len2"],
+            "source": f"{cases_file.as_posix()}:{case.where.line}"}
     assert verify(out) == []
     (out / SUITE / "test_pub_at_2" / "model.onnx").write_bytes(b"changed")
     (out / SUITE / "test_pub_at_3" / "extra.pb").write_bytes(b"")
@@ -341,8 +343,12 @@ def test_pack_twice_gives_the_same_bytes(tmp_path):
     data = (tmp_path / "a.tar.gz").read_bytes()
     assert data == (tmp_path / "b.tar.gz").read_bytes()
     digest = hashlib.sha256(data).hexdigest()
-    assert first.stdout.strip() == f"wrote {tmp_path / 'a.tar.gz'}: 34 files, sha256 {digest}"
-    assert second.stdout.strip().endswith(digest)
+    identity = hashlib.sha256(gzip.decompress(data)).hexdigest()
+    assert first.stdout.splitlines() == [
+        f"wrote {tmp_path / 'a.tar.gz'}: 34 files, sha256 {digest}",
+        f"suite sha256 {identity} (the uncompressed tar, the same wherever it is packed: gzip -dc "
+        f"{tmp_path / 'a.tar.gz'} | sha256sum)"]
+    assert second.stdout.splitlines()[0].endswith(digest) and identity in second.stdout
 
     assert data[3] == 0 and data[4:8] == b"\0\0\0\0"  # gzip: no name, no time
     assert gzip.decompress(data)  # a whole gzip stream

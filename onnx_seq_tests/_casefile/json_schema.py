@@ -25,11 +25,10 @@ from __future__ import annotations
 import json
 import sys
 
-from onnx import AttributeProto as A
-
-from .._core import operators as schemas
+from .._core import operators
 from .._core.elements import ELEMENTS
-from . import reader as casefile
+from .._core.value_types import TYPE_FORMS
+from . import vocabulary as casefile
 
 #: What the loader refuses and the schema lets through (the schema sees YAML 1.2 data, not the
 #: text as written, and knows nothing of the graph or of a particular opset).
@@ -45,7 +44,7 @@ LOADER_ONLY = (
 )
 
 _DRAFT = "http://json-schema.org/draft-07/schema#"
-_PLACEHOLDER = r"\{(type|opset|dtype)\}"
+_PLACEHOLDER = casefile.PLACEHOLDER_TEXT
 _FLOAT_WORD = {"type": "string", "pattern": r"^[-+]?\.?([nN][aA][nN]|[iI][nN][fF])$"}
 
 
@@ -63,25 +62,20 @@ def _described(schema: dict, description: str) -> dict:
 
 
 def _type_pattern() -> str:
-    elements = "|".join(sorted(ELEMENTS, key=lambda n: (-len(n), n))) + "|" + r"\{type\}"
-    tensor = rf"tensor *\( *({elements}) *\)"
-    seq = rf"seq *\( *{tensor} *\)"
-    return rf"^ *({tensor}|{seq}|optional *\( *({tensor}|{seq}) *\)) *$"
+    elements = [*sorted(ELEMENTS, key=lambda n: (-len(n), n)), r"\{type\}"]
+    return casefile.type_pattern(elements)
 
 
 def _attribute_schema(kind: int) -> dict | bool:
-    if kind == A.INT:
-        return _INTEGER
-    if kind == A.FLOAT:
-        return _NUMBER
-    if kind == A.STRING:
-        return _TEXT
-    if kind in (A.INTS, A.FLOATS, A.STRINGS):
-        item = {A.INTS: _INTEGER, A.FLOATS: _NUMBER, A.STRINGS: _TEXT}[kind]
-        return {"type": "array", "items": item, "minItems": 1}
-    if kind == A.GRAPH:
+    form, item = casefile.ATTRIBUTE_FORMS.get(kind, (None, None))
+    scalar = {"integer": _INTEGER, "number": _NUMBER, "text": _TEXT}
+    if form in scalar:
+        return scalar[form]
+    if form == "list":
+        return {"type": "array", "items": scalar[item], "minItems": 1}
+    if form == "graph":
         return _ref("graph")
-    if kind == A.TYPE_PROTO:
+    if form == "type":
         return {"anyOf": [_ref("type"), {
             "type": "object", "additionalProperties": False, "required": ["type"],
             "properties": {"type": _ref("type"), "shape": _ref("shape")}}]}
@@ -93,7 +87,7 @@ def _formals_schema(formal_lists) -> dict:
     kinds: dict[str, set[str]] = {}
     for formals in formal_lists:
         for formal in formals:
-            kind = "variadic" if formal.option == schemas.VARIADIC else "single"
+            kind = "variadic" if formal.option == operators.VARIADIC else "single"
             kinds.setdefault(formal.name, set()).add(kind)
     properties = {}
     for name, found in sorted(kinds.items()):
@@ -108,7 +102,7 @@ def _formals_schema(formal_lists) -> dict:
 
 def _operator_rule(op_type: str) -> dict:
     """`if op_type is X then` its formal names and attributes, any version of X."""
-    versions = [schemas.schema(op_type, v) for v in schemas.versions(op_type)]
+    versions = [operators.schema(op_type, v) for v in operators.versions(op_type)]
     attribute_kinds: dict[str, set[int]] = {}
     for op_schema in versions:
         for name, attribute in op_schema.attributes.items():
@@ -163,7 +157,7 @@ def _value_definitions() -> dict:
 
 def case_schema() -> dict:
     """The JSON Schema (draft-07) of a case file, as a dict."""
-    operators = list(schemas.all_operator_names())
+    op_types = list(operators.all_operator_names())
     element_names = sorted(ELEMENTS)
     type_list = {"type": "array", "items": {"enum": element_names}}
     definitions = {
@@ -172,8 +166,8 @@ def case_schema() -> dict:
         "integer": {"anyOf": [{"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
                               {"type": "string", "pattern": f"^.*{_PLACEHOLDER}.*$"}]},
         "type": {"type": "string", "pattern": _type_pattern(),
-                 "description": "tensor(T), seq(tensor(T)), optional(tensor(T)) or "
-                                "optional(seq(tensor(T))); T an element type or {type}."},
+                 "description": ", ".join(TYPE_FORMS[:-1]) + f" or {TYPE_FORMS[-1]}; T an "
+                                "element type or {type}."},
         "shape": {"type": "array", "description": "Dims of the innermost tensor: integers, "
                   "names, or ~ for unknown.",
                   "items": {"anyOf": [
@@ -185,10 +179,17 @@ def case_schema() -> dict:
             "type": "object", "additionalProperties": False, "required": ["name", "type"],
             "properties": {"name": _described(_TEXT, "The graph value's name."),
                            "type": _ref("type"), "shape": _ref("shape")}},
+        "initializer": {
+            "type": "object", "additionalProperties": False,
+            "required": ["name", "type", "value"],
+            "properties": {"name": _described(_TEXT, "The initializer's name."),
+                           "type": _ref("type"), "shape": _ref("shape"),
+                           "value": {"anyOf": [_ref("data"), _ref("by_type")],
+                                     "description": "The tensor's value."}}},
         "node": {
             "type": "object", "additionalProperties": False, "required": ["op_type"],
             "properties": {
-                "op_type": {"enum": operators, "description": "An ai.onnx operator."},
+                "op_type": {"enum": op_types, "description": "An ai.onnx operator."},
                 "name": _TEXT,
                 "inputs": {"type": "object", "description": "Formal input name -> value "
                            "name; \"\" omits an optional input."},
@@ -196,7 +197,7 @@ def case_schema() -> dict:
                             "name."},
                 "attributes": {"type": "object"},
             },
-            "allOf": [_operator_rule(op) for op in operators]},
+            "allOf": [_operator_rule(op) for op in op_types]},
         "graph": {
             "type": "object", "additionalProperties": False, "required": ["outputs", "nodes"],
             "properties": {"inputs": {"type": "array", "items": _ref("value_decl")},
@@ -210,7 +211,7 @@ def case_schema() -> dict:
             "description": "Expand the case over the opsets at which `op` changed and the "
                            "element types its type parameter `param` allows there.",
             "properties": {
-                "op": {"enum": operators},
+                "op": {"enum": op_types},
                 "param": _described(_TEXT, "A type parameter of op, such as S or T."),
                 "opsets": {"anyOf": [{"const": "all"},
                                      {"type": "array", "items": {"type": "integer"}}]},
@@ -230,10 +231,14 @@ def case_schema() -> dict:
                                     "pattern": rf"^([a-z0-9_]|{_PLACEHOLDER})+$"},
                                    {"type": "integer", "minimum": 0}]},
                 "doc": _TEXT,
-                "opset": {"type": "integer", "minimum": 1, "maximum": schemas.newest_opset(),
+                "opset": {"type": "integer", "minimum": 1,
+                          "maximum": operators.newest_released_opset(),
                           "description": "The ai.onnx opset the model imports."},
                 "for_each": _ref("for_each"),
                 "inputs": {"type": "array", "items": _ref("value_decl")},
+                "initializers": {"type": "array", "items": _ref("initializer"),
+                                 "description": "Constant tensors of the graph (ONNX "
+                                                "initializers), read by name like inputs."},
                 "outputs": {"type": "array", "items": _ref("value_decl"), "minItems": 1},
                 "nodes": {"type": "array", "items": _ref("node"), "minItems": 1},
                 "data_sets": {"type": "array", "items": _ref("data_set"), "minItems": 1},

@@ -25,16 +25,16 @@ Limits, each checked before the thing it guards is built:
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from pathlib import Path
 
 import numpy as np
 import yaml
-from onnx import helper
 
-from .._core import operators as schemas
-from .._core.cases import Case, DataSet, Graph, Node, ValueDecl
+from .._core import operators
+from .._core.cases import Case, DataSet, Expansion, Graph, Initializer, Node, ValueDecl
 from .._core.elements import ELEMENTS, ScalarError, int_hint
 from .._core.problems import CaseFileError, Problems, Where
 from .._core.value_types import (
@@ -45,6 +45,22 @@ from .._core.value_types import (
     ValueType,
     innermost,
     parse_type,
+)
+from .discovery import case_files
+from .vocabulary import (
+    ATTRIBUTE_FORMS,
+    CASE_KEYS,
+    DATA_SET_KEYS,
+    EMPTY_MARKER_KEY,
+    EMPTY_MARKER_VALUE,
+    FOR_EACH_KEYS,
+    GRAPH_KEYS,
+    INITIALIZER_KEYS,
+    NODE_KEYS,
+    PLACEHOLDER,
+    TOLERANCE_KEYS,
+    TYPE_GROUPS,
+    VALUE_KEYS,
 )
 
 #: A case file may be at most this many bytes.
@@ -59,37 +75,7 @@ MAX_TENSOR_ELEMENTS = 100_000
 NAME_PATTERN = re.compile(r"[a-z0-9_]+")
 _INT64 = (-(2**63), 2**63 - 1)
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_RELEASED_OPSETS = frozenset(row[2] for row in helper.VERSION_TABLE)  # ai.onnx opsets
-# {dtype} is the TensorProto enum number of {type}, for attributes such as SequenceEmpty's dtype.
-_PLACEHOLDER = re.compile(r"\{(type|opset|dtype)\}")
 _BAD = object()  # a value that could not be read; the problem is already recorded
-
-EMPTY_MARKER_KEY = "optional"
-EMPTY_MARKER_VALUE = "empty"
-TYPE_GROUPS = {"bool": "bool", "string": "string", "int": "integers", "float": "floats",
-               "complex": "complexes"}
-
-CASE_KEYS = ("name", "doc", "opset", "for_each", "inputs", "outputs", "nodes", "data_sets",
-             "tolerance")
-FOR_EACH_KEYS = ("op", "param", "opsets", "types", "exclude_types")
-VALUE_KEYS = ("name", "type", "shape")
-NODE_KEYS = ("op_type", "name", "inputs", "outputs", "attributes")
-GRAPH_KEYS = ("inputs", "outputs", "nodes")
-DATA_SET_KEYS = ("inputs", "outputs")
-TOLERANCE_KEYS = ("atol", "rtol")
-
-
-def case_files(paths) -> list[Path]:
-    """The case files named by `paths`: files as given, folders searched for *.yaml, *.yml."""
-    found = []
-    for path in map(Path, paths):
-        if path.is_dir():
-            found.extend(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml")
-                         and p.is_file() and not any(part.startswith(".") for part in
-                                                     p.relative_to(path).parts))
-        else:
-            found.append(path)
-    return sorted(set(found))
 
 
 def load_cases(paths) -> list[Case]:
@@ -313,6 +299,17 @@ class _Reader:
                 self.fail(node, f"{what} is missing the required key '{key}'")
         return found
 
+    def keyed(self, node, what: str, names) -> tuple[dict, set[str]] | None:
+        """A mapping whose keys are `names` ({} when `node` is absent), with the names that a
+        did-you-mean for an unknown key already points to and that are missing (so they are not
+        reported again); None when `node` is not a mapping."""
+        if node is None:
+            return {}, set()
+        fields = self.mapping(node, what, names)
+        if fields is None:
+            return None
+        return fields, _misspelled(node, names) - set(fields)
+
     def sequence(self, node, what: str) -> list | None:
         if not isinstance(node, yaml.SequenceNode):
             return self.fail(node, f"{what} must be a list, not {_kind(node)}")
@@ -328,18 +325,18 @@ class _Reader:
     def fill(self, text: str) -> str:
         if not self.binding:
             return text
-        return _PLACEHOLDER.sub(lambda m: self.binding.get(m.group(1), m.group(0)), text)
+        return PLACEHOLDER.sub(lambda m: self.binding.get(m.group(1), m.group(0)), text)
 
     def integer(self, node, what: str) -> int | None:
         text = self.text(node, what)
         if text is None:
             return None
-        if not _plain(node) and not _PLACEHOLDER.search(node.value):  # "{dtype}" needs quotes
+        if not _plain(node) and not PLACEHOLDER.search(node.value):  # "{dtype}" needs quotes
             return self.fail(node, f"{what} must be an integer, not the string {text!r}; "
                                    "remove the quotes")
         if not re.fullmatch(r"[-+]?(0|[1-9][0-9]*)", text):
             hint = int_hint(text)
-            if _PLACEHOLDER.search(text):
+            if PLACEHOLDER.search(text):
                 hint = "placeholders such as {dtype} are filled only in a case with for_each"
             return self.fail(node, f"{what} must be an integer, not {text!r}; {hint}")
         if len(text) > 40 or not _INT64[0] <= int(text) <= _INT64[1]:
@@ -381,7 +378,9 @@ class _Reader:
             reader = _Reader(self.path, self.problems, binding)
             case = reader.case(node, fields, opset=int(binding["opset"]))
             if case is not None:
-                expanded.append(case)
+                origin = Expansion(self.where(fields["for_each"]), binding["type"],
+                                   int(binding["opset"]))
+                expanded.append(dataclasses.replace(case, expanded_from=origin))
         return expanded
 
     def name_varies(self, name_node, bindings) -> bool:
@@ -407,26 +406,32 @@ class _Reader:
         param = self.text(fields["param"], "for_each.param")
         if op_type is None or param is None:
             return None
-        versions = schemas.versions(op_type)
+        versions = operators.versions(op_type)
         if not versions:
             return self.fail(fields["op"], f"unknown operator '{op_type}'"
-                             f"{_did_you_mean(op_type, schemas.all_operator_names())}")
+                             f"{_did_you_mean(op_type, operators.all_operator_names())}")
         opsets = list(versions)
         if "opsets" in fields:
             opsets = self.opset_list(fields["opsets"], op_type, versions)
             if opsets is None:
                 return None
+        unreleased = [o for o in opsets if o not in operators.released_opsets()]
+        if unreleased:
+            return self.fail(fields.get("opsets", fields["op"]),
+                             f"{op_type} changed at opset {unreleased[0]}: "
+                             f"{_unreleased(unreleased[0])}; list the released ones under "
+                             "for_each.opsets")
         wanted = self.type_filter(fields.get("types"), "for_each.types")
         excluded = self.type_filter(fields.get("exclude_types"), "for_each.exclude_types") or ()
         bindings = []
         for opset in opsets:
-            allowed = schemas.constraint_types(schemas.schema(op_type, opset), param)
+            allowed = operators.constraint_types(operators.schema(op_type, opset), param)
             if allowed is None:
                 return self.fail(fields["param"], f"{op_type}-{opset} has no type parameter "
                                  f"'{param}'; its parameters: " + ", ".join(
                                      c.type_param_str for c in
-                                     schemas.schema(op_type, opset).type_constraints))
-            for name in schemas.element_names(allowed):
+                                     operators.schema(op_type, opset).type_constraints))
+            for name in operators.element_names(allowed):
                 if (wanted is None or name in wanted) and name not in excluded:
                     bindings.append({"opset": str(opset), "type": name,
                                      "dtype": str(ELEMENTS[name].proto)})
@@ -482,19 +487,21 @@ class _Reader:
                 return self.fail(node, "the case needs 'opset' (the ai.onnx opset version to "
                                        "import), or a for_each with opsets")
             opset = self.integer(fields["opset"], "opset")
-            if opset is not None and not 1 <= opset <= schemas.newest_opset():
+            if opset is not None and not 1 <= opset <= operators.newest_opset():
                 self.fail(fields["opset"], f"opset {opset} is not one the installed onnx knows "
-                                           f"(1..{schemas.newest_opset()})")
+                                           f"(1..{operators.newest_opset()})")
                 opset = None
-            elif opset is not None and opset not in _RELEASED_OPSETS:
-                self.fail(fields["opset"], f"no onnx release has ai.onnx opset {opset}, so no "
-                                           "IR version goes with it; released opsets: "
-                                           + ", ".join(map(str, sorted(_RELEASED_OPSETS))))
+            elif opset is not None and opset not in operators.released_opsets():
+                self.fail(fields["opset"], _unreleased(opset))
                 opset = None
         doc = self.text(fields["doc"], "doc") if "doc" in fields else ""
         graph = None
         if opset is not None and "outputs" in fields and "nodes" in fields:
             graph = self.graph(fields, opset, "the case", top_level=True)
+        if graph is not None and "initializers" in fields:
+            initializers = self.initializers(fields["initializers"], graph)
+            graph = None if initializers is None else dataclasses.replace(
+                graph, initializers=tuple(initializers))
         atol, rtol = self.tolerance(fields.get("tolerance"))
         data_sets = None
         if graph is not None and "data_sets" in fields:
@@ -541,6 +548,50 @@ class _Reader:
                                               f"{first[decl.name].line}); rename one")
             first.setdefault(decl.name, decl.where)
         return Graph(tuple(inputs), tuple(outputs), tuple(nodes))
+
+    def initializers(self, node, graph: Graph) -> list[Initializer] | None:
+        """`initializers:` constant tensors {name, type, shape, value}, read by name."""
+        items = self.sequence(node, "initializers (a list of {name, type, shape, value})")
+        if items is None:
+            return None
+        taken = {d.name: d.where for d in graph.inputs + graph.outputs}
+        found, ok = [], True
+        for item in items:
+            fields = self.mapping(item, "an initializer", INITIALIZER_KEYS,
+                                  required=("name", "type", "value"))
+            if fields is None or not {"name", "type", "value"} <= set(fields):
+                ok = False
+                continue
+            name = self.text(fields["name"], "an initializer name")
+            value_type = self.type(fields["type"], fields.get("shape"))
+            if name is None or value_type is None:
+                ok = False
+                continue
+            if name == "" or name in taken:
+                where = taken.get(name)
+                ok = self.fail(fields["name"], "an initializer needs a non-empty name of its own"
+                               if name == "" else f"'{name}' is already a graph value (line "
+                               f"{where.line}); an initializer is not a graph input, rename "
+                               "one")
+                continue
+            if not isinstance(value_type, TensorType):
+                ok = self.fail(fields["type"], f"an initializer is a tensor; {value_type} is "
+                                               "not: write tensor(T)")
+                continue
+            if value_type.shape is not None and not all(isinstance(d, int)
+                                                        for d in value_type.shape):
+                ok = self.fail(fields["shape"], "an initializer's shape is fixed: give integer "
+                                                "dims, or leave 'shape' out")
+                continue
+            value = self.value(fields["value"], value_type, f"initializer '{name}'",
+                               top_level=True)
+            if value is _BAD:
+                ok = False
+                continue
+            taken[name] = self.where(item)
+            found.append(Initializer(name, TensorType(value_type.element, value.shape), value,
+                                     self.where(item)))
+        return found if ok else None
 
     def value_decls(self, node, what: str) -> list[ValueDecl] | None:
         if node is None:
@@ -605,12 +656,12 @@ class _Reader:
         op_type = self.text(fields["op_type"], "op_type")
         if op_type is None:
             return None
-        op_schema = schemas.schema(op_type, opset)
+        op_schema = operators.schema(op_type, opset)
         if op_schema is None:
-            versions = schemas.versions(op_type)
+            versions = operators.versions(op_type)
             if not versions:
                 return self.fail(fields["op_type"], f"unknown op_type '{op_type}'"
-                                 f"{_did_you_mean(op_type, schemas.all_operator_names())}")
+                                 f"{_did_you_mean(op_type, operators.all_operator_names())}")
             return self.fail(fields["op_type"], f"{op_type} is not defined at opset {opset}; it "
                              "exists from opset " + str(versions[0]))
         label = f"{op_type}-{op_schema.since_version}"
@@ -630,23 +681,22 @@ class _Reader:
 
     def formal_values(self, node, formals, what: str, owner) -> list[str] | None:
         """Node inputs or outputs keyed by the schema's formal names, to a positional list."""
-        names = [f.name for f in formals]
-        fields = {} if node is None else self.mapping(node, what, names)
-        if fields is None:
+        keyed = self.keyed(node, what, [f.name for f in formals])
+        if keyed is None:
             return None
+        fields, misspelled = keyed
         positional: list[str] = []
         pending: list[str] = []  # formal names left off that a later one would need as ""
         ok = True
-        misspelled = set() if node is None else _misspelled(node, names)
         for formal in formals:
-            if formal.name in misspelled and formal.name not in fields:
+            if formal.name in misspelled:
                 ok = None  # reported as an unknown key with a did-you-mean
                 continue
             if formal.name not in fields:
-                if formal.option == schemas.OPTIONAL:
+                if formal.option == operators.OPTIONAL:
                     pending.append(formal.name)
                     continue
-                if formal.option == schemas.VARIADIC and formal.min_arity == 0:
+                if formal.option == operators.VARIADIC and formal.min_arity == 0:
                     continue
                 ok = self.fail(node if node is not None else owner,
                                f"{what}: '{formal.name}' is required")
@@ -656,7 +706,7 @@ class _Reader:
                 ok = self.fail(value_node, f"{what}: '{pending[0]}' comes before "
                                            f"'{formal.name}'; write {pending[0]}: \"\" to omit it")
                 pending = []
-            if formal.option == schemas.VARIADIC:
+            if formal.option == operators.VARIADIC:
                 items = self.sequence(value_node, f"{what}: '{formal.name}' (variadic)")
                 if items is None:
                     ok = None
@@ -676,7 +726,7 @@ class _Reader:
                 if value is None:
                     ok = None
                     continue
-                if value == "" and formal.option != schemas.OPTIONAL:
+                if value == "" and formal.option != operators.OPTIONAL:
                     ok = self.fail(value_node, f"{what}: '{formal.name}' is required and cannot "
                                                "be omitted with \"\"")
                 positional.append(value)
@@ -707,29 +757,25 @@ class _Reader:
         return attributes if ok is not None else None
 
     def attribute(self, node, kind: int, what: str, opset: int):
-        from onnx import AttributeProto as A
-
-        if kind == A.INT:
-            value = self.integer(node, what)
-        elif kind == A.FLOAT:
-            value = self.number(node, what)
-        elif kind == A.STRING:
-            value = self.text(node, what)
-        elif kind in (A.INTS, A.FLOATS, A.STRINGS):
-            read = {A.INTS: self.integer, A.FLOATS: self.number, A.STRINGS: self.text}[kind]
+        form, item = ATTRIBUTE_FORMS.get(kind, (None, None))
+        scalar = {"integer": self.integer, "number": self.number, "text": self.text}
+        if form in scalar:
+            value = scalar[form](node, what)
+        elif form == "list":
             items = self.sequence(node, what)
             if items == []:
                 items = self.fail(node, f"{what} is an empty list; empty list attributes are "
                                         "not supported in case files, leave the attribute out")
-            value = None if items is None else [read(i, f"an item of {what}") for i in items]
+            value = None if items is None else [scalar[item](i, f"an item of {what}")
+                                                for i in items]
             if value is not None and None in value:
                 value = None
-        elif kind == A.GRAPH:
+        elif form == "graph":
             fields = self.mapping(node, f"{what} (a graph)", GRAPH_KEYS,
                                   required=("outputs", "nodes"))
             value = None if fields is None or "nodes" not in fields else self.graph(
                 fields, opset, what)
-        elif kind == A.TYPE_PROTO:
+        elif form == "type":
             value = self.type_attribute(node, what)
         else:
             self.fail(node, f"{what}: attributes of this kind are not supported in case files")
@@ -765,18 +811,14 @@ class _Reader:
         return data_sets if len(data_sets) == len(items) else None
 
     def values(self, node, decls, what: str, owner) -> list | None:
-        names = [d.name for d in decls]
-        if node is None:
-            fields = {}
-        else:
-            fields = self.mapping(node, f"the data set's {what}", names)
-            if fields is None:
-                return None
+        keyed = self.keyed(node, f"the data set's {what}", [d.name for d in decls])
+        if keyed is None:
+            return None
+        fields, misspelled = keyed
         ok = True
         values = []
-        misspelled = set() if node is None else _misspelled(node, names)
         for decl in decls:
-            if decl.name in misspelled and decl.name not in fields:
+            if decl.name in misspelled:
                 ok = None  # reported as an unknown key with a did-you-mean
                 continue
             if decl.name not in fields:
@@ -910,6 +952,11 @@ class _Reader:
                 return _BAD
             shapes.append(shape)
         return (len(node.value),) + (shapes[0] if shapes else ())
+
+
+def _unreleased(opset: int) -> str:
+    return (f"no onnx release has ai.onnx opset {opset}, so no IR version goes with it; "
+            "released opsets: " + ", ".join(map(str, sorted(operators.released_opsets()))))
 
 
 def _nominal_size(node) -> tuple[int, tuple[int, ...]]:

@@ -22,13 +22,25 @@ class ValueDecl:
     doc: str = ""
 
 
+@dataclass(frozen=True, eq=False)
+class Initializer:
+    """A constant tensor of the graph (an ONNX initializer): not a graph input, no data set
+    gives it; nodes read it by name. `value` is an ndarray of the type's element dtype."""
+
+    name: str
+    type: ValueType
+    value: object
+    where: Where = field(compare=False)
+
+
 @dataclass(frozen=True)
 class Graph:
-    """A graph or subgraph: boundary values and nodes in order."""
+    """A graph or subgraph: boundary values, nodes in order, and constant tensors."""
 
     inputs: tuple[ValueDecl, ...]
     outputs: tuple[ValueDecl, ...]
     nodes: tuple[Node, ...]
+    initializers: tuple[Initializer, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -55,6 +67,15 @@ class DataSet:
     where: Where
 
 
+@dataclass(frozen=True)
+class Expansion:
+    """Where an expanded case comes from: its `for_each` and the values it took there."""
+
+    for_each: Where
+    type: str
+    opset: int
+
+
 @dataclass(frozen=True, eq=False)
 class Case:
     """One test case: becomes the folder `test_<name>`."""
@@ -67,6 +88,7 @@ class Case:
     atol: float = 0.0
     rtol: float = 0.0
     doc: str = ""
+    expanded_from: Expansion | None = None  # set on each case a `for_each` expands to
 
     @property
     def folder(self) -> str:
@@ -75,15 +97,7 @@ class Case:
     @property
     def operators(self) -> tuple[str, ...]:
         """Every op_type in the graph and its subgraphs, sorted, once each."""
-        return tuple(sorted(set(_op_types(self.graph))))
-
-
-def _op_types(graph: Graph):
-    for node in graph.nodes:
-        yield node.op_type
-        for _, value in node.attributes:
-            if isinstance(value, Graph):
-                yield from _op_types(value)
+        return tuple(sorted({node.op_type for node in walk(self.graph)}))
 
 
 def subgraphs(graph: Graph):
@@ -93,3 +107,27 @@ def subgraphs(graph: Graph):
             if isinstance(value, Graph):
                 yield node, name, value
                 yield from subgraphs(value)
+
+
+def walk(graph: Graph):
+    """Every node of `graph` and of its subgraphs: the graph's own first."""
+    yield from graph.nodes
+    for _, _, subgraph in subgraphs(graph):
+        yield from subgraph.nodes
+
+
+def proto_subgraphs(node_proto):
+    """The subgraphs of an onnx NodeProto: its GRAPH attributes' `g` and GRAPHS attributes'
+    `graphs`, in attribute order (no onnx import needed: it reads the proto's fields)."""
+    for attribute in node_proto.attribute:
+        if attribute.HasField("g"):
+            yield attribute.g
+        yield from attribute.graphs
+
+
+def graph_protos(graph_proto):
+    """An onnx GraphProto and every subgraph below it, depth first, each before its own."""
+    yield graph_proto
+    for node in graph_proto.node:
+        for subgraph in proto_subgraphs(node):
+            yield from graph_protos(subgraph)

@@ -13,18 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .elements import ELEMENTS
+from .elements import BY_DTYPE
 from .problems import SeqTestsError
 from .value_types import OptionalType, SequenceType, TensorType, ValueType
 
 #: Tolerances when a case folder has no data.json: the defaults of onnx's test loader.
 DEFAULT_RTOL = 1e-3
 DEFAULT_ATOL = 1e-7
-
-_KIND_BY_DTYPE = {e.dtype: e.kind for e in ELEMENTS.values()}
-_NAME_BY_DTYPE = {}
-for _element in ELEMENTS.values():
-    _NAME_BY_DTYPE.setdefault(_element.dtype, _element.name)
 
 
 class OutputMismatch(SeqTestsError, AssertionError):
@@ -126,7 +121,8 @@ def _compare_tensor(expected: np.ndarray, actual, where: str, atol: float,
 def _equal_values(expected: np.ndarray, actual: np.ndarray, atol: float,
                   rtol: float) -> np.ndarray:
     """Elementwise: exact for int, bool and string; NaN == NaN and tolerance for floats."""
-    kind = _KIND_BY_DTYPE.get(expected.dtype, "string" if expected.dtype.kind == "O" else "int")
+    element = BY_DTYPE.get(expected.dtype)
+    kind = element.kind if element else "string" if expected.dtype.kind == "O" else "int"
     if kind == "string":
         same = np.zeros(expected.shape, dtype=bool)
         for index in np.ndindex(expected.shape):
@@ -159,7 +155,8 @@ def _close(expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float) -
 
 
 def _dtype_name(dtype: np.dtype) -> str:
-    name = _NAME_BY_DTYPE.get(dtype)
+    element = BY_DTYPE.get(dtype)
+    name = element.name if element else None
     if name is None:
         return str(dtype)
     if dtype.kind == "O":

@@ -229,8 +229,5 @@ def _build_table() -> dict[str, ElementType]:
 
 ELEMENTS: dict[str, ElementType] = _build_table()
 BY_PROTO: dict[int, ElementType] = {e.proto: e for e in ELEMENTS.values()}
-
-
-def element(name: str) -> ElementType:
-    """The element type called `name` (`float`, `int64`, `bfloat16`, ...); KeyError if none."""
-    return ELEMENTS[name]
+#: numpy dtype -> its element type (each element type has a dtype of its own; strings: object).
+BY_DTYPE: dict[np.dtype, ElementType] = {e.dtype: e for e in ELEMENTS.values()}

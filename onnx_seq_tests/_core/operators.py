@@ -1,7 +1,8 @@
-"""What onnx.defs says about an operator at an opset: formal inputs, attributes, allowed types.
+"""What onnx.defs says about operators: versions, formal inputs, attributes, allowed types.
 
-Nothing here is a hand-kept list: versions, formal names, optional inputs, attribute types and
-allowed type strings all come from the installed onnx's schemas.
+Nothing here is a hand-kept list but `CARRIERS`: versions, formal names, optional inputs,
+attribute types, allowed type strings and the set of sequence/optional operators all come from
+the installed onnx's schemas, read once (`get_all_schemas_with_history` is slow).
 """
 
 from __future__ import annotations
@@ -9,31 +10,61 @@ from __future__ import annotations
 import functools
 import re
 
-import onnx.defs
-from onnx import defs
+from onnx import defs, helper
 
 OPTIONAL = defs.OpSchema.FormalParameterOption.Optional
 VARIADIC = defs.OpSchema.FormalParameterOption.Variadic
 
+#: Operators whose schemas admit any value type, sequences and optionals among them (control
+#: flow and Identity): they carry sequences and optionals, they are not sequence operators.
+CARRIERS = ("Identity", "If", "Loop")
 
+_SEQUENCE_OR_OPTIONAL = ("seq(", "optional(")
+
+
+@functools.cache
+def _history() -> tuple[defs.OpSchema, ...]:
+    return tuple(defs.get_all_schemas_with_history())
+
+
+@functools.cache
+def _versions_by_name(domain: str) -> dict[str, tuple[int, ...]]:
+    found: dict[str, set[int]] = {}
+    for s in _history():
+        if s.domain == domain:
+            found.setdefault(s.name, set()).add(s.since_version)
+    return {name: tuple(sorted(v)) for name, v in found.items()}
+
+
+@functools.cache
 def newest_opset(domain: str = "") -> int:
     """The newest opset version of `domain` the installed onnx defines."""
     if domain == "":
-        return onnx.defs.onnx_opset_version()
-    return max(s.since_version for s in defs.get_all_schemas_with_history() if s.domain == domain)
+        return defs.onnx_opset_version()
+    return max(v for versions in _versions_by_name(domain).values() for v in versions)
+
+
+@functools.cache
+def newest_released_opset() -> int:
+    """The newest ai.onnx opset of an onnx release (the last row of onnx's VERSION_TABLE): the
+    ceiling for case opsets, in the builder and in the JSON Schema alike."""
+    return max(released_opsets())
+
+
+@functools.cache
+def released_opsets() -> frozenset[int]:
+    """The ai.onnx opsets some onnx release defines (so an IR version goes with each)."""
+    return frozenset(row[2] for row in helper.VERSION_TABLE)
 
 
 @functools.cache
 def all_operator_names(domain: str = "") -> tuple[str, ...]:
-    return tuple(sorted({s.name for s in defs.get_all_schemas_with_history()
-                         if s.domain == domain}))
+    return tuple(sorted(_versions_by_name(domain)))
 
 
-@functools.cache
 def versions(op_type: str, domain: str = "") -> tuple[int, ...]:
     """Every opset version at which `op_type` changed, oldest first."""
-    return tuple(sorted({s.since_version for s in defs.get_all_schemas_with_history()
-                         if s.name == op_type and s.domain == domain}))
+    return _versions_by_name(domain).get(op_type, ())
 
 
 @functools.cache
@@ -45,12 +76,19 @@ def schema(op_type: str, opset: int, domain: str = "") -> defs.OpSchema | None:
         return None
 
 
+@functools.cache
+def sequence_operators() -> tuple[str, ...]:
+    """The ai.onnx operators made for sequences and optionals: those with a type constraint
+    that admits `seq(...)` or `optional(...)` in some version, the `CARRIERS` excepted."""
+    found = {s.name for s in _history() if s.domain == "" and s.name not in CARRIERS
+             and any(admits_sequence_or_optional(c.allowed_type_strs)
+                     for c in s.type_constraints)}
+    return tuple(sorted(found))
+
+
 def allowed_types(op_schema: defs.OpSchema, type_str: str) -> tuple[str, ...]:
     """The type strings a formal parameter accepts: its constraint's list, or the literal type."""
-    for constraint in op_schema.type_constraints:
-        if constraint.type_param_str == type_str:
-            return tuple(constraint.allowed_type_strs)
-    return (type_str,)
+    return constraint_types(op_schema, type_str) or (type_str,)
 
 
 def constraint_types(op_schema: defs.OpSchema, param: str) -> tuple[str, ...] | None:
@@ -59,6 +97,11 @@ def constraint_types(op_schema: defs.OpSchema, param: str) -> tuple[str, ...] | 
         if constraint.type_param_str == param:
             return tuple(constraint.allowed_type_strs)
     return None
+
+
+def admits_sequence_or_optional(type_strs) -> bool:
+    """Whether a list of type strings holds a sequence or optional type."""
+    return any(t.startswith(_SEQUENCE_OR_OPTIONAL) for t in type_strs)
 
 
 _ELEMENT_IN = re.compile(r"tensor\((\w+)\)")

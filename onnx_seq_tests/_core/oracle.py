@@ -17,18 +17,15 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from .cases import Case, Graph, Node, ValueDecl
+from . import operators
+from .cases import Case, Graph, Initializer, Node, ValueDecl
 from .compare import compare_outputs
-from .elements import ELEMENTS
 from .problems import Problem, SeqTestsError, Where
 from .value_types import ValueType, from_type_proto
 
-#: The operators whose spec behaviour this module implements, beside the helpers below.
-SPEC_OPERATORS = (
-    "SequenceConstruct", "SequenceEmpty", "SequenceAt", "SequenceInsert", "SequenceErase",
-    "SequenceLength", "SplitToSequence", "ConcatFromSequence", "SequenceMap", "Optional",
-    "OptionalHasElement", "OptionalGetElement", "Identity", "If", "Loop",
-)
+#: The operators whose spec behaviour this module implements, beside the helpers below: every
+#: sequence/optional operator onnx.defs knows and the carriers (tests check each has a function).
+SPEC_OPERATORS = operators.sequence_operators() + operators.CARRIERS
 #: A Loop with neither trip count nor condition stops being followed after this many turns.
 MAX_LOOP_ITERATIONS = 10_000
 
@@ -43,7 +40,6 @@ class _Missing:
 
 
 MISSING = _Missing()
-_KIND_BY_DTYPE = {e.dtype: e.kind for e in ELEMENTS.values()}
 
 
 # -- the sequence operators --------------------------------------------------------------------
@@ -269,6 +265,8 @@ def run_graph(graph: Graph, opset: int, inputs, outer_scope: dict | None = None,
     if len(inputs) != len(graph.inputs):
         raise OracleError(f"the graph takes {len(graph.inputs)} input(s), got {len(inputs)}")
     scope = dict(outer_scope or {})
+    for initializer in graph.initializers:
+        scope[initializer.name] = initializer.value
     for decl, value in zip(graph.inputs, inputs, strict=True):
         scope[decl.name] = value
     context = _Context(opset, scope, trace)
@@ -467,8 +465,11 @@ def graph_from_proto(graph: onnx.GraphProto, where: Where | None = None) -> Grap
             attributes.append((attribute.name, value))
         nodes.append(Node(node.op_type, tuple(node.input), tuple(node.output),
                           tuple(attributes), where))
-    return Graph(tuple(decl(i) for i in graph.input), tuple(decl(o) for o in graph.output),
-                 tuple(nodes))
+    initializers = tuple(
+        Initializer(t.name, None, numpy_helper.to_array(t), where) for t in graph.initializer)
+    constant_names = {t.name for t in graph.initializer}
+    return Graph(tuple(decl(i) for i in graph.input if i.name not in constant_names),
+                 tuple(decl(o) for o in graph.output), tuple(nodes), initializers)
 
 
 def model_opset(model: onnx.ModelProto) -> int:

@@ -87,9 +87,6 @@ class Problems:
     def add(self, where: Where, message: str) -> None:
         self.found.append(Problem(where.path, where.line, where.column, message))
 
-    def __bool__(self) -> bool:
-        return bool(self.found)
-
     def raise_if_any(self) -> None:
         if self.found:
             raise CaseFileError(self.found)

@@ -46,6 +46,9 @@ class OptionalType:
 
 ValueType = TensorType | SequenceType | OptionalType
 
+#: Every form a value type takes, T an element type name; `parse_type` reads exactly these.
+TYPE_FORMS = ("tensor(T)", "seq(tensor(T))", "optional(tensor(T))", "optional(seq(tensor(T)))")
+
 _TYPE_TEXT = re.compile(r"(tensor|seq|optional)\((.*)\)")
 
 
@@ -57,8 +60,8 @@ def parse_type(text: str, shape: Shape = None) -> ValueType:
     """Parse an onnx type string; `shape` goes to the innermost tensor type."""
     match = _TYPE_TEXT.fullmatch(re.sub(r"\s*([()])\s*", r"\1", text.strip()))
     if not match:
-        raise TypeTextError(f"{text!r} is not a type; write tensor(T), seq(tensor(T)), "
-                            "optional(tensor(T)) or optional(seq(tensor(T)))")
+        raise TypeTextError(f"{text!r} is not a type; write "
+                            f"{', '.join(TYPE_FORMS[:-1])} or {TYPE_FORMS[-1]}")
     kind, inner = match.groups()
     if kind == "tensor":
         if inner not in ELEMENTS:
@@ -107,6 +110,12 @@ def from_type_proto(proto: TypeProto) -> ValueType:
     if which == "optional_type":
         return OptionalType(from_type_proto(proto.optional_type.elem_type))
     raise TypeError(f"Unsupported type: {which or 'no type'}")
+
+
+def boundary_types(model) -> tuple[list[ValueType], list[ValueType]]:
+    """The types of a ModelProto's graph inputs and outputs, in order."""
+    return ([from_type_proto(i.type) for i in model.graph.input],
+            [from_type_proto(o.type) for o in model.graph.output])
 
 
 def _dim(dim) -> Dim:

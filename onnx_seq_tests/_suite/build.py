@@ -5,17 +5,19 @@ A build makes the output root (default `generated/`) hold
     <root>/manifest.json           every file with its sha256 and size (manifest.py)
     <root>/sequence_optional/...   one folder per case (layout.py)
 
-and nothing else. It stages the new tree beside the root and swaps it in (layout.py), so an
+and nothing else. It stages the new tree beside the root and swaps it in (publish.py), so an
 interrupted build leaves the old suite or the new one, each matching its manifest.
 
 Incremental builds: `.<root>.build/cache.json` beside the root remembers, for the tree whose
-manifest has a given sha256, the build key (this package's code, the versions of onnx, numpy,
-protobuf and ml_dtypes, the empty-optional form), each case file's sha256 and the cases it
-gave, each case's fingerprint (a hash of its content), and the mtime of each file and folder.
+manifest has a given sha256, the build key (freshness.py: the code of the layers below the
+verifier, the versions of onnx, numpy, protobuf and ml_dtypes, the empty-optional form), each
+case file's sha256 and the cases it gave, each case's fingerprint (a hash of its content), and
+the mtime of each file and folder.
 A case file whose bytes are unchanged is not parsed again; a case whose fingerprint is unchanged
 is not built again. Files kept from the old tree are hard-linked into the new one. Files on disk
 are trusted by size and mtime against the cache (as git's index does); `check` compares every
-byte.
+byte. When nothing changed at all, freshness.py tells so before this module (and onnx) is
+imported.
 """
 
 from __future__ import annotations
@@ -25,36 +27,23 @@ import hashlib
 import json
 import os
 import shutil
-import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
 
-import ml_dtypes
 import numpy as np
-import onnx
-from google import protobuf
 
 from .._casefile import reader as casefile
-from .._core import oracle
+from .._core import ir_checks, oracle
 from .._core.cases import Case
 from .._core.elements import ElementType
 from .._core.problems import CaseFileError, Problem, Problems, SeqTestsError
-from .layout import (
-    CACHE,
-    SUITE,
-    Stager,
-    case_files,
-    folders_of,
-    locked,
-    recover,
-    scan_tree,
-    swap_in,
-    work_dir,
-)
-from .manifest import MANIFEST, case_entry, dumps, file_entry, make_manifest
+from .freshness import build_key, folders_hold
+from .layout import SUITE, case_files
+from .manifest import MANIFEST, case_entry, dumps, file_entry, make_manifest, source_path
 from .model import ModelError, build_model
+from .publish import CACHE, Stager, folders_of, locked, recover, scan_tree, swap_in, work_dir
 from .tensor_io import FORM, TENSOR_IO_SUITE, derive
 
 #: The suite folders a build writes: the cases as written, and their tensor-boundary form.
@@ -75,7 +64,8 @@ def compile_case(case: Case, empty_optional: str, problems: Problems) -> dict[st
     except ModelError as error:
         problems.add(error.where or case.where, f"case '{case.name}': {error}")
         return None
-    found = oracle.check_case(case)  # authored expectations vs the spec oracle
+    found = ir_checks.check_case(case)  # values vs declared types, named dims (IR.md)
+    found = found or oracle.check_case(case)  # authored expectations vs the spec oracle
     if found:
         problems.found.extend(found)
         return None
@@ -100,6 +90,7 @@ def fingerprint(case: Case) -> str:
 
 _PLAIN = (type(None), bool, int, float, str, bytes)  # their repr is exact
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_PLACES = ("where", "expanded_from")  # where a case was written: its files do not depend on it
 
 
 def _canonical(value):
@@ -117,28 +108,17 @@ def _canonical(value):
         array = np.asarray(value)
         data = (tuple(map(_canonical, array.ravel().tolist())) if array.dtype.kind == "O"
                 else np.ascontiguousarray(array).tobytes())
-        return {"array": (array.dtype.str, array.shape, data)}
+        return {"array": (array.dtype.str, array.dtype.name, array.shape, data)}
     if kind is ElementType:
         return {"element": value.name}
     if dataclasses.is_dataclass(value):
         names = _FIELDS.get(kind)
         if names is None:
             names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value)
-                                          if f.name != "where")
+                                          if f.name not in _PLACES)
         return {kind.__name__: tuple((n, _canonical(getattr(value, n))) for n in names)}
     raise TypeError(f"fingerprint: no rule for a {kind.__name__} value; add one to "
                     "build._canonical")
-
-
-def build_key(empty_optional: str) -> str:
-    """What the bytes of every case depend on besides the case itself."""
-    digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    versions = (sys.version_info[:2], onnx.__version__, np.__version__, protobuf.__version__,
-                ml_dtypes.__version__, empty_optional)
-    digest.update(repr(versions).encode())
-    return digest.hexdigest()
 
 
 # -- many case files, in worker processes --------------------------------------------------------
@@ -199,6 +179,11 @@ def _compile_files(paths: list[Path], empty_optional: str, reusable: dict[str, s
         done = pool.map(compile_file, largest_first, repeat(empty_optional), repeat(reusable))
         results = dict(zip(largest_first, done, strict=True))
     return [results[name] for name in names]
+
+
+def _same_source(entry: dict, path: Path) -> bool:
+    """Whether a kept manifest entry names `path` as its source (same bytes, same file)."""
+    return entry.get("source", "").rpartition(":")[0] == source_path(str(path))
 
 
 def _size(path: str) -> int:
@@ -281,7 +266,7 @@ def previous(root: Path, work: Path, key: str) -> Previous:
     cache = _read_cache(work, key, old.manifest_bytes)
     if cache is not None and len(cache["mtimes"]) != len(listed):
         cache = None
-    if cache is not None and _folders_hold(root, cache["folders"]):
+    if cache is not None and folders_hold(root, cache["folders"]):
         old.folders = cache["folders"]
         old.stats = {r: _stat(f"{root}/{r}") for r in listed}
         on_disk_by_folder = None  # no folder changed: each holds exactly its listed files
@@ -307,19 +292,6 @@ def previous(root: Path, work: Path, key: str) -> Previous:
                 on_disk_by_folder is None or on_disk_by_folder.get(entry["folder"]) == set(mine)):
             old.intact.add(name)
     return old
-
-
-def _folders_hold(root: Path, folders) -> bool:
-    """Whether every folder still has the mtime the cache noted."""
-    if not isinstance(folders, dict) or "" not in folders:
-        return False
-    for relative, mtime in folders.items():
-        try:
-            if os.stat(f"{root}/{relative}").st_mtime_ns != mtime:
-                return False
-        except OSError:
-            return False
-    return True
 
 
 def _stat(path: str) -> tuple[int, int] | None:
@@ -392,6 +364,7 @@ def build(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 
         for path, sha in sources:
             names = old.sources.get(sha) if sha else None
             if names is not None and all(n in old.intact and n in old.fingerprints
+                                         and _same_source(old.manifest["cases"][n], path)
                                          for n in names):
                 kept.append((sha, [CaseResult(n, old.fingerprints[n], old.manifest["cases"][n],
                                               None) for n in names]))

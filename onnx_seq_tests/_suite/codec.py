@@ -1,4 +1,4 @@
-"""Values to protos and back, one table for graph inputs and outputs alike.
+"""Values to protos and back, the same rules for graph inputs and outputs alike.
 
 The value model is onnx's backend convention:
   numpy.ndarray  <-> tensor        (TensorProto)
@@ -13,11 +13,7 @@ import numpy as np
 from onnx import OptionalProto, SequenceProto, TensorProto, numpy_helper
 
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
-
-#: How an empty optional is written: `undefined` (elem_type UNDEFINED, what
-#: numpy_helper.to_optional reads) or `typed` (elem_type TENSOR/SEQUENCE with no value, what
-#: onnxruntime's C++ onnx_test_runner reads).
-EMPTY_OPTIONAL_FORMS = ("undefined", "typed")
+from .manifest import EMPTY_OPTIONAL_FORMS
 
 Proto = TensorProto | SequenceProto | OptionalProto
 

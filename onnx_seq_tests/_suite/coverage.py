@@ -2,15 +2,17 @@
 exercises, read from its generated files, beside what onnx's own node cases exercise.
 
 The matrix comes from onnx.defs: for each sequence/optional operator and each version up to the
-installed onnx's newest opset, every type string in the type constraints that allow a sequence
-or optional type. A combination is covered when a case has a node of that operator, at an opset
-that selects that version, with an input or output of exactly that type (types of intermediate
-values come from onnx's shape inference). Edge features are found by running each data set
-through the spec oracle and looking at the values every node sees.
+installed onnx's newest released opset (the ceiling of case files too), every type string in the
+type constraints that allow a sequence or optional type. A combination is covered when a case
+has a node of that operator, at an opset that selects that version, with an input or output of
+exactly that type (types of intermediate values come from onnx's shape inference). Edge features
+are found by running each data set through the spec oracle and looking at the values every node
+sees.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import warnings
 from dataclasses import dataclass, field
@@ -18,25 +20,20 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-from onnx import AttributeProto, shape_inference
+from onnx import shape_inference
 
-from .._core import operators as schemas
-from .._core import oracle
-from .._core.cases import Graph
-from .._core.elements import ELEMENTS
+from .._core import operators, oracle
+from .._core.cases import proto_subgraphs, walk
+from .._core.elements import BY_DTYPE
 from .._core.value_types import from_type_proto
 from .layout import case_folders, read_case_folder
 from .manifest import MANIFEST
 from .tensor_io import FORM, TENSOR_IO_SUITE
 
-#: The operators of the matrix.
-MATRIX_OPERATORS = (
-    "SequenceConstruct", "SequenceEmpty", "SequenceAt", "SequenceInsert", "SequenceErase",
-    "SequenceLength", "SplitToSequence", "ConcatFromSequence", "SequenceMap", "Optional",
-    "OptionalHasElement", "OptionalGetElement",
-)
+#: The operators of the matrix: every sequence/optional operator onnx.defs knows.
+MATRIX_OPERATORS = operators.sequence_operators()
 #: Operators that carry sequences and optionals; their features are reported, not their types.
-CARRIERS = ("Identity", "If", "Loop")
+CARRIERS = operators.CARRIERS
 
 #: The edge cases every suite should hold: (what, operator or None for any, feature label).
 EDGE_CASES = (
@@ -83,26 +80,31 @@ EDGE_CASES = (
     ("int64 max", None, "int64 max"),
     ("uint64 max", None, "uint64 max"),
     ("several data sets in one case", None, "several data sets"),
+    ("zero-element tensor", None, "zero-element tensor"),
+    ("packed sub-byte tensor whose count does not fill its last byte", None,
+     "odd packed count"),
+    ("position from an initializer or Constant node", None, "constant position"),
+    ("SplitToSequence split from an initializer or Constant node", "SplitToSequence",
+     "constant split"),
 )
+#: Packed element types, and how many values one byte holds.
+_PER_BYTE = {"int4": 2, "uint4": 2, "float4_e2m1fn": 2, "int2": 4, "uint2": 4}
 
-_SEQUENCE_OR_OPTIONAL = ("seq(", "optional(")
-_KIND_BY_DTYPE = {e.dtype: e.kind for e in ELEMENTS.values()}
 
 
 def matrix() -> dict[tuple[str, int], tuple[str, ...]]:
     """(operator, version) -> the type strings that count, sorted; from onnx.defs."""
     found = {}
-    newest = schemas.newest_opset()
+    newest = operators.newest_released_opset()
     for op_type in MATRIX_OPERATORS:
-        for version in schemas.versions(op_type):
+        for version in operators.versions(op_type):
             if version > newest:
                 continue
-            op_schema = schemas.schema(op_type, version)
+            op_schema = operators.schema(op_type, version)
             allowed = set()
             for constraint in op_schema.type_constraints:
-                types = constraint.allowed_type_strs
-                if any(t.startswith(_SEQUENCE_OR_OPTIONAL) for t in types):
-                    allowed.update(types)
+                if operators.admits_sequence_or_optional(constraint.allowed_type_strs):
+                    allowed.update(constraint.allowed_type_strs)
             found[(op_type, version)] = tuple(sorted(allowed))
     return found
 
@@ -133,11 +135,16 @@ def case_coverage(name: str, model: onnx.ModelProto, data_sets) -> CaseCoverage:
                 if node.op_type in MATRIX_OPERATORS and version is not None:
                     result.combinations.add((node.op_type, version, scope[value]))
     graph = oracle.graph_from_proto(model.graph)
-    for node in _all_nodes(graph):
+    constants = {i.name for i in graph.initializers} | {
+        o for n in walk(graph) if n.op_type == "Constant" for o in n.outputs}
+    for node in walk(graph):
         version = _version(node.op_type, opset)
         if version is not None:
             for label in _static_features(node, version, types):
                 result.features.add((node.op_type, version, label))
+            for label, at in _CONSTANT_INPUTS.get(node.op_type, ()):
+                if len(node.inputs) > at and node.inputs[at] in constants:
+                    result.features.add((node.op_type, version, label))
             if len(data_sets) > 1:
                 result.features.add((node.op_type, version, "several data sets"))
 
@@ -155,10 +162,17 @@ def case_coverage(name: str, model: onnx.ModelProto, data_sets) -> CaseCoverage:
     return result
 
 
+#: Inputs whose constant form is an edge case: op_type -> ((label, input index), ...).
+_CONSTANT_INPUTS = {"SequenceAt": (("constant position", 1),),
+                    "SequenceErase": (("constant position", 1),),
+                    "SequenceInsert": (("constant position", 2),),
+                    "SplitToSequence": (("constant split", 1),)}
+
+
 def _version(op_type: str, opset: int) -> int | None:
     if op_type not in MATRIX_OPERATORS + CARRIERS:
         return None
-    op_schema = schemas.schema(op_type, opset)
+    op_schema = operators.schema(op_type, opset)
     return None if op_schema is None else op_schema.since_version
 
 
@@ -172,32 +186,23 @@ def _nodes_with_types(graph: onnx.GraphProto, outer: dict):
             continue
     for node in graph.node:
         yield node, scope
-        for attribute in node.attribute:
-            if attribute.type == AttributeProto.GRAPH:
-                yield from _nodes_with_types(attribute.g, scope)
-
-
-def _all_nodes(graph):
-    for node in graph.nodes:
-        yield node
-        for _, value in node.attributes:
-            if isinstance(value, Graph):
-                yield from _all_nodes(value)
+        for subgraph in proto_subgraphs(node):
+            yield from _nodes_with_types(subgraph, scope)
 
 
 def _static_features(node, version: int, types: dict[str, str]) -> set[str]:
     """Features a node shows by its form alone."""
     labels = set()
-    formals = schemas.schema(node.op_type, version).inputs
+    formals = operators.schema(node.op_type, version).inputs
     if "" in node.inputs:
         labels.add('input omitted with ""')
-    variadic = formals and formals[-1].option == schemas.VARIADIC
+    variadic = formals and formals[-1].option == operators.VARIADIC
     if not variadic and len(node.inputs) < len(formals):
         labels.add("trailing optional input left off")
     attributes = dict(node.attributes)
     if node.op_type == "SequenceEmpty":
         labels.add("dtype given" if "dtype" in attributes else "dtype default")
-    if node.op_type in ("Identity", "If", "Loop"):
+    if node.op_type in CARRIERS:
         kinds = {types.get(name, "").split("(")[0] for name in node.outputs}
         labels.update({"seq": "carries a sequence", "optional": "carries an optional"}[k]
                       for k in kinds if k in ("seq", "optional"))
@@ -233,7 +238,12 @@ def _none(node, args, results, types):
 def _value_features(tensor: np.ndarray) -> set[str]:
     """Special values in one tensor: empty and non-ASCII strings, nan, inf, -inf, integer ends."""
     labels = set()
-    kind = "string" if tensor.dtype == object else _KIND_BY_DTYPE.get(tensor.dtype, "")
+    if tensor.size == 0:
+        labels.add("zero-element tensor")
+    if tensor.size % _PER_BYTE.get(tensor.dtype.name, 1):
+        labels.add("odd packed count")
+    element = BY_DTYPE.get(tensor.dtype)
+    kind = "string" if tensor.dtype == object else element.kind if element else ""
     if kind == "string":
         texts = [t.decode("utf-8") if isinstance(t, bytes) else str(t) for t in tensor.flat]
         if "" in texts:
@@ -376,19 +386,25 @@ def suite_coverage(root: Path) -> list[CaseCoverage]:
     return found
 
 
+@functools.lru_cache(maxsize=1)
+def onnx_node_tests() -> tuple:
+    """onnx's own node cases, built in memory once per process (it takes seconds)."""
+    from onnx.backend.test.loader import load_model_tests
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # onnx's case generators warn about overflow in casts
+        return tuple(load_model_tests(kind="node"))
+
+
 def onnx_coverage() -> list[CaseCoverage]:
     """The coverage of onnx's own node cases that use a sequence or optional operator, or carry
     a sequence or optional through Identity, If or Loop."""
-    from onnx.backend.test.loader import load_model_tests
-
     wanted = set(MATRIX_OPERATORS + CARRIERS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # onnx's case generators warn about overflow in casts
-        tests = load_model_tests(kind="node")
+    tests = onnx_node_tests()
     found = []
     for test in tests:
         graph = oracle.graph_from_proto(test.model.graph)
-        if not wanted.intersection(n.op_type for n in _all_nodes(graph)):
+        if not wanted.intersection(n.op_type for n in walk(graph)):
             continue
         case = case_coverage(test.name, test.model, test.data_sets)
         if case.combinations or any(label.startswith("carries") for _, _, label in
@@ -473,8 +489,8 @@ def report(ours: Summary, theirs: Summary, root_label: str,
         "# Coverage of the sequence and optional operators",
         "",
         f"Generated by `gen-seq-tests coverage` from the case folders under `{root_label}` and "
-        f"from onnx {onnx.__version__}'s schemas (`onnx.defs`, newest opset "
-        f"{schemas.newest_opset()}), beside onnx's own node cases "
+        f"from onnx {onnx.__version__}'s schemas (`onnx.defs`, newest released "
+        f"opset {operators.newest_released_opset()}), beside onnx's own node cases "
         "(`onnx.backend.test.loader.load_model_tests(kind=\"node\")`).",
         "",
         "A combination (operator, version, type) counts as covered when a case has a node of "

@@ -5,7 +5,10 @@ tolerance and data-set count.
     {"format": 1, "generator": "onnx-seq-tests", "generator_version": "0.1.0",
      "onnx_version": "1.23.2", "empty_optional": "undefined", "suite": "sequence_optional",
      "cases": {"<name>": {"folder": "sequence_optional/test_<name>", "operators": [...],
-                          "opset": 18, "atol": 0.0, "rtol": 0.0, "data_sets": 1}, ...},
+                          "opset": 18, "atol": 0.0, "rtol": 0.0, "data_sets": 1,
+                          "source": "cases/<file>.yaml:<line>",
+                          "expanded_from": {"for_each": "cases/<file>.yaml:<line>",
+                                            "type": "int8", "opset": 18}}, ...},
      "files": {"sequence_optional/test_<name>/model.onnx": {"sha256": "...", "size": 123}, ...}}
 
 Paths are relative to the root and '/'-separated; keys are sorted, so the same suite always
@@ -18,14 +21,20 @@ import hashlib
 import json
 import os
 from pathlib import Path
-
-import onnx
+from typing import TYPE_CHECKING
 
 from .. import __version__
-from .._core.cases import Case
 from .._core.problems import SeqTestsError
+from . import freshness
+
+if TYPE_CHECKING:  # nothing here imports onnx: a no-op build reads manifests without it
+    from .._core.cases import Case
 
 MANIFEST = "manifest.json"
+#: How an empty optional is written (the manifest's `empty_optional`): `undefined` (elem_type
+#: UNDEFINED, what numpy_helper.to_optional reads) or `typed` (elem_type TENSOR/SEQUENCE with no
+#: value, what onnxruntime's C++ onnx_test_runner reads).
+EMPTY_OPTIONAL_FORMS = ("undefined", "typed")
 FORMAT = 1
 GENERATOR = "onnx-seq-tests"
 
@@ -40,18 +49,36 @@ def file_entry(data: bytes) -> dict:
 
 
 def case_entry(case: Case, suite: str) -> dict:
-    """The manifest entry of one case."""
-    return {"folder": f"{suite}/{case.folder}", "operators": list(case.operators),
-            "opset": case.opset, "atol": case.atol, "rtol": case.rtol,
-            "data_sets": len(case.data_sets)}
+    """The manifest entry of one case; `source` is `file:line` of the case in its case file,
+    and an expanded case has `expanded_from` (its for_each's `file:line`, type and opset)."""
+    entry = {"folder": f"{suite}/{case.folder}", "operators": list(case.operators),
+             "opset": case.opset, "atol": case.atol, "rtol": case.rtol,
+             "data_sets": len(case.data_sets),
+             "source": f"{source_path(case.where.path)}:{case.where.line}"}
+    if case.expanded_from is not None:
+        origin = case.expanded_from
+        entry["expanded_from"] = {
+            "for_each": f"{source_path(origin.for_each.path)}:{origin.for_each.line}",
+            "type": origin.type, "opset": origin.opset}
+    return entry
+
+
+def source_path(path: str) -> str:
+    """A case file's path as the manifest names it: relative to the working folder when it is
+    below it ('/'-separated, so the same checkout gives the same bytes anywhere), else as given."""
+    absolute = os.path.abspath(path)
+    here = os.getcwd()
+    if absolute.startswith(here + os.sep):
+        return Path(os.path.relpath(absolute, here)).as_posix()
+    return Path(path).as_posix()
 
 
 def make_manifest(cases: dict[str, dict], files: dict[str, dict], suite: str,
                   empty_optional: str) -> dict:
     """The manifest of a suite: `cases` name -> case_entry, `files` path -> file_entry."""
     return {"format": FORMAT, "generator": GENERATOR, "generator_version": __version__,
-            "onnx_version": onnx.__version__, "empty_optional": empty_optional, "suite": suite,
-            "cases": cases, "files": files}
+            "onnx_version": freshness.installed_onnx(), "empty_optional": empty_optional,
+            "suite": suite, "cases": cases, "files": files}
 
 
 def dumps(manifest: dict) -> bytes:

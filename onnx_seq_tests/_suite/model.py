@@ -6,10 +6,12 @@ import numpy as np
 import onnx
 from onnx import AttributeProto, ModelProto, helper, numpy_helper, shape_inference
 
-from .._core import operators as schemas
-from .._core.cases import Case, Graph, Node, subgraphs
+from .._core import operators
+from .._core.cases import Case, Graph, Node, graph_protos, subgraphs
+from .._core.elements import BY_PROTO
 from .._core.problems import SeqTestsError
-from .._core.value_types import ValueType, from_type_proto, to_type_proto
+from .._core.value_types import TensorType, ValueType, from_type_proto, to_type_proto
+from .codec import encode
 
 PRODUCER = "onnx-seq-tests"
 
@@ -25,6 +27,7 @@ class ModelError(SeqTestsError):
 def build_model(case: Case) -> ModelProto:
     """The ModelProto of a case, validated; raises ModelError with a readable reason."""
     graph = _graph_proto(case.graph, f"test_{case.name}", case.doc)
+    graph.initializer.extend(encode(i.value, i.type, i.name) for i in case.graph.initializers)
     opset_imports = [helper.make_opsetid("", case.opset)]
     model = helper.make_model(
         graph,
@@ -99,7 +102,7 @@ def _known_types(model: ModelProto) -> dict[str, ValueType]:
     except Exception:  # noqa: BLE001 - strict inference below reports the real problem
         inferred = model
     known: dict[str, ValueType] = {}
-    for graph in [inferred.graph, *_graph_protos(inferred.graph)]:
+    for graph in graph_protos(inferred.graph):
         for info in [*graph.input, *graph.value_info, *graph.output]:
             if info.type.WhichOneof("value") is None:
                 continue
@@ -109,19 +112,13 @@ def _known_types(model: ModelProto) -> dict[str, ValueType]:
                 continue
     for info in [*model.graph.input, *model.graph.output]:
         known[info.name] = from_type_proto(info.type)
+    for tensor in model.graph.initializer:
+        known[tensor.name] = TensorType(BY_PROTO[tensor.data_type], tuple(tensor.dims))
     return known
 
 
-def _graph_protos(graph: onnx.GraphProto):
-    for node in graph.node:
-        for attribute in node.attribute:
-            if attribute.type == AttributeProto.GRAPH:
-                yield attribute.g
-                yield from _graph_protos(attribute.g)
-
-
 def _check_node_types(node: Node, opset: int, known: dict[str, ValueType]) -> None:
-    op_schema = schemas.schema(node.op_type, opset)
+    op_schema = operators.schema(node.op_type, opset)
     label = f"{node.op_type}-{op_schema.since_version}"
     for side, count, least, most in (
             ("inputs", len(node.inputs), op_schema.min_input, op_schema.max_input),
@@ -138,7 +135,7 @@ def _check_node_types(node: Node, opset: int, known: dict[str, ValueType]) -> No
             if not name or name not in known:
                 continue
             formal = formals[min(position, len(formals) - 1)]
-            allowed = schemas.allowed_types(op_schema, formal.type_str)
+            allowed = operators.allowed_types(op_schema, formal.type_str)
             actual = str(known[name])
             if actual not in allowed:
                 hint = _newer_version_hint(node.op_type, opset, formal.type_str, actual)
@@ -148,12 +145,12 @@ def _check_node_types(node: Node, opset: int, known: dict[str, ValueType]) -> No
 
 
 def _newer_version_hint(op_type: str, opset: int, type_str: str, actual: str) -> str:
-    for version in schemas.versions(op_type):
+    for version in operators.versions(op_type):
         if version <= opset:
             continue
-        newer = schemas.schema(op_type, version)
+        newer = operators.schema(op_type, version)
         for formal in [*newer.inputs, *newer.outputs]:
-            if formal.type_str == type_str and actual in schemas.allowed_types(newer, type_str):
+            if formal.type_str == type_str and actual in operators.allowed_types(newer, type_str):
                 return f" ({op_type}-{version} accepts {actual}: use opset {version} or later)"
     return ""
 
@@ -169,9 +166,3 @@ def _summary(allowed) -> str:
 def _first_line(error: Exception) -> str:
     text = str(error).strip()
     return " ".join(text.split())[:600]
-
-
-def value_types(model: ModelProto) -> tuple[list[ValueType], list[ValueType]]:
-    """The types of a model's graph inputs and outputs, in order."""
-    return ([from_type_proto(i.type) for i in model.graph.input],
-            [from_type_proto(o.type) for o in model.graph.output])

@@ -4,7 +4,8 @@ The archive holds `<top>/manifest.json` and every file the manifest lists, under
 `onnx-seq-tests-suite-<version>/`. Entries (folders included) are sorted by path; every entry
 has mtime 0, uid/gid 0, no user or group name, mode 0755 for folders and 0644 for files; the
 tar format is POSIX (pax headers only where a name needs one, and they carry no time); the gzip
-header has no file name and no time. The compressed bytes come from zlib at level 9.
+header has no file name and no time. The compressed bytes come from zlib at level 9, so another
+zlib may compress them differently: the sha256 of the uncompressed tar is the suite's identity.
 """
 
 from __future__ import annotations

@@ -154,7 +154,8 @@ class _Builder:
             sources = []
             for k in range(len(value[0])):
                 source = self.fresh(f"{name}_{k}")
-                self.inputs.append(self.decl(source, element, f"element {k} of {of}"))
+                self.inputs.append(self.decl(source, _ranked(element, [v[k] for v in value]),
+                                             f"element {k} of {of}"))
                 values.append([v[k] for v in value])
                 sources.append(source)
             self.node(self.before, "SequenceConstruct", sources, [name],
@@ -194,7 +195,8 @@ class _Builder:
                           value=np.array(k, dtype=np.int64))
                 self.node(self.after, "SequenceAt", [name, position], [element],
                           [value_type, _INT64], [value_type.element])
-                self.outputs.append(self.decl(element, value_type.element,
+                self.outputs.append(self.decl(element, _ranked(value_type.element,
+                                                               [v[k] for v in value]),
                                               f"element {k} of {of}"))
                 expected.append([v[k] for v in value])
         else:
@@ -213,6 +215,16 @@ class _Builder:
             else:
                 self.take_apart(inner, value_type.element, value, expected,
                                 f"the value of {of}")
+
+
+def _ranked(element: TensorType, values: list) -> TensorType:
+    """A sequence's element type for one element taken out as a tensor: with unknown dims of
+    the values' rank where the sequence's type gives no shape (elements differing in rank), as
+    onnx's checker wants a shape on a graph output."""
+    ranks = {np.ndim(v) for v in values}
+    if element.shape is not None or len(ranks) != 1:
+        return element
+    return TensorType(element.element, (None,) * ranks.pop())
 
 
 def _variant(case: Case, shape: tuple, data_sets: list[DataSet], members: list[int],
@@ -283,7 +295,7 @@ def _refusal(op_type: str, opset: int, in_types: list, out_types: list) -> str:
 
 def _names(graph: Graph):
     """Every value name in a graph and its subgraphs."""
-    for decl in (*graph.inputs, *graph.outputs):
+    for decl in (*graph.inputs, *graph.outputs, *getattr(graph, "initializers", ())):
         yield decl.name
     for node in graph.nodes:
         yield from node.inputs

@@ -36,12 +36,19 @@ from .backends import resolve
 CATEGORY = "SequenceOptional"
 
 
-def backend_test(backend, data_dir, parent_module: str | None = None) -> SuiteBackendTest:
+def backend_test(backend, data_dir=None, parent_module: str | None = None) -> SuiteBackendTest:
     """A BackendTest running every case folder under `data_dir` (at any depth) on `backend`.
+
+    `data_dir` defaults to the checkout's generated/, or outside a checkout the suite installed
+    with the package (see onnx_seq_tests.suite_dir()).
 
     `backend` is an onnx backend (class or module with `prepare` and `supports_device`) or a
     spec string (`onnxruntime`, `reference`, `module:attr`).
     """
+    if data_dir is None:
+        from .._suite.resources import default_suite
+
+        data_dir = default_suite().root
     return SuiteBackendTest(resolve(backend), data_dir, parent_module)
 
 

@@ -1,4 +1,5 @@
-"""Backends to verify, named by a spec, all run the same way: `run(backend, model, inputs)`.
+"""Backends to verify, named by a spec, all run the same way: `prepare(backend, model)` once,
+then `run_prepared(rep, inputs)` per data set.
 
 A spec is one of
   onnxruntime   onnxruntime's CPU backend (`onnxruntime.backend`)
@@ -21,7 +22,6 @@ from .._core.problems import SeqTestsError
 
 #: The device every backend is asked for.
 DEVICE = "CPU"
-BUILTIN = ("onnxruntime", "reference")
 
 
 class BackendSpecError(SeqTestsError, ValueError):
@@ -98,11 +98,6 @@ def prepare(backend, model: ModelProto):
     if rep is None:
         raise RuntimeError("prepare(model, device) returned None")
     return rep
-
-
-def run(backend, model: ModelProto, inputs: list):
-    """Prepare `model` on `backend` (spec or object) and run it once on `inputs`."""
-    return run_prepared(prepare(backend, model), inputs)
 
 
 def run_prepared(rep, inputs: list):

@@ -5,7 +5,8 @@ like any consumer reads it (layout.read_case_folder: .pb files decoded by the mo
 types), prepared once per backend and run on every data set. Per case and backend the outcome is
   pass    every data set's outputs match
   fail    an output differs (the comparator's messages are kept)
-  error   the backend raised, or the case folder could not be read (the message is kept)
+  error   the backend raised, crashed its process or overran --timeout, or the case folder
+          could not be read (the message is kept)
   xfail   fail or error, and the case is listed in the --xfail file
   xpass   pass, but the case is listed in the --xfail file
 Cases run in worker processes, so a backend that crashes its process ends as an error of the
@@ -26,6 +27,7 @@ from pathlib import Path
 
 import onnx
 
+from .._core.cases import graph_protos
 from .._core.compare import compare_outputs
 from .._core.problems import SeqTestsError
 from .._core.value_types import from_type_proto, innermost
@@ -113,7 +115,7 @@ def case_operator(model: onnx.ModelProto, name: str) -> str:
     """The operator a case tests: the longest op type of the model whose snake_case name is a
     `_`-separated part of the case name (test_sequence_insert_at_back -> SequenceInsert), else
     the op type of the graph's last node."""
-    op_types = set(_op_types(model.graph))
+    op_types = {node.op_type for graph in graph_protos(model.graph) for node in graph.node}
     padded = f"_{name}_"
     named = [op for op in op_types if f"_{_snake(op)}_" in padded]
     if named:
@@ -125,16 +127,6 @@ def case_operator(model: onnx.ModelProto, name: str) -> str:
 
 def _snake(op_type: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", op_type).lower()
-
-
-def _op_types(graph: onnx.GraphProto):
-    for node in graph.node:
-        yield node.op_type
-        for attribute in node.attribute:
-            if attribute.type == onnx.AttributeProto.GRAPH:
-                yield from _op_types(attribute.g)
-            for subgraph in attribute.graphs:
-                yield from _op_types(subgraph)
 
 
 def case_elements(model: onnx.ModelProto) -> str:

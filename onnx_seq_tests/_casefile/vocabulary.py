@@ -1,0 +1,61 @@
+"""The words of the case format, one table each, read by the case reader and the JSON Schema.
+
+Keys of each mapping, the `for_each` placeholders, the empty-optional marker, the `by_type`
+groups, the type grammar and how each attribute kind is written all live here, so the reader
+and the schema editors see cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import re
+
+from onnx import AttributeProto as A
+
+from .._core.value_types import TYPE_FORMS
+
+CASE_KEYS = ("name", "doc", "opset", "for_each", "inputs", "initializers", "outputs", "nodes",
+             "data_sets", "tolerance")
+INITIALIZER_KEYS = ("name", "type", "shape", "value")
+FOR_EACH_KEYS = ("op", "param", "opsets", "types", "exclude_types")
+VALUE_KEYS = ("name", "type", "shape")
+NODE_KEYS = ("op_type", "name", "inputs", "outputs", "attributes")
+GRAPH_KEYS = ("inputs", "outputs", "nodes")
+DATA_SET_KEYS = ("inputs", "outputs")
+TOLERANCE_KEYS = ("atol", "rtol")
+
+#: `{type}`, `{opset}`, `{dtype}` in a for_each case; {dtype} is the TensorProto enum number of
+#: {type}, for attributes such as SequenceEmpty's dtype.
+PLACEHOLDER_TEXT = r"\{(type|opset|dtype)\}"
+PLACEHOLDER = re.compile(PLACEHOLDER_TEXT)
+
+EMPTY_MARKER_KEY = "optional"
+EMPTY_MARKER_VALUE = "empty"
+#: by_type groups: element kind -> the group key that covers it.
+TYPE_GROUPS = {"bool": "bool", "string": "string", "int": "integers", "float": "floats",
+               "complex": "complexes"}
+
+#: How a case file writes an attribute of each kind: a scalar ("integer", "number", "text"),
+#: a non-empty list of scalars ("list", scalar), a graph mapping, or a type. Kinds not here
+#: (tensors, sparse tensors, lists of graphs or types) are not written in case files.
+ATTRIBUTE_FORMS: dict[int, tuple[str, str | None]] = {
+    A.INT: ("integer", None),
+    A.FLOAT: ("number", None),
+    A.STRING: ("text", None),
+    A.INTS: ("list", "integer"),
+    A.FLOATS: ("list", "number"),
+    A.STRINGS: ("list", "text"),
+    A.GRAPH: ("graph", None),
+    A.TYPE_PROTO: ("type", None),
+}
+
+
+def type_pattern(element_names) -> str:
+    """A regex (JSON Schema flavour) for the type strings of TYPE_FORMS over `element_names`
+    (regex alternatives, such as `\\{type\\}`), spaces allowed around parentheses."""
+    elements = "|".join(element_names)
+    forms = []
+    for form in TYPE_FORMS:
+        text = re.escape(form).replace("T", f"({elements})")
+        text = text.replace(r"\(", r" *\( *").replace(r"\)", r" *\) *")
+        forms.append(text.replace(" * *", " *").strip(" *"))
+    return rf"^ *({'|'.join(forms)}) *$"
