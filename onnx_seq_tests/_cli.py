@@ -434,7 +434,8 @@ def coverage(root: Path | None, markdown_path: Path | None) -> None:
 
     ours = measure.summarize(measure.suite_coverage(root))
     theirs = measure.summarize(measure.onnx_coverage())
-    text = measure.report(ours, theirs, root.as_posix()) + "\n" + mutation.markdown(
+    text = measure.report(ours, theirs, root.as_posix(),
+                         measure.tensor_io_form(root)) + "\n" + mutation.markdown(
         *_mutation_scores(root))
     if markdown_path is None:
         click.echo(text, nl=False)

@@ -3,6 +3,7 @@ covering every combination and edge case, onnx's own cases, and the report and i
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -157,9 +158,11 @@ def test_onnx_own_cases_cover_little(theirs):
     assert [what for what, cases in theirs.edge_cases() if not cases]  # some are absent
 
 
-def test_committed_report_is_up_to_date(ours, theirs, mutation_table):
+def test_committed_report_is_up_to_date(suite_root, ours, theirs, mutation_table):
     committed = (ROOT / "docs" / "coverage.md").read_text(encoding="utf-8")
-    assert committed == coverage.report(ours, theirs, "generated") + "\n" + mutation_table, (
+    tensor_io = coverage.tensor_io_form(suite_root)
+    assert committed == coverage.report(ours, theirs, "generated", tensor_io) + "\n" + \
+        mutation_table, (
         "docs/coverage.md is stale: run `make coverage`")
 
 
@@ -170,10 +173,25 @@ def test_cli_writes_the_report(suite_root, tmp_path, ours, theirs, mutation_tabl
     result = CliRunner().invoke(main, ["coverage", str(suite_root), "--markdown", str(target)])
     assert result.exit_code == 0, result.output
     assert "772 of 772 combinations covered" in result.output
+    tensor_io = coverage.tensor_io_form(suite_root)
     assert target.read_text(encoding="utf-8") == coverage.report(
-        ours, theirs, suite_root.as_posix()) + "\n" + mutation_table
+        ours, theirs, suite_root.as_posix(), tensor_io) + "\n" + mutation_table
     count = len(mutation.mutants())
     assert f"| this suite | 798 | {count} of {count} | 100% |" in mutation_table
+
+
+def test_the_tensor_boundary_form_is_reported_apart(suite_root, ours):
+    """Its folders are copies of the same cases: not counted in the tables, listed below them
+    with the cases that have no such form and why."""
+    form = coverage.tensor_io_form(suite_root)
+    entries = json.loads((suite_root / "manifest.json").read_bytes())["cases"].values()
+    assert ours.cases == sum(1 for e in entries if "form" not in e)
+    assert form.folders == sum(1 for e in entries if e.get("form") == "tensor_io")
+    assert len(form.without) == sum(1 for e in entries if "no_tensor_io_form" in e) > 60
+    assert form.without["split_to_sequence_v24_bfloat16"] == (
+        "SequenceLength-11 does not allow seq(tensor(bfloat16)) (its only version)")
+    text = coverage.report(ours, ours, "generated", form)
+    assert "| `optional_v28_seq_int4` | SequenceConstruct-11 does not allow tensor(int4)" in text
 
 
 def test_cli_without_a_suite_is_a_usage_error(tmp_path):

@@ -46,7 +46,8 @@ def round_trip(tmp_path_factory):
 def test_round_trip_over_the_whole_suite_is_byte_identical(round_trip):
     imported, out = round_trip
     assert imported.skipped == []
-    assert len(imported.cases) == len(case_folders(GENERATED)) >= 798
+    # the tensor-boundary form is not imported: the build derives it again
+    assert len(imported.cases) == len(case_folders(GENERATED / SUITE)) >= 798
     ours = [r for r in tree_files(GENERATED) if r != MANIFEST]
     assert [r for r in tree_files(out) if r != MANIFEST] == ours
     differ = [r for r in ours if (GENERATED / r).read_bytes() != (out / r).read_bytes()]

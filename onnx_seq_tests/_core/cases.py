@@ -13,11 +13,13 @@ from .value_types import ValueType
 
 @dataclass(frozen=True)
 class ValueDecl:
-    """A graph input or output: its name and full type (shape on the innermost tensor)."""
+    """A graph input or output: its name and full type (shape on the innermost tensor), and
+    an optional doc string for the model's value info."""
 
     name: str
     type: ValueType
     where: Where = field(compare=False)
+    doc: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,8 +47,8 @@ class Graph:
 class Node:
     """One node; inputs and outputs are positional, with "" for an omitted optional input.
 
-    Attribute values are int, float, str, lists of those, a `Graph`, or a `ValueType` (for
-    TYPE_PROTO attributes such as Optional's `type`).
+    Attribute values are int, float, str, lists of those, a `Graph`, a `ValueType` (for
+    TYPE_PROTO attributes such as Optional's `type`), or a numpy array (a tensor attribute).
     """
 
     op_type: str

@@ -35,6 +35,7 @@ from .._core import operators
 from .._core.elements import BY_PROTO
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, from_type_proto
 from .._suite.layout import case_folders
+from .._suite.tensor_io import TENSOR_IO_SUITE
 from .load import ReadError, read_folder
 from .show import Shown
 
@@ -63,6 +64,9 @@ def import_folders(paths, prefix: str = "") -> Imported:
             folders.append(path)
             continue
         found = case_folders(path) if path.is_dir() else []
+        # a built suite's tensor-boundary form is derived from its cases: building the
+        # imported cases writes it again, so it is not imported as cases of its own
+        found = [f for f in found if f.parent.name != TENSOR_IO_SUITE] or found
         if not found:
             raise ReadError(f"{path}: not a case folder (no model.onnx) and no case folders "
                             "(test_*/model.onnx) below it")

@@ -44,6 +44,10 @@ from .layout import SUITE, case_files
 from .manifest import MANIFEST, case_entry, dumps, file_entry, make_manifest, source_path
 from .model import ModelError, build_model
 from .publish import CACHE, Stager, folders_of, locked, recover, scan_tree, swap_in, work_dir
+from .tensor_io import FORM, TENSOR_IO_SUITE, derive
+
+#: The suite folders a build writes: the cases as written, and their tensor-boundary form.
+SUITES = (SUITE, TENSOR_IO_SUITE)
 
 
 class OutputError(SeqTestsError):
@@ -147,13 +151,21 @@ def compile_file(path: str, empty_optional: str, reusable: dict[str, str]) -> Fi
     problems = Problems()
     results = []
     for case in cases:
-        mark = fingerprint(case)
-        files = None
-        if reusable.get(case.name) != mark:
-            files = compile_case(case, empty_optional, problems)
-            if files is None:
-                continue
-        results.append(CaseResult(case.name, mark, case_entry(case, SUITE), files))
+        form = derive(case)  # the tensor-boundary variants, built by the same code path
+        entry = {**case_entry(case, SUITE), FORM: [v.name for v in form.variants]}
+        if form.reason:
+            entry[f"no_{FORM}_form"] = form.reason
+        items = [(case, entry)] + [
+            (v, {**case_entry(v, TENSOR_IO_SUITE), "form": FORM, "derived_from": case.name})
+            for v in form.variants]
+        for item, item_entry in items:
+            mark = fingerprint(item)
+            files = None
+            if reusable.get(item.name) != mark:
+                files = compile_case(item, empty_optional, problems)
+                if files is None:
+                    break  # a refused case: its variants would only repeat the problem
+            results.append(CaseResult(item.name, mark, item_entry, files))
     return FileResult(problems.found, results)
 
 
@@ -205,8 +217,11 @@ def _raise_problems(paths, results: list[FileResult], names: list[str]) -> None:
             problems.update(error.problems)
     if problems:
         raise CaseFileError(sorted(problems))
-    if len(set(names)) != len(names):  # pragma: no cover - the loader reports duplicates
-        raise CaseFileError([Problem(".", 1, 1, "duplicate case names")])
+    if len(set(names)) != len(names):  # a case named like another's tensor-boundary variant
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        raise CaseFileError([Problem(".", 1, 1, "duplicate case names: " + ", ".join(repeated)
+                                     + " (a tensor-boundary variant is named "
+                                     "<case>__<signature>; rename the case)")])
 
 
 # -- what the output root holds now --------------------------------------------------------------
@@ -311,7 +326,7 @@ def _check_root(root: Path) -> None:
     if os.path.lexists(root) and not root.is_dir():
         raise OutputError(f"{root} is not a folder; give the output root with -o")
     if root.is_dir():
-        foreign = sorted(set(os.listdir(root)) - {MANIFEST, SUITE})
+        foreign = sorted(set(os.listdir(root)) - {MANIFEST, *SUITES})
         if foreign:
             raise OutputError(
                 f"{root} holds {', '.join(repr(f) for f in foreign[:3])}, which gen-seq-tests "
@@ -326,8 +341,8 @@ class BuildReport:
     """What a build did."""
 
     root: Path
-    cases: int
-    rebuilt: list[str]  # cases compiled and written
+    cases: int  # cases as written (each with its tensor-boundary variants)
+    rebuilt: list[str]  # cases compiled and written (either form)
     removed: list[str]  # cases whose folders are gone
     changed: bool  # False when the root already held exactly this suite
 
@@ -371,15 +386,23 @@ def build(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 
         removed = sorted(set(old.manifest["cases"]) - set(cases))
         cache = {"key": key, "manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
                  "sources": sources_map, "fingerprints": fingerprints}
+        written = sum(1 for entry in cases.values() if "derived_from" not in entry)
         if old.exact and manifest_bytes == old.manifest_bytes:
             if not (old.trusted and sources_map == old.sources
                     and fingerprints == old.fingerprints):
                 _write_cache(work, cache, manifest["files"], old.stats, old.folders)
-            return BuildReport(root, len(cases), [], [], False)
+            return BuildReport(root, written, [], [], False)
         stats = _publish(root, work, links, writes, manifest_bytes)
         folders = {f: os.stat(os.path.join(root, f)).st_mtime_ns for f in folders_of(files)}
         _write_cache(work, cache, manifest["files"], stats, folders)
-    return BuildReport(root, len(cases), sorted(rebuilt), removed, True)
+    return BuildReport(root, written, _as_written(rebuilt, cases),
+                       _as_written(removed, old.manifest["cases"]), True)
+
+
+def _as_written(names, entries: dict) -> list[str]:
+    """The cases as written behind `names`: a tensor-boundary variant counts as its case."""
+    return sorted({entries[n].get("derived_from", n) if isinstance(entries.get(n), dict) else n
+                   for n in names})
 
 
 def _new_tree(cases: list[CaseResult], old: Previous):
@@ -470,11 +493,11 @@ def check(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 
     known = {e["folder"] for e in entries.values()}
     for relative in sorted(folders):
         parts = relative.split("/")
-        if len(parts) == 2 and parts[0] == SUITE and relative not in known:
+        if len(parts) == 2 and parts[0] in SUITES and relative not in known:
             drift.append(f"stale: {parts[1]} (no case builds it)")
     for relative in sorted(on_disk):
         folder = _case_folder(relative)
-        if relative != MANIFEST and (folder is None or not folder.startswith(SUITE + "/")):
+        if relative != MANIFEST and (folder is None or folder.split("/")[0] not in SUITES):
             drift.append(f"stray: {relative} (gen-seq-tests does not write it)")
     manifest = make_manifest(entries, files, SUITE, empty_optional)
     try:

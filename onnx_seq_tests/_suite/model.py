@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 import onnx
-from onnx import AttributeProto, ModelProto, helper, shape_inference
+from onnx import AttributeProto, ModelProto, helper, numpy_helper, shape_inference
 
 from .._core import operators
 from .._core.cases import Case, Graph, Node, graph_protos, subgraphs
@@ -42,14 +43,14 @@ def _graph_proto(graph: Graph, name: str, doc: str = "") -> onnx.GraphProto:
     return helper.make_graph(
         [_node_proto(node, i) for i, node in enumerate(graph.nodes)],
         name,
-        [_value_info(d.name, d.type) for d in graph.inputs],
-        [_value_info(d.name, d.type) for d in graph.outputs],
+        [_value_info(d.name, d.type, d.doc) for d in graph.inputs],
+        [_value_info(d.name, d.type, d.doc) for d in graph.outputs],
         doc_string=doc or None,
     )
 
 
-def _value_info(name: str, value_type: ValueType) -> onnx.ValueInfoProto:
-    info = onnx.ValueInfoProto(name=name)
+def _value_info(name: str, value_type: ValueType, doc: str = "") -> onnx.ValueInfoProto:
+    info = onnx.ValueInfoProto(name=name, doc_string=doc or None)
     info.type.CopyFrom(to_type_proto(value_type))
     return info
 
@@ -66,6 +67,8 @@ def _attribute(name: str, value, graph_name: str) -> AttributeProto:
         return helper.make_attribute(name, _graph_proto(value, graph_name))
     if isinstance(value, (int, float, str, list)):
         return helper.make_attribute(name, value)
+    if isinstance(value, np.ndarray):  # a tensor, e.g. Constant's value
+        return helper.make_attribute(name, numpy_helper.from_array(value))
     attribute = AttributeProto(name=name, type=AttributeProto.TYPE_PROTO)
     attribute.tp.CopyFrom(to_type_proto(value))
     return attribute
