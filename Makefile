@@ -19,14 +19,14 @@ lint: $(STAMP)
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info dist
 
 # docs/conformance.md: the generated suite on onnxruntime and onnx's reference evaluator, with the
 # findings of docs/conformance-notes.yaml. verify exits 1 when a backend fails a case (that is
@@ -34,7 +34,7 @@ clean:
 .PHONY: conformance
 conformance: build
 	$(BIN)/gen-seq-tests verify generated --backend onnxruntime --backend reference -j 2 \
-		--notes docs/conformance-notes.yaml --report docs/conformance.md > /dev/null; \
+		--notes docs/conformance-notes.yaml --markdown docs/conformance.md > /dev/null; \
 		test $$? -le 1
 
 # docs/coverage.md: which (operator, version, type) combinations and edge cases the generated suite
@@ -65,3 +65,35 @@ pack: $(STAMP)
 .PHONY: docs
 docs: build
 	$(BIN)/gen-seq-tests docs generated -o docs/operators
+
+# The release: the wheel and the sdist (both carrying the suite as package data), the suite
+# archive and SHA256SUMS, in dist/. Same sources, same bytes: every timestamp is
+# SOURCE_DATE_EPOCH (default 1980-01-01, so the bytes depend on the sources only), the build
+# runs without isolation with the setuptools pinned in .[dev] (offline), and the sdist is
+# normalized. Then twine checks the metadata and scripts/dist.py proves that both carry
+# generated/ byte for byte as its manifest lists it.
+SOURCE_DATE_EPOCH ?= 315532800
+export SOURCE_DATE_EPOCH
+VERSION = $(shell $(BIN)/python -c 'import onnx_seq_tests; print(onnx_seq_tests.__version__)')
+.PHONY: dist check-dist
+dist: $(STAMP)
+	$(BIN)/gen-seq-tests build --check
+	rm -rf build onnx_seq_tests.egg-info dist/*.whl dist/*.tar.gz dist/SHA256SUMS
+	umask 022 && $(BIN)/python -m build --no-isolation --sdist --wheel --outdir dist . \
+		> $(VENV)/dist-build.log 2>&1 || { cat $(VENV)/dist-build.log; exit 1; }
+	! grep -n -i -E 'warning|deprecat' $(VENV)/dist-build.log | grep -v 'byte-compiling is disabled'
+	rm -rf build onnx_seq_tests.egg-info
+	$(BIN)/python scripts/dist.py normalize-sdist dist/onnx_seq_tests-$(VERSION).tar.gz
+	$(BIN)/gen-seq-tests pack generated -o dist/onnx-seq-tests-suite-$(VERSION).tar.gz
+	$(BIN)/twine check --strict dist/*.whl dist/onnx_seq_tests-$(VERSION).tar.gz
+	$(BIN)/python scripts/dist.py check dist
+	cd dist && sha256sum onnx_seq_tests-$(VERSION)-py3-none-any.whl \
+		onnx_seq_tests-$(VERSION).tar.gz onnx-seq-tests-suite-$(VERSION).tar.gz > SHA256SUMS
+	cat dist/SHA256SUMS
+
+# The proof of the release (slow: a fresh venv and an install, see tests_release/): the wheel
+# installed alone into a fresh venv runs the packaged suite from another folder, through the CLI
+# and the pytest drop-in; the sdist alone builds the same wheel offline. .ci/run calls it.
+check-dist: dist
+	$(BIN)/ruff check scripts tests_release setup.py
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=10 tests_release

@@ -48,12 +48,14 @@ _PUBLIC = {
     "SeqTestsError": ("._core.problems", "SeqTestsError"),
     "CaseFileError": ("._core.problems", "CaseFileError"),
     "Problem": ("._core.problems", "Problem"),
+    "suite_dir": ("._suite.resources", "suite_dir"),
 }
 
 __all__ = ["__version__", "BuildReport", "Case", "CaseFileError", "CaseFolder", "DataSet",
           "ElementType", "Graph", "Node", "OptionalType", "OutputError", "Problem", "Result",
           "SeqTestsError", "SequenceType", "TensorType", "ValueDecl", "assert_outputs_match",
-          "backend_test", "build", "check", "compare", "load_cases", "read_case_folder", "verify"]
+          "backend_test", "build", "check", "compare", "load_cases", "read_case_folder",
+           "suite_dir", "verify"]
 
 if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__ imports lazily
     from ._casefile.reader import load_cases
@@ -65,6 +67,7 @@ if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__
     from ._core.value_types import OptionalType, SequenceType, TensorType
     from ._suite.build import BuildReport, OutputError, build, check
     from ._suite.layout import CaseFolder, read_case_folder
+    from ._suite.resources import suite_dir
     from ._verify.backend_test import backend_test
     from ._verify.verifier import Result, verify
 

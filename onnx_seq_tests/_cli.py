@@ -104,8 +104,12 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
     root and swapped in, so an interrupted build leaves the old suite or the new one.
     """
     from ._suite import freshness
+    from ._suite.resources import SuiteError, cases_dir
 
-    paths = paths or (Path(DEFAULT_CASES),)
+    try:
+        paths = paths or (cases_dir(),)  # the checkout's cases/, else the packaged ones
+    except SuiteError as error:
+        raise Refused(str(error)) from None
     drift = freshness.onnx_drift()
     if drift and not check:
         stamped = freshness.stamped_onnx(out_root)
@@ -167,45 +171,86 @@ def list_cases(paths: tuple[Path, ...]) -> None:
                    f"{len(case.data_sets)} data set(s)")
 
 
+def _shown(path: Path) -> str:
+    """A path as a report shows it: relative to the working folder, else its name."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix() or "."
+    except ValueError:
+        return path.resolve().name
+
+
 @main.command()
-@click.argument("suite_dir", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.argument("suite_dirs", nargs=-1, metavar="[SUITE_DIR]...",
+                type=click.Path(file_okay=False, path_type=Path))
 @click.option("-b", "--backend", "backends", multiple=True, required=True, metavar="SPEC",
-              help="onnxruntime, reference (onnx's ReferenceEvaluator), or module:attr naming an "
-                   "onnx backend on PYTHONPATH. Repeat for a side-by-side table.")
-@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=0), metavar="N",
-              help="Run cases in N worker processes (0: one per CPU).")
+              help="onnxruntime, reference (onnx's ReferenceEvaluator), or `module`, "
+                   "`module:attr`, `package.module:attr` naming an onnx backend on PYTHONPATH. "
+                   "Repeat for a side-by-side table.")
+@click.option("-k", "select", multiple=True, metavar="REGEX",
+              help="Run only the cases whose name or path this regex finds (repeat: any).")
+@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=0),
+              metavar="N", help="Run cases in N worker processes (0: one per CPU).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Give each backend at most SECONDS per case (reading it, preparing the model, "
-                   "running every data set); the cases in flight when one overruns are rerun "
-                   "alone, one backend at a time, and a backend that overruns again has its "
-                   "process ended: the case is its error.")
-@click.option("--xfail", "xfail_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Known failures: per line a case name or regex (whole name), optionally "
-                   "preceded by a backend spec; '#' starts a comment.")
+              help="Give each backend at most SECONDS per case; a backend that takes longer has "
+                   "its process ended, and the case is its error.")
+@click.option("--xfail", "xfail_path", metavar="FILE|NAME",
+              help="Known failures: per line `[BACKEND] PATTERN`, a case name (with or without "
+                   "test_) or a regex matching the whole name; '#' starts a comment. A NAME "
+                   "(onnxruntime) picks xfail/NAME.txt of the checkout, else of the installed "
+                   "package.")
+@click.option("--strict-xfail", is_flag=True,
+              help="An --xfail entry that matches no case or names a backend not being run is "
+                   "an error (exit 2) instead of a warning.")
 @click.option("--junit-xml", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write JUnit XML: one testcase per case and backend.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write every result as JSON.")
-@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the Markdown conformance table (operator x element type per backend).")
+@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the Markdown conformance report (operator x opset x element type per "
+                   "backend, then the findings).")
 @click.option("--notes", "notes_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="YAML findings for --report: why a backend disagrees, with the ONNX sentence "
+              help="YAML findings for --markdown: why a backend disagrees, with the ONNX sentence "
                    "that decides it.")
-def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout: float | None,
-           xfail_path: Path | None, junit_path: Path | None, json_path: Path | None,
-           report_path: Path | None, notes_path: Path | None) -> None:
-    """Run every case under SUITE_DIR (default: generated) on each --backend and judge it.
+@click.option("--progress/--no-progress", default=None,
+              help="Show n/N, counts so far, time left and each failure as it happens on "
+                   "stderr  [default: on a terminal only]")
+def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tuple[str, ...],
+           jobs: int, timeout: float | None, xfail_path: Path | None, strict_xfail: bool,
+           junit_path: Path | None, json_path: Path | None, markdown_path: Path | None,
+           notes_path: Path | None, progress: bool | None) -> None:
+    """Run every case under each SUITE_DIR on each --backend and judge it.
+
+    SUITE_DIR: a suite folder or a checkout; default: the checkout's generated/, or outside a
+    checkout the suite installed with the package. The first lines name the suites run (path,
+    version, manifest sha256).
 
     Exit status: 0 when nothing failed unexpectedly (an unexpected pass of a --xfail entry is
-    reported, not failed), 1 when a case failed or a backend raised, 2 for bad usage.
+    reported, not failed), 1 when a case failed or a backend raised, crashed or overran
+    --timeout, 2 for bad usage or a bad input file.
     """
-    from ._suite.layout import case_folders
+    import re
+
+    from ._suite.resources import SuiteError as NoSuite
+    from ._suite.resources import default_suite, resolve_suite, xfail_file
     from ._verify import report
     from ._verify.backends import BackendSpecError, load_backend
-    from ._verify.verifier import UNEXPECTED, XfailError, load_xfail
+    from ._verify.verifier import (
+        UNEXPECTED,
+        SuiteError,
+        XfailError,
+        check_xfail,
+        find_cases,
+        load_xfail,
+        suite_info,
+    )
     from ._verify.verifier import verify as run_verify
 
-    suite = suite_dir or Path(DEFAULT_OUT)
+    try:
+        resolved = [resolve_suite(s) for s in suite_dirs] or [default_suite()]
+        xfail_path = xfail_file(xfail_path) if xfail_path else None
+    except NoSuite as error:
+        raise Refused(str(error)) from None
+    suites = [r.root for r in resolved]
     repeated = sorted({b for b in backends if backends.count(b) > 1})
     if repeated:
         raise click.BadParameter(f"{', '.join(repeated)} given more than once",
@@ -215,54 +260,76 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
             load_backend(spec)
         except BackendSpecError as error:
             raise click.BadParameter(one_line(str(error)), param_hint="--backend") from None
-    if not suite.is_dir():
-        raise click.BadParameter(f"{suite} is not a folder; build the suite with "
-                                 "`gen-seq-tests build` or name a suite folder",
-                                 param_hint="SUITE_DIR")
+    for pattern in select:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise click.BadParameter(f"{pattern!r} is not a valid regex: {error}",
+                                     param_hint="-k") from None
     for option, path in (("--junit-xml", junit_path), ("--json", json_path),
-                         ("--report", report_path)):
+                         ("--markdown", markdown_path)):
         if path and not path.absolute().parent.is_dir():
             raise click.BadParameter(f"the folder of {path} does not exist", param_hint=option)
-    total = len(case_folders(suite))
-    if not total:
-        raise click.BadParameter(f"no case folders (test_*/model.onnx) under {suite}",
-                                 param_hint="SUITE_DIR")
+    if notes_path and not markdown_path:
+        raise click.BadParameter("the notes are for the Markdown report; add --markdown FILE",
+                                 param_hint="--notes")
+    specs = list(backends)
+    jobs = _jobs(jobs)
     try:
+        everything = find_cases(suites)
+        cases = find_cases(suites, select) if select else everything
         xfail = load_xfail(xfail_path) if xfail_path else []
         notes = report.load_notes(notes_path) if notes_path else []
+    except SuiteError as error:
+        raise click.BadParameter(str(error), param_hint="SUITE_DIR") from None
     except XfailError as error:
         raise Refused(str(error)) from None
     except CaseFileError as error:
         _fail_on_case_errors(error)
-    specs = list(backends)
-    jobs = _jobs(jobs)
-    if sys.stderr.isatty():
-        with click.progressbar(length=total, label="verifying", file=sys.stderr) as bar:
-            results = run_verify(suite, specs, xfail=xfail, jobs=jobs, timeout=timeout,
-                                 on_case=lambda _: bar.update(1))
-    else:
-        results = run_verify(suite, specs, xfail=xfail, jobs=jobs, timeout=timeout)
-    for entry in xfail:
-        if not entry.used:
-            _say(f"{entry.where}: warning: {entry.pattern.pattern!r} matched no case", err=True)
+    if not cases:
+        raise click.BadParameter(f"no case under {', '.join(map(str, suites))} matches "
+                                 + " or ".join(select), param_hint="-k")
+    warnings = check_xfail(xfail, specs, everything)
+    if warnings and strict_xfail:
+        raise Refused("\n".join(warnings).replace(": warning: ", ": "))
+    for suite in resolved:
+        click.echo(suite.describe())
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = report.Progress(len(cases), sys.stderr, sys.stderr.isatty()) if show else None
+    try:
+        results = run_verify(suites, specs, xfail=xfail, jobs=jobs, timeout=timeout,
+                             cases=cases, on_case=bar.update if bar else None)
+    except BackendSpecError as error:
+        raise Refused(str(error)) from None
+    finally:
+        if bar:
+            bar.close()
     click.echo(report.text_report(results, specs), nl=False)
-    if junit_path:
-        report.write_junit(results, specs, junit_path)
-    if json_path:
-        report.write_json(results, specs, str(suite), json_path)
-    if report_path:
-        command = " ".join(["gen-seq-tests verify", str(suite),
-                            *(f"--backend {s}" for s in specs),
-                            *([f"--xfail {xfail_path}"] if xfail_path else []),
-                            *([f"--notes {notes_path}"] if notes_path else []),
-                            f"--report {report_path}"])
-        report_path.write_text(report.markdown_report(results, specs, str(suite), command,
-                                                      notes), encoding="utf-8")
-        for note in notes:
-            if not note.matched:
-                _say(f"{note.where}: warning: this note matched no case that did not pass",
-                     err=True)
+    infos = [{**suite_info(s), "name": _shown(s)} for s in suites]
+    try:
+        if junit_path:
+            report.write_junit(results, specs, junit_path)
+        if json_path:
+            report.write_json(results, specs, infos, json_path)
+        if markdown_path:
+            command = " ".join(["gen-seq-tests verify", *map(_shown, suites),
+                                *(f"--backend {s}" for s in specs),
+                                *(f"-k {p}" for p in select),
+                                *([f"--xfail {_shown(xfail_path)}"] if xfail_path else []),
+                                *([f"--notes {_shown(notes_path)}"] if notes_path else []),
+                                f"--markdown {_shown(markdown_path)}"])
+            markdown_path.write_text(report.markdown_report(results, specs, infos, command,
+                                                            notes), encoding="utf-8")
+    except OSError as error:
+        raise Refused(f"cannot write a report: {error}") from None
+    for note in notes if markdown_path else ():
+        if not note.matched:
+            warnings.append(f"{note.where}: warning: this note matched no case that did not "
+                            "pass")
+    for line in warnings:
+        _say(line, err=True)
     sys.exit(1 if any(r.outcome in UNEXPECTED for r in results) else 0)
+
 
 
 @main.command()
@@ -271,7 +338,8 @@ def verify(suite_dir: Path | None, backends: tuple[str, ...], jobs: int, timeout
 @click.option("-o", "--output", "archive", type=click.Path(dir_okay=False, path_type=Path),
               help="Archive to write  [default: dist/onnx-seq-tests-suite-<version>.tar.gz]")
 def pack(root: Path | None, archive: Path | None) -> None:
-    """Write a reproducible .tar.gz of the suite at ROOT (default: generated).
+    """Write a reproducible .tar.gz of the suite at ROOT (default: the checkout's generated/, or
+    outside a checkout the suite installed with the package).
 
     Entries are sorted under one top folder, with one fixed mtime, uid/gid 0 and a gzip header
     without a time. The uncompressed tar is the same bytes wherever the suite is packed: its
@@ -282,8 +350,12 @@ def pack(root: Path | None, archive: Path | None) -> None:
     from ._suite.manifest import ManifestError, read
     from ._suite.pack import PackError, default_archive
     from ._suite.pack import pack as write_archive
+    from ._suite.resources import SuiteError, default_suite
 
-    root = root or Path(DEFAULT_OUT)
+    try:
+        root = root or default_suite().root
+    except SuiteError as error:
+        raise Refused(str(error)) from None
     archive = archive or default_archive()
     try:
         read(root)
@@ -300,6 +372,43 @@ def pack(root: Path | None, archive: Path | None) -> None:
     _say(f"wrote {archive}: {count} files, sha256 {digest}")
     _say(f"suite sha256 {identity} (the uncompressed tar, the same wherever it is packed: "
          f"gzip -dc {archive} | sha256sum)")
+
+
+@main.command()
+@click.argument("old", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the difference as JSON (to stdout, or to --output) instead of text.")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the difference to this file instead of printing it.")
+@click.option("--exit-code", is_flag=True,
+              help="Exit 1 when the suites differ (default: 0 whenever both could be read).")
+def diff(old: Path, new: Path, as_json: bool, output: Path | None, exit_code: bool) -> None:
+    """What changed from suite OLD to suite NEW: cases added, removed and changed, and for a
+    changed case what changed (model, which data set, tolerance, opset, operators).
+
+    OLD and NEW are each a suite folder, a checkout (its generated/), a suite archive from
+    `gen-seq-tests pack` (read in memory, never extracted) or a manifest.json. Folders and
+    archives are first checked against their manifest. Exit 2 when a side is not a suite.
+    """
+    import json
+
+    from ._suite import diff as differ
+
+    try:
+        result = differ.diff(differ.load(old), differ.load(new))
+    except differ.DiffError as error:
+        raise Refused(str(error)) from None
+    text = (json.dumps(result, indent=1, sort_keys=True) + "\n" if as_json
+            else differ.text(result))
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}: {len(result['added'])} added, {len(result['removed'])} "
+                   f"removed, {len(result['changed'])} changed")
+    sys.exit(1 if exit_code and differ.differs(result) else 0)
 
 
 @main.command()

@@ -162,3 +162,84 @@ class HangOnSequenceEmpty(_Faulty):
             while True:
                 time.sleep(1)
         return onnxruntime.backend.prepare(model, device, **kwargs)
+
+
+def _has_sequence_empty(model) -> bool:
+    return any(node.op_type == "SequenceEmpty" for node in model.graph.node)
+
+
+class AbortOnSequenceEmpty(_Faulty):
+    """Writes a line on stderr, then aborts (SIGABRT) on a model with a SequenceEmpty node."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if _has_sequence_empty(model):
+            time.sleep(0.2)
+            os.write(2, b"fatal: planted abort in SequenceEmpty\n")
+            os.abort()
+        return onnxruntime.backend.prepare(model, device, **kwargs)
+
+
+class SegfaultOnSequenceEmpty(_Faulty):
+    """Dereferences a null pointer (SIGSEGV) on a model with a SequenceEmpty node."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if _has_sequence_empty(model):
+            import ctypes
+
+            ctypes.string_at(0)
+        return onnxruntime.backend.prepare(model, device, **kwargs)
+
+
+class SlowOnSequenceEmpty(_Faulty):
+    """Takes 1.5 s to prepare a model with a SequenceEmpty node, then answers right."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if _has_sequence_empty(model):
+            time.sleep(1.5)
+        return onnxruntime.backend.prepare(model, device, **kwargs)
+
+
+class AnsiErrorOnSequenceEmpty(_Faulty):
+    """Raises with terminal colour codes and other control characters in its message."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if _has_sequence_empty(model):
+            raise RuntimeError("\x1b[31mkernel missing\x1b[0m\x07 for <SequenceEmpty> & \x00")
+        return onnxruntime.backend.prepare(model, device, **kwargs)
+
+
+class CrashAlways(_Faulty):
+    """Kills its own process on every model but the one-node check model (Identity)."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if [node.op_type for node in model.graph.node] != ["Identity"] or \
+                model.graph.name != "probe":
+            os._exit(70)
+        return onnxruntime.backend.prepare(model, device, **kwargs)
+
+
+class NoPrepare(Backend):
+    """An onnx Backend that never implemented prepare (onnx's base class returns None)."""
+
+
+class PrepareRaises(Backend):
+    """A backend whose prepare is not written yet."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        raise NotImplementedError("prepare is not written yet")
+
+
+class Pid(_Faulty):
+    """Raises with the id of the process it runs in (the one-node check model aside)."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if model.graph.name == "probe":
+            return onnxruntime.backend.prepare(model, device, **kwargs)
+        raise RuntimeError(str(os.getpid()))

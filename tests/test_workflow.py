@@ -96,3 +96,17 @@ def test_every_command_line_is_accepted_by_the_cli():
     for step in steps():
         for argv in commands(step):
             parse(argv)
+
+
+def test_a_tag_builds_and_uploads_the_release():
+    found = steps()
+    (build,) = [s for s in found if s.get("run", "").strip() == "make dist"]
+    (upload,) = [s for s in found if "SHA256SUMS" in s.get("with", {}).get("path", "")]
+    for step in (build, upload):
+        assert "startsWith(github.ref, 'refs/tags/')" in step["if"]
+    assert found.index(build) < found.index(upload)
+    assert upload["uses"].startswith("actions/upload-artifact@")
+    paths = upload["with"]["path"].split()
+    assert paths == ["dist/*.whl", "dist/onnx_seq_tests-*.tar.gz",
+                     "dist/onnx-seq-tests-suite-*.tar.gz", "dist/SHA256SUMS"]
+    assert re.search(r"^dist: ", (ROOT / "Makefile").read_text(), re.MULTILINE)

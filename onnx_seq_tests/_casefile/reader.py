@@ -100,19 +100,21 @@ def load_cases(paths) -> list[Case]:
     return sorted(cases, key=lambda c: c.name)
 
 
-def load_file(path: Path, problems: Problems) -> list[Case]:
-    """The cases of one file; mistakes go to `problems`."""
+def compose_file(path: Path, problems: Problems) -> tuple[bool, yaml.Node | None]:
+    """A YAML file as nodes, read with the checks and limits of case files (size, UTF-8, tags,
+    nesting, aliases): (True, root node or None for an empty document), or (False, None) with
+    the problem added to `problems` as file:line:col."""
     shown = str(path)
     try:
         with open(path, "rb") as f:
             raw = f.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         problems.add(Where(shown, 1, 1), f"cannot read the file: {error.strerror}")
-        return []
+        return False, None
     if len(raw) > MAX_FILE_BYTES:
         problems.add(Where(shown, 1, 1), f"the file is larger than {MAX_FILE_BYTES} bytes, the "
                                          "limit for one case file; split it into several files")
-        return []
+        return False, None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -120,15 +122,15 @@ def load_file(path: Path, problems: Problems) -> list[Case]:
         column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
         problems.add(Where(shown, line, column),
                      f"invalid UTF-8 (byte 0x{raw[error.start]:02x}); save the file as UTF-8")
-        return []
+        return False, None
     try:
         if not _check_events(text, shown, problems):
-            return []
+            return False, None
         root = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         problems.add(*_yaml_problem(error, mark, text, shown))
-        return []
+        return False, None
     except yaml.reader.ReaderError:  # its position counts bytes or characters: find it again
         found = yaml.reader.Reader.NON_PRINTABLE.search(text)
         at = found.start() if found else 0
@@ -136,9 +138,18 @@ def load_file(path: Path, problems: Problems) -> list[Case]:
         problems.add(Where(shown, text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)),
                      f"control character U+{code:04X} is not allowed in YAML; remove it, or "
                      f"write it as \\u{code:04X} inside a double-quoted string")
-        return []
+        return False, None
     except yaml.YAMLError as error:
         problems.add(Where(shown, 1, 1), f"not valid YAML: {error}")
+        return False, None
+    return True, root
+
+
+def load_file(path: Path, problems: Problems) -> list[Case]:
+    """The cases of one file; mistakes go to `problems`."""
+    shown = str(path)
+    ok, root = compose_file(path, problems)
+    if not ok:
         return []
     if root is None:
         problems.add(Where(shown, 1, 1), "the file holds no cases; write a YAML list of cases")

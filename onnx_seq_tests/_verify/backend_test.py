@@ -26,23 +26,41 @@ import onnx
 from onnx.backend.test.case.test_case import TestCase
 from onnx.backend.test.runner import Runner
 
-from .._core.compare import DEFAULT_ATOL, DEFAULT_RTOL, assert_outputs_match
+from .._core.compare import DEFAULT_ATOL, DEFAULT_RTOL, OutputMismatch, assert_outputs_match
 from .._core.value_types import from_type_proto
 from .._suite.codec import read_value
-from .._suite.layout import case_folders, read_tolerance
-from .backends import resolve
+from .._suite.layout import read_tolerance
+from .backends import BackendSpecError, check_backend, resolve
+from .verifier import find_cases
 
 #: The test category: tests land in the unittest class `OnnxBackendSequenceOptionalModelTest`.
 CATEGORY = "SequenceOptional"
 
 
-def backend_test(backend, data_dir, parent_module: str | None = None) -> SuiteBackendTest:
+def backend_test(backend, data_dir=None, parent_module: str | None = None) -> SuiteBackendTest:
     """A BackendTest running every case folder under `data_dir` (at any depth) on `backend`.
 
+    `data_dir` defaults to the checkout's generated/, or outside a checkout the suite installed
+    with the package (see onnx_seq_tests.suite_dir()).
+
     `backend` is an onnx backend (class or module with `prepare` and `supports_device`) or a
-    spec string (`onnxruntime`, `reference`, `module:attr`).
+    spec string (`onnxruntime`, `reference`, `module`, `module:attr`). Raises SuiteError (a
+    ValueError) naming `data_dir` when it holds no case folder, and BackendSpecError when the
+    backend cannot prepare a one-node model into a rep with run(inputs).
     """
-    return SuiteBackendTest(resolve(backend), data_dir, parent_module)
+    if data_dir is None:
+        from .._suite.resources import default_suite
+
+        data_dir = default_suite().root
+    resolved = resolve(backend)
+    name = backend if isinstance(backend, str) else getattr(backend, "__name__", repr(backend))
+    if not callable(getattr(resolved, "prepare", None)):
+        raise BackendSpecError(f"backend {name}: has no prepare(model, device); give an "
+                               "onnx.backend.base.Backend class or a module with prepare")
+    problem = check_backend(resolved, name)
+    if problem:
+        raise BackendSpecError(problem)
+    return SuiteBackendTest(resolved, data_dir, parent_module)
 
 
 class SuiteBackendTest(Runner):
@@ -59,7 +77,7 @@ class SuiteBackendTest(Runner):
         self._xfail_patterns = set()
         self._test_kwargs = test_kwargs or {}
         self._test_items = defaultdict(dict)
-        folders = case_folders(Path(data_dir))
+        folders = [ref.path for ref in find_cases(Path(data_dir))]
         names = [folder.name for folder in folders]
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
@@ -69,19 +87,29 @@ class SuiteBackendTest(Runner):
             self._add_model_test(_test_case(folder), CATEGORY)
 
     def _load_proto(self, proto_filename, target_list, model_type_proto) -> None:
-        """Read a .pb file by its graph type, through the project's codec."""
+        """Read a .pb file by its graph type, through the project's codec; the data set it
+        belongs to is named in the messages of the comparison that follows."""
+        self._data_set = Path(proto_filename).parent.name
         target_list.append(read_value(proto_filename, from_type_proto(model_type_proto)))
 
-    @classmethod
-    def assert_similar_outputs(cls, ref_outputs, outputs, rtol, atol, model_dir=None) -> None:
-        """Our comparator in place of onnx's; names and types come from the case's model."""
+    def assert_similar_outputs(self, ref_outputs, outputs, rtol, atol, model_dir=None) -> None:
+        """Our comparator in place of onnx's; names and types come from the case's model, and
+        each message starts with its data set (`data set 0: output 0 (s): ...`)."""
         names = types = None
         if model_dir is not None:
             graph = onnx.load(str(Path(model_dir) / "model.onnx")).graph
             names = [o.name for o in graph.output]
             types = [from_type_proto(o.type) for o in graph.output]
-        assert_outputs_match(ref_outputs, outputs, atol=atol, rtol=rtol, names=names,
-                             types=types)
+        data_set = getattr(self, "_data_set", "")
+        label = "data set " + data_set.removeprefix("test_data_set_") if data_set else ""
+        try:
+            assert_outputs_match(ref_outputs, outputs, atol=atol, rtol=rtol, names=names,
+                                 types=types)
+        except OutputMismatch as error:
+            if not label:
+                raise
+            raise OutputMismatch("\n".join(f"{label}: {line}" for line in
+                                           str(error).splitlines())) from None
 
 
 def _test_case(folder: Path) -> TestCase:

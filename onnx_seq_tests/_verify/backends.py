@@ -4,8 +4,11 @@ then `run_prepared(rep, inputs)` per data set.
 A spec is one of
   onnxruntime   onnxruntime's CPU backend (`onnxruntime.backend`)
   reference     onnx's ReferenceEvaluator, wrapped as an onnx backend below
-  module:attr   an `onnx.backend.base.Backend` class, or a module, with `prepare(model, device)`
-                returning a rep whose `run(inputs)` gives the outputs; imported from PYTHONPATH.
+  module, module:attr, package.module:Class
+                an `onnx.backend.base.Backend` class, or a module, with `prepare(model, device)`
+                returning a rep whose `run(inputs)` gives the outputs; imported from PYTHONPATH
+                (a submodule named after the colon is imported too).
+Names of built-in backends are in REGISTRY.
 Inputs and outputs follow onnx's backend convention: ndarray tensors, lists for sequences,
 None for an empty optional, the value itself for a present optional.
 """
@@ -13,6 +16,8 @@ None for an empty optional, the value itself for a present optional.
 from __future__ import annotations
 
 import importlib
+import re
+import types
 from functools import cache
 
 from onnx import ModelProto
@@ -54,37 +59,84 @@ class ReferenceBackend(Backend):
         return device == "CPU"
 
 
+#: Built-in backend names -> the "module" or "module:attr" they stand for. Any other spec is
+#: imported as it is written: `module`, `module:attr` or `package.module:Class.attr`.
+REGISTRY = {
+    "onnxruntime": "onnxruntime.backend",
+    "reference": "onnx_seq_tests._verify.backends:ReferenceBackend",
+}
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
 @cache
 def load_backend(spec: str):
     """The backend a spec names; BackendSpecError if it names nothing usable."""
-    if spec == "onnxruntime":
-        try:
-            import onnxruntime.backend
-        except ImportError as error:
-            raise BackendSpecError(f"--backend onnxruntime: cannot import onnxruntime ({error}); "
-                                   "install it with `pip install onnxruntime`") from None
-        return onnxruntime.backend
-    if spec == "reference":
-        return ReferenceBackend
-    module_name, colon, attr = spec.partition(":")
-    if not colon or not module_name or not attr:
-        raise BackendSpecError(f"--backend {spec!r}: unknown backend; use onnxruntime, "
-                               "reference, or module:attr naming an onnx backend on PYTHONPATH")
+    target = REGISTRY.get(spec, spec)
+    module_name, colon, attr = target.partition(":")
+    names = ", ".join(REGISTRY)
+    if not _DOTTED.fullmatch(module_name) or (colon and not _DOTTED.fullmatch(attr)):
+        raise BackendSpecError(f"--backend {spec!r}: not a backend name ({names}) nor "
+                               "`module`, `module:attr` naming an onnx backend on PYTHONPATH")
     try:
-        module = importlib.import_module(module_name)
-    except Exception as error:  # an import can fail in any way; report it, do not crash
+        backend = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if spec in REGISTRY:
+            raise BackendSpecError(f"--backend {spec}: cannot import {module_name} ({error}); "
+                                   f"install {module_name.partition('.')[0]}") from None
+        if error.name and module_name.startswith(error.name) and not colon \
+                and "." not in module_name:
+            raise BackendSpecError(f"--backend {spec!r}: unknown backend; use {names}, or "
+                                   "`module`, `module:attr` naming an onnx backend on "
+                                   "PYTHONPATH") from None
         raise BackendSpecError(f"--backend {spec!r}: cannot import module {module_name!r}: "
                                f"{error}; is its folder on PYTHONPATH?") from None
-    backend = module
-    for part in attr.split("."):
+    except Exception as error:  # an import can fail in any way; report it, do not crash
+        raise BackendSpecError(f"--backend {spec!r}: cannot import module {module_name!r}: "
+                               f"{type(error).__name__}: {error}") from None
+    path = module_name
+    for part in attr.split(".") if colon else ():
+        if not hasattr(backend, part) and isinstance(backend, types.ModuleType):
+            try:  # a submodule not imported by its package: `onnxruntime:backend`
+                importlib.import_module(f"{path}.{part}")
+            except ImportError:
+                pass
         if not hasattr(backend, part):
-            raise BackendSpecError(f"--backend {spec!r}: {module_name!r} has no attribute "
-                                   f"{attr!r}")
-        backend = getattr(backend, part)
+            raise BackendSpecError(f"--backend {spec!r}: {path!r} has no attribute {part!r}")
+        backend, path = getattr(backend, part), f"{path}.{part}"
     if not callable(getattr(backend, "prepare", None)):
-        raise BackendSpecError(f"--backend {spec!r}: {attr!r} has no prepare(model, device); "
+        raise BackendSpecError(f"--backend {spec!r}: {path!r} has no prepare(model, device); "
                                "name an onnx.backend.base.Backend class or a module with prepare")
     return backend
+
+
+def probe_model() -> ModelProto:
+    """A one-node model every backend runs: Identity of a float tensor, opset 13."""
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"])], "probe",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
+
+
+def check_backend(backend, spec: str) -> str | None:
+    """Why `backend` cannot be run (None if it can): prepare(model, device) on a one-node model
+    must return a rep with run(inputs)."""
+    try:
+        rep = backend.prepare(probe_model(), DEVICE)
+    except Exception as error:  # any failure of prepare makes the backend unusable
+        text = str(error).strip().splitlines()[0] if str(error).strip() else "(no message)"
+        return (f"--backend {spec}: prepare(model, {DEVICE!r}) failed on a one-node Identity "
+                f"model: {type(error).__name__}: {text}")
+    if rep is None:
+        return (f"--backend {spec}: prepare(model, {DEVICE!r}) returned None; it must return a "
+                "rep with run(inputs)")
+    if not callable(getattr(rep, "run", None)):
+        return (f"--backend {spec}: prepare(model, {DEVICE!r}) returned a "
+                f"{type(rep).__name__} without run(inputs)")
+    return None
 
 
 def resolve(backend):
@@ -117,6 +169,6 @@ def describe(spec: str) -> str:
         return f"onnxruntime {onnxruntime.__version__}, CPU (onnxruntime.backend)"
     if spec == "reference":
         return f"onnx.reference.ReferenceEvaluator, onnx {onnx.__version__}"
-    module_name = spec.partition(":")[0]
+    module_name = REGISTRY.get(spec, spec).partition(":")[0].partition(".")[0]
     version = getattr(importlib.import_module(module_name), "__version__", None)
     return f"{spec}" + (f" {version}" if version else "")

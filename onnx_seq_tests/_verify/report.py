@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
@@ -18,7 +19,8 @@ from pathlib import Path
 import yaml
 from onnx import defs
 
-from .._core.problems import CaseFileError, Problem
+from .._casefile.reader import compose_file
+from .._core.problems import CaseFileError, Problem, Problems
 from .backends import describe
 from .verifier import OUTCOMES, Result
 
@@ -33,12 +35,21 @@ def counts(results: list[Result]) -> dict[str, Counter]:
     return table
 
 
-def summary(results: list[Result]) -> dict[tuple[str, str], dict[str, Counter]]:
-    """Outcome counts per (operator, element type), then per backend; keys sorted."""
-    table: dict[tuple[str, str], dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+def summary(results: list[Result]) -> dict[tuple[str, str, str], dict[str, Counter]]:
+    """Outcome counts per (operator, opset, element type), then per backend; a case counts
+    under each operator it uses; keys sorted."""
+    table: dict[tuple[str, str, str], dict[str, Counter]] = defaultdict(
+        lambda: defaultdict(Counter))
     for result in results:
-        table[(result.operator, result.element)][result.backend][result.outcome] += 1
-    return dict(sorted(table.items()))
+        opset = "-" if result.opset is None else str(result.opset)
+        for operator in result.operators or ["(no node)"]:
+            table[(operator, opset, result.element)][result.backend][result.outcome] += 1
+    return dict(sorted(table.items(), key=lambda item: (item[0][0], _opset_key(item[0][1]),
+                                                         item[0][2])))
+
+
+def _opset_key(opset: str) -> tuple[int, str]:
+    return (int(opset), "") if opset.isdigit() else (-1, opset)
 
 
 def cell(counter: Counter) -> str:
@@ -51,22 +62,29 @@ def cell(counter: Counter) -> str:
     return f"{passed}/{total}" + (f" ({', '.join(rest)})" if rest else "")
 
 
+def result_line(result: Result) -> str:
+    """One line for a result that did not pass: label, backend, case, source, first line."""
+    first, *more = result.message.splitlines() or [""]
+    extra = f" (+{len(more)} more line(s))" if more else ""
+    source = f" ({result.source})" if result.source else ""
+    return f"{_LABELS[result.outcome]:5} [{result.backend}] {result.case}{source}: {first}{extra}"
+
+
 def text_report(results: list[Result], specs: list[str]) -> str:
-    """One line per case and backend that did not pass, a summary per operator and element
-    type, and totals per backend."""
-    lines = []
-    for result in results:
-        if result.outcome == "pass":
-            continue
-        first, *more = result.message.splitlines() or [""]
-        extra = f" (+{len(more)} more line(s))" if more else ""
-        lines.append(f"{_LABELS[result.outcome]:5} [{result.backend}] {result.case}: "
-                     f"{first}{extra}")
+    """One line per case and backend that failed or erred, then unexpected passes, the count
+    of expected failures in one line, a summary per operator and element type, and totals."""
+    lines = [result_line(r) for r in results if r.outcome in ("fail", "error")]
+    lines += [result_line(r) for r in results if r.outcome == "xpass"]
+    xfails = Counter(r.backend for r in results if r.outcome == "xfail")
+    if xfails:
+        lines.append(f"XFAIL {sum(xfails.values())} expected failure(s) ("
+                     + ", ".join(f"{spec}: {xfails[spec]}" for spec in specs if xfails[spec])
+                     + "); --json or --junit-xml lists them")
     if lines:
         lines.append("")
-    header = ["operator", "element", *specs]
-    rows = [[operator, element, *(cell(per_backend.get(s, Counter())) for s in specs)]
-            for (operator, element), per_backend in summary(results).items()]
+    header = ["operator", "opset", "element", *specs]
+    rows = [[operator, opset, element, *(cell(per_backend.get(s, Counter())) for s in specs)]
+            for (operator, opset, element), per_backend in summary(results).items()]
     lines.extend(_columns([header, *rows]))
     lines.append("")
     totals = counts(results)
@@ -84,10 +102,32 @@ def _columns(rows: list[list[str]]) -> list[str]:
             for row in rows]
 
 
-def write_json(results: list[Result], specs: list[str], suite: str, path: Path) -> None:
+def _suites(suite) -> list[dict]:
+    """Suite descriptions (verifier.suite_info) from a name, one description or a list."""
+    if isinstance(suite, dict):
+        return [suite]
+    if isinstance(suite, (list, tuple)):
+        return [s if isinstance(s, dict) else {"name": str(s)} for s in suite]
+    return [{"name": str(suite)}]
+
+
+def suite_text(suite) -> str:
+    """`generated` (version 0.1.0, manifest sha256 ab12...), for each suite."""
+    texts = []
+    for info in _suites(suite):
+        details = []
+        if info.get("version"):
+            details.append(f"version {info['version']}")
+        if info.get("manifest_sha256"):
+            details.append(f"manifest.json sha256 {info['manifest_sha256']}")
+        texts.append(f"`{info['name']}`" + (f" ({', '.join(details)})" if details else ""))
+    return ", ".join(texts)
+
+
+def write_json(results: list[Result], specs: list[str], suite, path: Path) -> None:
     """Every result with its message, plus totals per backend."""
     document = {
-        "suite": suite,
+        "suite": _suites(suite),
         "backends": list(specs),
         "totals": {spec: {o: counts(results).get(spec, Counter())[o] for o in OUTCOMES}
                    for spec in specs},
@@ -97,35 +137,112 @@ def write_json(results: list[Result], specs: list[str], suite: str, path: Path) 
                           encoding="utf-8")
 
 
+#: Characters XML 1.0 cannot hold, even escaped; written as #xNN like pytest's junitxml does.
+_NOT_XML = re.compile("[^\u0009\u000A\u000D\u0020-\u007E\u0080-\uD7FF\uE000-\uFFFD"
+                      "\U00010000-\U0010FFFF]")
+
+
+def xml_text(text: str) -> str:
+    """`text` with every character XML cannot hold replaced by #xNN (#xNNNN above 0xFF)."""
+    return _NOT_XML.sub(lambda m: f"#x{ord(m.group()):02X}" if ord(m.group()) <= 0xFF
+                        else f"#x{ord(m.group()):04X}", text)
+
+
 def write_junit(results: list[Result], specs: list[str], path: Path) -> None:
     """JUnit XML: a testsuite per backend, a testcase per case; fail -> failure,
-    error -> error, xfail -> skipped; the outcome is also a property of each testcase."""
+    error -> error, xfail -> skipped; the outcome is also a property of each testcase. Text a
+    backend printed is escaped so the file is well-formed XML whatever it holds."""
     root = ET.Element("testsuites", name="gen-seq-tests verify")
     for spec in specs:
         mine = [r for r in results if r.backend == spec]
         c = Counter(r.outcome for r in mine)
-        suite = ET.SubElement(root, "testsuite", name=spec, tests=str(len(mine)),
+        suite = ET.SubElement(root, "testsuite", name=xml_text(spec), tests=str(len(mine)),
                               failures=str(c["fail"]), errors=str(c["error"]),
                               skipped=str(c["xfail"]),
                               time=f"{sum(r.seconds for r in mine):.3f}")
         for result in mine:
-            case = ET.SubElement(suite, "testcase", classname=spec, name=result.case,
-                                 time=f"{result.seconds:.3f}")
+            attributes = {"classname": xml_text(spec), "name": xml_text(result.case),
+                          "time": f"{result.seconds:.3f}"}
+            if result.source:
+                file, _, line = result.source.rpartition(":")
+                attributes.update({"file": xml_text(file), "line": line} if line.isdigit()
+                                  else {"file": xml_text(result.source)})
+            case = ET.SubElement(suite, "testcase", attributes)
             properties = ET.SubElement(case, "properties")
-            for key in ("outcome", "operator", "element"):
-                ET.SubElement(properties, "property", name=key, value=getattr(result, key))
-            first = result.message.splitlines()[0] if result.message else ""
+            for key in ("outcome", "operator", "element", "opset", "source"):
+                value = getattr(result, key)
+                if value not in (None, ""):
+                    ET.SubElement(properties, "property", name=key, value=xml_text(str(value)))
+            message = xml_text(result.message)
+            first = message.splitlines()[0] if message else ""
             if result.outcome == "fail":
-                ET.SubElement(case, "failure", message=first).text = result.message
+                ET.SubElement(case, "failure", message=first).text = message
             elif result.outcome == "error":
-                ET.SubElement(case, "error", message=first).text = result.message
+                ET.SubElement(case, "error", message=first).text = message
             elif result.outcome == "xfail":
                 ET.SubElement(case, "skipped", type="xfail",
-                              message=f"expected failure: {first}").text = result.message
+                              message=f"expected failure: {first}").text = message
             elif result.outcome == "xpass":
-                ET.SubElement(case, "system-out").text = f"unexpected pass: {result.message}"
+                ET.SubElement(case, "system-out").text = f"unexpected pass: {message}"
     ET.indent(root)
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+class Progress:
+    """Progress of a run on a stream: cases done of all (n/N), outcome counts so far, time
+    spent and an estimate of the time left from the cases done, and each failure or error as it
+    happens. On a terminal the status line is redrawn in place; elsewhere it is written as a
+    line at every tenth of the run."""
+
+    def __init__(self, total: int, stream, terminal: bool):
+        self.total, self.stream, self.terminal = total, stream, terminal
+        self.done = 0
+        self.outcomes: Counter = Counter()
+        self.start = time.monotonic()
+        self._drawn = 0.0
+        self._tenth = 0
+
+    def update(self, results: list[Result]) -> None:
+        self.done += 1
+        self.outcomes.update(r.outcome for r in results)
+        for result in results:
+            if result.outcome in ("fail", "error"):
+                self._write(result_line(result), final=True)
+        now = time.monotonic()
+        tenth = self.done * 10 // max(1, self.total)
+        if self.terminal and (now - self._drawn > 0.1 or self.done == self.total):
+            self._drawn = now
+            self._write(self.status(), final=False)
+        elif not self.terminal and tenth > self._tenth:
+            self._tenth = tenth
+            self._write(self.status(), final=True)
+
+    def status(self) -> str:
+        elapsed = time.monotonic() - self.start
+        left = elapsed / self.done * (self.total - self.done) if self.done else 0.0
+        c = self.outcomes
+        return (f"verifying {self.done}/{self.total} cases: {c['pass']} pass, {c['fail']} fail, "
+                f"{c['error']} error, {c['xfail']} xfail, {c['xpass']} xpass; "
+                f"{_clock(elapsed)} spent, about {_clock(left)} left")
+
+    def close(self) -> None:
+        if self.terminal and self._drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+
+    def _write(self, text: str, final: bool) -> None:
+        if self.terminal:
+            text = "\r\x1b[K" + text  # over the status line
+        self.stream.write(text + ("\n" if final else ""))
+        if final and self.terminal and self._drawn:
+            self.stream.write(self.status())
+        self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    minutes, seconds = divmod(int(round(seconds)), 60)
+    return f"{minutes // 60}:{minutes % 60:02d}:{seconds:02d}" if minutes >= 60 else \
+        f"{minutes}:{seconds:02d}"
 
 
 # -- findings notes ---------------------------------------------------------------------------
@@ -157,20 +274,16 @@ def load_notes(path: Path) -> list[Note]:
     output, attribute or type-constraint description, in any version), whitespace aside.
     Raises CaseFileError with every problem as file:line:col.
     """
-    text = Path(path).read_text(encoding="utf-8")
+    collected = Problems()
+    ok, document = compose_file(Path(path), collected)
+    if not ok:
+        raise CaseFileError(collected.found)
     problems: list[Problem] = []
 
     def problem(node, message: str) -> None:
         mark = node.start_mark
         problems.append(Problem(str(path), mark.line + 1, mark.column + 1, message))
 
-    try:
-        document = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        raise CaseFileError([Problem(str(path), line, column,
-                                     f"not valid YAML: {error}")]) from None
     if document is None:
         return []
     if not isinstance(document, yaml.SequenceNode):
@@ -185,7 +298,10 @@ def load_notes(path: Path) -> list[Note]:
         values = {}
         for key, value in entry.value:
             known = _NOTE_KEYS | _OPTIONAL_NOTE_KEYS
-            if key.value not in known:
+            if not isinstance(key, yaml.ScalarNode):
+                problem(key, f"a key must be one of {', '.join(sorted(known))}, not a "
+                             f"{'list' if isinstance(key, yaml.SequenceNode) else 'mapping'}")
+            elif key.value not in known:
                 problem(key, f"unknown key {key.value!r}; known: {', '.join(sorted(known))}")
             elif not isinstance(value, yaml.ScalarNode) or not value.value.strip():
                 problem(value, f"{key.value} must be a non-empty string")
@@ -255,9 +371,12 @@ def attach_notes(results: list[Result], notes: list[Note]) -> dict[int, Note]:
 
 # -- Markdown conformance report --------------------------------------------------------------
 
-def markdown_report(results: list[Result], specs: list[str], suite: str, command: str,
+def markdown_report(results: list[Result], specs: list[str], suite, command: str,
                     notes: list[Note] | None = None) -> str:
-    """The conformance table, operator x element type per backend, then the findings."""
+    """The conformance table, operator x opset x element type per backend, then the findings.
+
+    `suite` names the suite: a name, or verifier.suite_info's description(s) (folder name,
+    version, manifest sha256), never a local path."""
     notes = notes or []
     for note in notes:
         note.matched.clear()
@@ -266,10 +385,10 @@ def markdown_report(results: list[Result], specs: list[str], suite: str, command
     out = [
         "# Conformance of ONNX sequence and optional operators",
         "",
-        f"Every case of the suite `{suite}` ({len(cases)} cases) run on each backend and judged "
-        "by the project's comparator (kind, sequence length, present or empty optional, dtype, "
-        "shape, then values: exact for integers, bool and strings; floats within the case's "
-        "tolerance). Generated by:",
+        f"Every case of the suite {suite_text(suite)} ({len(cases)} cases) run on each backend "
+        "and judged by the project's comparator (kind, sequence length, present or empty "
+        "optional, dtype, shape, then values: exact for integers, bool and strings; floats "
+        "within the case's tolerance). Generated by:",
         "",
         f"    {command}",
         "",
@@ -289,21 +408,45 @@ def markdown_report(results: list[Result], specs: list[str], suite: str, command
                    + " |")
     out += [
         "",
-        "## Operator × element type",
+        "## Operator × opset × element type",
         "",
-        "Each cell is passed/total cases for that operator and element type; what did not pass "
-        "follows in brackets.",
+        "Each cell is passed/total of the cases that use the operator (as the suite's "
+        "manifest lists them, or the model's nodes), at that opset and element type; what "
+        "did not pass follows in brackets. A case using several operators counts under each.",
         "",
-        "| operator | element type | " + " | ".join(f"`{s}`" for s in specs) + " |",
-        "|---|---|" + "---|" * len(specs),
+        "| operator | opset | element type | " + " | ".join(f"`{s}`" for s in specs) + " |",
+        "|---|---:|---|" + "---|" * len(specs),
     ]
-    for (operator, element), per_backend in summary(results).items():
+    for (operator, opset, element), per_backend in summary(results).items():
         cells = [cell(per_backend.get(s, Counter())) for s in specs]
-        out.append(f"| {operator} | {element} | " + " | ".join(cells) + " |")
+        out.append(f"| {operator} | {opset} | {element} | " + " | ".join(cells) + " |")
     out += ["", "## Where backends disagree with the suite", ""]
     for spec in specs:
         out += _findings(spec, results, noted, notes)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _case_text(result: Result) -> str:
+    source = f", {result.source}" if result.source else ""
+    return f"`{result.name}` ({result.element}, opset {result.opset}, {result.outcome}{source})"
+
+
+def _grouped(results: list[Result], with_operator: bool) -> list[str]:
+    """One list item per distinct message: the message once, then every case that gave it."""
+    groups: dict[str, list[Result]] = {}
+    for result in results:
+        groups.setdefault(_one_line(result.message), []).append(result)
+    out = []
+    for message, members in groups.items():
+        if len(members) == 1:
+            r = members[0]
+            operator = f"{r.operator}, " if with_operator else ""
+            out.append(f"- `{r.name}` ({operator}{r.element}, opset {r.opset}, {r.outcome}"
+                       + (f", {r.source}" if r.source else "") + f"): {message}")
+        else:
+            out.append(f"- {len(members)} cases: {message}")
+            out += [f"  - {_case_text(r)}" for r in members]
+    return out
 
 
 def _findings(spec: str, results: list[Result], noted: dict[int, Note],
@@ -318,20 +461,18 @@ def _findings(spec: str, results: list[Result], noted: dict[int, Note],
         out += [f"**{note.title}**: {note.finding}", "",
                 f"> {note.spec}", ">", f"> -- ONNX operator documentation, {note.operator}", "",
                 f"<details><summary>{len(note.matched)} case(s)</summary>", ""]
-        out += [f"- `{r.name}` ({r.element}, {r.outcome}): {_one_line(r.message)}"
-                for r in note.matched]
+        out += _grouped(note.matched, with_operator=False)
         out += ["", "</details>", ""]
     rest = [r for i, r in failing if i not in noted]
     if rest:
         explained = any(n.matched for n in notes if n.backend == spec)
         out += ["Other cases that did not pass:" if explained else "Cases that did not pass:", ""]
-        out += [f"- `{r.name}` ({r.operator}, {r.element}, {r.outcome}): {_one_line(r.message)}"
-                for r in rest]
+        out += _grouped(rest, with_operator=True)
         out.append("")
     return out
 
 
 def _one_line(message: str, limit: int = 240) -> str:
     text = "; ".join(" ".join(line.split()) for line in message.splitlines() if line.strip())
-    text = text.replace("|", "\\|")
+    text = xml_text(text).replace("|", "\\|")
     return text if len(text) <= limit else text[:limit - 3] + "..."

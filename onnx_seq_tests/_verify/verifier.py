@@ -1,44 +1,41 @@
-"""Run a suite in the standard layout on backends and judge each case with the comparator.
+"""Run suites in the standard layout on backends and judge each case with the comparator.
 
-A suite is any folder holding case folders (`test_*/model.onnx`) at any depth. Each case is read
-like any consumer reads it (layout.read_case_folder: .pb files decoded by the model's graph
-types), prepared once per backend and run on every data set. Per case and backend the outcome is
+A suite is any folder holding case folders (`test_*/model.onnx`) at any depth, symbolic links
+followed. Each case is read like any consumer reads it (layout.read_case_folder: .pb files decoded
+by the model's graph types), prepared once per backend and run on every data set. Per case and
+backend the outcome is
   pass    every data set's outputs match
   fail    an output differs (the comparator's messages are kept)
-  error   the backend raised, crashed its process or overran --timeout, or the case folder
-          could not be read (the message is kept)
+  error   the backend raised, crashed its process or overran --timeout, or the case folder could
+          not be read (the message is kept)
   xfail   fail or error, and the case is listed in the --xfail file
   xpass   pass, but the case is listed in the --xfail file
-Cases run in worker processes, so a backend that crashes its process ends as an error of the
-case it was running rather than ending the run.
+Cases run in worker processes (workers.py), so a backend that crashes or hangs ends as an error
+of the case it was running rather than ending the run. A case's operators, opset and source
+come from the suite's manifest.json when it lists the case, else from its model.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import hashlib
+import json
+import os
 import re
-import time
-from collections import deque
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures import TimeoutError as FutureTimeout  # not the builtin before 3.11
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import onnx
-
-from .._core.cases import graph_protos
-from .._core.compare import compare_outputs
 from .._core.problems import SeqTestsError
-from .._core.value_types import from_type_proto, innermost
-from .._suite.layout import CaseFolder, case_folders, read_case_folder
-from .backends import load_backend, prepare, run_prepared
+from .backends import REGISTRY, BackendSpecError, load_backend
+from .worker_main import case_elements, model_operators, model_opset
+from .workers import Pool, Task, WorkerStartError
+
+__all__ = ["OUTCOMES", "UNEXPECTED", "CaseRef", "Result", "SuiteError", "XfailEntry",
+           "XfailError", "apply_xfail", "case_elements", "check_xfail", "find_cases",
+           "load_xfail", "model_operators", "model_opset", "suite_info", "verify"]
 
 OUTCOMES = ("pass", "fail", "error", "xfail", "xpass")
 #: Outcomes that make `verify` exit 1.
 UNEXPECTED = ("fail", "error")
-#: At most this many comparator messages are kept per case and backend.
-MAX_MESSAGES = 10
 
 
 @dataclass(frozen=True)
@@ -50,13 +47,24 @@ class Result:
     backend: str  # the backend spec
     outcome: str  # one of OUTCOMES
     message: str  # why it did not pass; empty for a pass
-    operator: str  # the operator the case tests, see case_operator
+    operator: str  # the case's operators, '+'-separated (manifest, else the model's nodes)
     element: str  # the element type(s) it moves, see case_elements
-    seconds: float
+    seconds: float  # wall time of this backend on this case, also when it crashed or hung
+    opset: int | None = None  # the case's opset (manifest, else the model's)
+    source: str = ""  # where the case is written, `file:line`, when the manifest says
+
+    @property
+    def operators(self) -> list[str]:
+        return self.operator.split("+") if self.operator else []
 
 
 class XfailError(SeqTestsError, ValueError):
     """A bad --xfail file; the message is `file:line:col: what is wrong`."""
+
+
+class SuiteError(SeqTestsError, ValueError):
+    """A suite folder that holds no case, or a selection that leaves none; the message names
+    the path."""
 
 
 @dataclass
@@ -72,11 +80,15 @@ class XfailEntry:
 def load_xfail(path: Path) -> list[XfailEntry]:
     """Read an --xfail file: per line `PATTERN` or `BACKEND PATTERN`; `#` starts a comment.
 
-    A pattern is a case name or a regex that must match the whole case name (or the case's
-    path relative to the suite root); with BACKEND it applies to that --backend spec only.
+    A pattern is a case name or a regex that must match the whole case name, with or without
+    its `test_` prefix (or the case's path relative to the suite root); with BACKEND it applies
+    to that --backend spec only.
     """
     entries = []
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise XfailError(f"{path}:1:1: cannot read the file: {error}") from None
     for number, line in enumerate(lines, start=1):
         text = re.sub(r"(^|\s)#.*$", "", line).strip()
         if not text:
@@ -101,7 +113,7 @@ def apply_xfail(result: Result, entries: list[XfailEntry]) -> Result:
     for entry in entries:
         if entry.backend not in (None, result.backend):
             continue
-        if entry.pattern.fullmatch(result.name) or entry.pattern.fullmatch(result.case):
+        if _xfail_matches(entry, result.name, result.case):
             entry.used = True
             if result.outcome in UNEXPECTED:
                 return replace(result, outcome="xfail")
@@ -111,204 +123,189 @@ def apply_xfail(result: Result, entries: list[XfailEntry]) -> Result:
     return result
 
 
-def case_operator(model: onnx.ModelProto, name: str) -> str:
-    """The operator a case tests: the longest op type of the model whose snake_case name is a
-    `_`-separated part of the case name (test_sequence_insert_at_back -> SequenceInsert), else
-    the op type of the graph's last node."""
-    op_types = {node.op_type for graph in graph_protos(model.graph) for node in graph.node}
-    padded = f"_{name}_"
-    named = [op for op in op_types if f"_{_snake(op)}_" in padded]
-    if named:
-        return max(named, key=lambda op: (len(op), op))
-    if model.graph.node:
-        return model.graph.node[-1].op_type
-    return "(no node)"
 
 
-def _snake(op_type: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", op_type).lower()
+def _xfail_matches(entry: XfailEntry, name: str, case: str) -> bool:
+    short = name.removeprefix("test_")
+    folder, _, _ = case.rpartition("/")
+    candidates = (name, short, case, f"{folder}/{short}" if folder else short)
+    return any(entry.pattern.fullmatch(text) for text in candidates)
 
 
-def case_elements(model: onnx.ModelProto) -> str:
-    """The element types a case moves: those of its sequence and optional values (graph
-    boundary and, after shape inference, inside), else those of its graph inputs, else of its
-    outputs; joined with '+'."""
+def check_xfail(entries: list[XfailEntry], specs: list[str], cases: list[CaseRef]) -> list[str]:
+    """Warnings about --xfail entries: each that names a backend not being run, or matches no
+    case of the suite; `file:line: warning: ...`."""
+    warnings = []
+    for entry in entries:
+        if entry.backend is not None and entry.backend not in specs:
+            warnings.append(f"{entry.where}: warning: backend {entry.backend!r} is not being run "
+                            f"(--backend {', '.join(specs)}); the entry is ignored")
+        elif not any(_xfail_matches(entry, c.name, c.case) for c in cases):
+            warnings.append(f"{entry.where}: warning: {entry.pattern.pattern!r} matched no case")
+    return warnings
+
+
+@dataclass(frozen=True)
+class CaseRef:
+    """A case folder found under a suite root, with what the suite's manifest says of it."""
+
+    path: Path
+    case: str  # relative to its root ('/'-separated), prefixed by the root's name if several
+    name: str
+    operators: tuple[str, ...] | None  # None: not in a manifest, read from the model
+    opset: int | None
+    source: str
+
+
+def _walk(root: Path):
+    """Every case folder under `root` (itself included), symbolic links followed once each;
+    folders below a hidden one (a build's staging area) are not cases."""
+    seen: set[str] = set()
+    found = []
+    for folder, dirnames, filenames in os.walk(root, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:  # a link back up the tree
+            dirnames[:] = []
+            continue
+        seen.add(real)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        path = Path(folder)
+        if path.name.startswith("test_") and "model.onnx" in filenames:
+            found.append(path)
+            dirnames[:] = [d for d in dirnames if not d.startswith("test_data_set")]
+    return sorted(found)
+
+
+def _manifest_entries(path: Path, root: Path, cache: dict) -> dict | None:
+    """The manifest entry of the case folder `path`: from the nearest manifest.json between it
+    and `root`."""
+    for folder in [path, *path.parents]:
+        if folder not in cache:
+            cache[folder] = _read_manifest_cases(folder)
+        by_folder = cache[folder]
+        if by_folder is not None:
+            return by_folder.get(path.relative_to(folder).as_posix())
+        if folder == root or folder == folder.parent:
+            return None
+    return None
+
+
+def _read_manifest_cases(folder: Path) -> dict | None:
     try:
-        inferred = onnx.shape_inference.infer_shapes(model)
-    except Exception:  # a model onnx cannot infer still gets a summary from its boundary
-        inferred = model
-    graph = inferred.graph
-    boundary = [*graph.input, *graph.output]
-    groups = ([v for v in [*boundary, *graph.value_info] if _is_container(v)],
-              list(graph.input), list(graph.output))
-    for group in groups:
-        names = sorted({_element_name(v) for v in group} - {None})
-        if names:
-            return "+".join(names)
-    return "(none)"
-
-
-def _is_container(value: onnx.ValueInfoProto) -> bool:
-    return value.type.WhichOneof("value") in ("sequence_type", "optional_type")
-
-
-def _element_name(value: onnx.ValueInfoProto) -> str | None:
-    try:
-        value_type = from_type_proto(value.type)
-    except (TypeError, KeyError):
+        manifest = json.loads((folder / "manifest.json").read_bytes())
+    except (OSError, ValueError):
         return None
-    return innermost(value_type).element.name
+    cases = manifest.get("cases") if isinstance(manifest, dict) else None
+    if not isinstance(cases, dict):
+        return None
+    return {entry["folder"]: entry for entry in cases.values()
+            if isinstance(entry, dict) and isinstance(entry.get("folder"), str)}
 
 
-def check_case(path: str, root: str, specs: tuple[str, ...]) -> list[Result]:
-    """Run one case folder on every backend; never raises for a backend's or a folder's fault."""
-    path, root = Path(path), Path(root)
-    case = path.name if path == root else path.relative_to(root).as_posix()
+def find_cases(roots, select: list[str] | tuple[str, ...] = ()) -> list[CaseRef]:
+    """The case folders under each root, those whose name or path matches one of the `select`
+    regexes (searched, as pytest -k) if any; SuiteError naming the root that holds no case."""
+    roots = [Path(r) for r in ([roots] if isinstance(roots, (str, os.PathLike)) else roots)]
+    patterns = [re.compile(p) for p in select]
+    refs = []
+    cache: dict = {}
+    for root in roots:
+        folders = _walk(root) if root.is_dir() else []
+        if not folders:
+            raise SuiteError(f"no case folders (test_*/model.onnx) under {root}; build the suite "
+                             "with `gen-seq-tests build` or name a suite folder")
+        for path in folders:
+            relative = path.name if path == root else path.relative_to(root).as_posix()
+            case = f"{root.name}/{relative}" if len(roots) > 1 else relative
+            entry = _manifest_entries(path, root, cache) or {}
+            operators = entry.get("operators")
+            source = entry.get("source")
+            refs.append(CaseRef(path, case, path.name,
+                                tuple(operators) if isinstance(operators, list) else None,
+                                entry.get("opset") if isinstance(entry.get("opset"), int) else None,
+                                source if isinstance(source, str) else ""))
+    if patterns:
+        refs = [r for r in refs if any(p.search(r.name) or p.search(r.case) for p in patterns)]
+    return refs
+
+
+def suite_info(root: Path) -> dict:
+    """How reports name a suite: its folder name, and from its manifest.json the version and
+    the manifest's sha256 (None when there is no manifest)."""
+    root = Path(root)
+    info = {"name": root.resolve().name, "version": None, "manifest_sha256": None}
     try:
-        folder = read_case_folder(path)
-        operator = case_operator(folder.model, path.name)
-        element = case_elements(folder.model)
-    except Exception as error:  # a broken folder is this case's error, not the run's end
-        message = f"cannot read the case folder: {_error_text(error)}"
-        return [Result(case, path.name, spec, "error", message, "(unreadable)", "(unreadable)",
-                       0.0) for spec in specs]
-    results = []
-    for spec in specs:
-        _quiet(spec)
-        start = time.perf_counter()
-        outcome, message = _run_on(folder, spec)
-        results.append(Result(case, path.name, spec, outcome, message, operator, element,
-                              round(time.perf_counter() - start, 6)))
-    return results
-
-
-def _quiet(spec: str) -> None:
-    """Keep onnxruntime's warnings off the terminal: what a backend reports for a case is
-    kept in its outcome's message."""
-    if spec == "onnxruntime":
-        import onnxruntime
-
-        onnxruntime.set_default_logger_severity(3)
-
-
-def _run_on(folder: CaseFolder, spec: str) -> tuple[str, str]:
-    if not folder.data_sets:
-        return "error", "the case folder has no test_data_set_* folder"
-    names = [o.name for o in folder.model.graph.output]
-    problems = []
+        data = (root / "manifest.json").read_bytes()
+    except OSError:
+        return info
+    info["manifest_sha256"] = hashlib.sha256(data).hexdigest()
     try:
-        rep = prepare(load_backend(spec), folder.model)
-        for k, (inputs, expected) in enumerate(folder.data_sets):
-            actual = run_prepared(rep, inputs)
-            found = compare_outputs(expected, actual, atol=folder.atol, rtol=folder.rtol,
-                                    names=names, types=folder.output_types)
-            problems.extend(f"data set {k}: {p}" for p in found)
-    except Exception as error:  # the backend raised: an outcome, with its message kept
-        return "error", _error_text(error)
-    if problems:
-        hidden = len(problems) - MAX_MESSAGES
-        kept = problems[:MAX_MESSAGES] + ([f"... and {hidden} more"] if hidden > 0 else [])
-        return "fail", "\n".join(kept)
-    return "pass", ""
+        manifest = json.loads(data)
+    except ValueError:
+        return info
+    if isinstance(manifest, dict):
+        version = manifest.get("suite_version") or manifest.get("generator_version")
+        info["version"] = version if isinstance(version, str) else None
+    return info
 
 
-def _error_text(error: BaseException) -> str:
-    text = str(error).strip() or "(no message)"
-    return f"{type(error).__name__}: {text}"
+def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
+           jobs: int = 1, on_case=None, timeout: float | None = None,
+           select: list[str] | tuple[str, ...] = (), cases: list[CaseRef] | None = None
+           ) -> list[Result]:
+    """Run every case folder under `root` (a folder or a list of them) on every backend spec,
+    in `jobs` worker processes (0: one per CPU).
 
-
-def verify(root: Path, specs: list[str], *, xfail: list[XfailEntry] | None = None,
-           jobs: int = 1, on_case=None, timeout: float | None = None) -> list[Result]:
-    """Run every case folder under `root` on every backend spec, in `jobs` worker processes.
-
-    `on_case(results)` is called as each case finishes. Results come back sorted by case, then
-    in the order of `specs`. With `timeout`, a backend that gives no result for a case within
-    that many seconds has its process ended, and the case is an error of that backend.
+    `select` keeps the cases whose name or path a regex finds; `cases` (from find_cases) is
+    used as given instead. `on_case(results)` is called as each case finishes. Results come back
+    sorted by case, then in the order of `specs`. With `timeout`, a backend that gives no result
+    for a case within that many seconds has its process ended, and the case is its error; the
+    limit is per backend and case, whatever other backends are listed. Raises SuiteError for
+    a root without cases and BackendSpecError for a backend that cannot be used (checked once,
+    up front: prepare(model, device) must give a rep with run).
     """
+    specs = list(specs)
     for spec in specs:  # fail early, in this process, on a spec that names nothing
         load_backend(spec)
-    paths = [str(p) for p in case_folders(root)]
+    refs = find_cases(root, select) if cases is None else cases
+    if not refs:
+        raise SuiteError(f"no case under {root} matches -k {' -k '.join(select)}")
     order = {spec: i for i, spec in enumerate(specs)}
+    position = {ref.case: i for i, ref in enumerate(refs)}
+    infos: dict[int, dict] = {}
+    got: dict[int, list[Result]] = {}
     collected: list[Result] = []
 
-    def done(results: list[Result]) -> None:
-        results = [apply_xfail(r, xfail or []) for r in results]
-        collected.extend(results)
-        if on_case:
-            on_case(results)
+    def add(index: int, spec: str, outcome: str, message: str, seconds: float) -> None:
+        ref, info = refs[index], infos.get(index, {})
+        operators = ref.operators if ref.operators is not None else info.get("operators", [])
+        result = Result(ref.case, ref.name, spec, outcome, message, "+".join(operators),
+                        info.get("element", "(unknown)"), seconds,
+                        ref.opset if ref.opset is not None else info.get("opset"), ref.source)
+        got.setdefault(index, []).append(apply_xfail(result, xfail or []))
+        if len(got[index]) == len(specs):
+            done = sorted(got.pop(index), key=lambda r: order[r.backend])
+            collected.extend(done)
+            if on_case:
+                on_case(done)
 
-    _run_in_workers(paths, str(root), tuple(specs), max(1, jobs), done, timeout)
-    return sorted(collected, key=lambda r: (r.case, order[r.backend]))
+    def on_event(kind, task, spec, payload) -> None:
+        if kind == "case":
+            infos[task.key] = payload
+        elif kind == "result":
+            add(task.key, spec, *payload)
+        else:  # crash or timeout
+            add(task.key, spec, "error", *payload)
 
+    def probe(problems: list) -> list[str]:
+        return [p for p in problems if p]
 
-def _run_in_workers(paths, root, specs, jobs, done, timeout) -> None:
-    """Keep at most `jobs` cases in flight. When a worker dies, or a case overruns its time
-    (`timeout` per backend), every case in flight then is rerun alone, one backend at a time,
-    so the crash or the hang is pinned to a case and a backend."""
-    context = multiprocessing.get_context("spawn")
-    allowed = None if timeout is None else timeout * len(specs)
-    pending = deque(paths)
-    while pending:
-        suspects: list[str] = []
-        with ProcessPoolExecutor(jobs, mp_context=context) as pool:
-            if timeout is not None:  # start the workers first: their imports are not timed
-                wait([pool.submit(_load_backends, specs) for _ in range(jobs)])
-            running, deadlines = {}, {}
-            while (pending and not suspects) or running:
-                while pending and len(running) < jobs and not suspects:
-                    path = pending.popleft()
-                    future = pool.submit(check_case, path, root, specs)
-                    running[future] = path
-                    if allowed is not None:
-                        deadlines[future] = time.monotonic() + allowed
-                wait_for = None if not deadlines else max(
-                    0.0, min(deadlines[f] for f in running) - time.monotonic())
-                finished, _ = wait(running, timeout=wait_for, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    path = running.pop(future)
-                    try:
-                        done(future.result())
-                    except BrokenProcessPool:
-                        suspects.append(path)
-                if not finished and any(deadlines[f] <= time.monotonic() for f in running):
-                    suspects.extend(running.values())
-                    running.clear()
-                    _end_worker_processes()
-        for path in suspects:
-            done([_run_alone(path, root, spec, context, timeout) for spec in specs])
-
-
-def _load_backends(specs) -> None:
-    """Import every backend in this worker, before any case is timed."""
-    for spec in specs:
-        load_backend(spec)
-
-
-def _end_worker_processes() -> None:
-    """Kill this process's children: the workers, one of which is stuck in a backend."""
-    for child in multiprocessing.active_children():
-        child.kill()
-
-
-def _run_alone(path: str, root: str, spec: str, context, timeout: float | None) -> Result:
-    """One case on one backend in a fresh process; an error result if the process dies or
-    gives no result within `timeout` seconds."""
-    message = "the backend crashed the process running this case"
-    with ProcessPoolExecutor(1, mp_context=context) as pool:
-        try:
-            if timeout is not None:
-                pool.submit(_load_backends, (spec,)).result()
-            return pool.submit(check_case, path, root, (spec,)).result(timeout)[0]
-        except BrokenProcessPool:
-            pass
-        except FutureTimeout:
-            message = f"the backend gave no result within {timeout:g} s; its process was ended"
-            _end_worker_processes()
-    path_, root_ = Path(path), Path(root)
-    case = path_.name if path_ == root_ else path_.relative_to(root_).as_posix()
+    jobs = jobs or os.cpu_count() or 1
+    preload = sorted({REGISTRY.get(s, s).partition(":")[0] for s in specs})
+    pool = Pool(tuple(specs), max(1, jobs), timeout, on_event, preload)
+    tasks = [Task(i, str(ref.path), tuple(specs)) for i, ref in enumerate(refs)]
     try:
-        model = onnx.load(str(path_ / "model.onnx"))
-        operator, element = case_operator(model, path_.name), case_elements(model)
-    except Exception:  # the folder's own problem is reported by the other backends' runs
-        operator = element = "(unreadable)"
-    return Result(case, path_.name, spec, "error", message, operator, element, 0.0)
+        pool.run(tasks, probe)
+    except WorkerStartError as error:
+        raise BackendSpecError(str(error)) from None
+    return sorted(collected, key=lambda r: (position[r.case], order[r.backend]))

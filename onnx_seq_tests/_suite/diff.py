@@ -1,0 +1,204 @@
+"""What changed between two suites: cases added, removed and changed, and for a changed case
+what changed (model, which data set, tolerance, opset, operators).
+
+Each side is a suite folder, a checkout (its generated/), a suite archive (read in memory, see
+archive.py) or a manifest.json alone. The comparison reads manifests: every file's sha256 and
+every case's folder, opset, operators and tolerance; a folder's or an archive's files are first
+checked against their manifest, so the manifest speaks for them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .._core.problems import SeqTestsError, one_line
+from . import manifest as manifests
+from .archive import ArchiveError, is_archive, read_archive
+from .resources import GENERATED, is_checkout
+
+_DATA_SET = re.compile(r"test_data_set_(\d+)/(.+)\.pb")
+
+
+class DiffError(SeqTestsError, ValueError):
+    """A side that is not a suite; the message is one line saying why."""
+
+
+@dataclass(frozen=True)
+class Side:
+    """One suite's manifest and where it came from."""
+
+    label: str
+    manifest: dict
+    sha256: str  # of the manifest's bytes
+
+
+def load(path: Path) -> Side:
+    """The manifest of the suite at `path` (folder, checkout, archive or manifest file)."""
+    path = Path(path)
+    label = str(path)
+    if path.is_dir():
+        root = path / GENERATED if is_checkout(path) and (path / GENERATED).is_dir() else path
+        if not (root / manifests.MANIFEST).is_file():
+            raise DiffError(f"{path}: neither a suite (no manifest.json) nor a checkout of "
+                            "onnx-seq-tests")
+        try:
+            manifest = manifests.read(root)
+        except manifests.ManifestError as error:
+            raise DiffError(str(error)) from None
+        problems = manifests.verify(root)
+        if problems:
+            raise DiffError(f"{root} does not match its manifest ({problems[0]}"
+                            f"{f'; and {len(problems) - 1} more' if len(problems) > 1 else ''})")
+        return Side(label, manifest, _sha256((root / manifests.MANIFEST).read_bytes()))
+    if not path.is_file():
+        raise DiffError(f"{path}: no such file or folder")
+    if is_archive(path):
+        try:
+            files = read_archive(path)
+        except ArchiveError as error:
+            raise DiffError(str(error)) from None
+        if manifests.MANIFEST not in files:
+            raise DiffError(f"{path}: not a suite archive (no manifest.json in its top folder)")
+        data = files.pop(manifests.MANIFEST)
+        manifest = parse(data, label)
+        _check_files(label, manifest, files)
+        return Side(label, manifest, _sha256(data))
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise DiffError(f"{path}: cannot read it: {error.strerror or error}") from None
+    return Side(label, parse(data, label), _sha256(data))
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def parse(data: bytes, where: str) -> dict:
+    """A manifest from its bytes; DiffError if it is not one."""
+    try:
+        manifest = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        raise DiffError(f"{where}: not a suite: neither a folder, a suite archive (.tar.gz) nor "
+                        "a manifest.json") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != manifests.FORMAT or not all(
+            isinstance(manifest.get(key), dict) for key in ("files", "cases")):
+        raise DiffError(f"{where}: not a format-{manifests.FORMAT} manifest of gen-seq-tests")
+    for name, entry in manifest["cases"].items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("folder"), str):
+            raise DiffError(f"{where}: case {one_line(str(name))!r} has no folder")
+    return manifest
+
+
+def _check_files(label: str, manifest: dict, files: dict[str, bytes]) -> None:
+    """DiffError unless `files` are exactly what the manifest lists."""
+    listed = manifest["files"]
+    for name in sorted(set(listed) | set(files)):
+        if name not in files:
+            raise DiffError(f"{label}: {one_line(name)} is in its manifest but not in it")
+        if name not in listed:
+            raise DiffError(f"{label}: {one_line(name)} is in it but not in its manifest")
+        if manifests.file_entry(files[name]) != listed[name]:
+            raise DiffError(f"{label}: {one_line(name)}: sha256 or size differs from its "
+                            "manifest; the archive is damaged")
+
+
+def _case_files(manifest: dict, folder: str) -> dict[str, str]:
+    """The sha256 of each file of a case, by its path inside the case folder."""
+    prefix = folder.rstrip("/") + "/"
+    return {name[len(prefix):]: entry.get("sha256") for name, entry in manifest["files"].items()
+            if name.startswith(prefix)}
+
+
+def case_changes(old: Side, new: Side, name: str) -> list[str]:
+    """What changed in case `name` from `old` to `new`; [] when nothing did."""
+    before, after = old.manifest["cases"][name], new.manifest["cases"][name]
+    changes = []
+    if before.get("folder") != after.get("folder"):
+        changes.append(f"folder {before.get('folder')} -> {after.get('folder')}")
+    for key in ("opset", "operators"):
+        if before.get(key) != after.get(key):
+            changes.append(f"{key} {_show(before.get(key))} -> {_show(after.get(key))}")
+    tolerance = [f"{key} {_show(before.get(key))} -> {_show(after.get(key))}"
+                 for key in ("atol", "rtol") if before.get(key) != after.get(key)]
+    if tolerance:
+        changes.append("tolerance " + ", ".join(tolerance))
+    files_before = _case_files(old.manifest, before["folder"])
+    files_after = _case_files(new.manifest, after["folder"])
+    if files_before.get("model.onnx") != files_after.get("model.onnx"):
+        changes.append("model")
+    data_sets: dict[int, list[str]] = {}
+    others = []
+    for relative in sorted(set(files_before) | set(files_after)):
+        if relative == "model.onnx" or files_before.get(relative) == files_after.get(relative):
+            continue
+        match = _DATA_SET.fullmatch(relative)
+        if match is None:
+            if relative != "data.json" or not tolerance:
+                others.append(relative)
+            continue
+        state = ("added" if relative not in files_before else
+                 "removed" if relative not in files_after else "changed")
+        data_sets.setdefault(int(match.group(1)), []).append(f"{match.group(2)} {state}")
+    for number, what in sorted(data_sets.items()):
+        changes.append(f"data set {number} ({', '.join(what)})")
+    changes.extend(others)
+    return changes
+
+
+def _show(value) -> str:
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def diff(old: Side, new: Side) -> dict:
+    """The difference of two suites, as a JSON-ready dict."""
+    names_old, names_new = set(old.manifest["cases"]), set(new.manifest["cases"])
+    changed = {}
+    for name in sorted(names_old & names_new):
+        changes = case_changes(old, new, name)
+        if changes:
+            changed[name] = changes
+    suite_keys = ("generator_version", "onnx_version", "empty_optional", "suite")
+    return {
+        "old": _describe(old), "new": _describe(new),
+        "suite": {key: [old.manifest.get(key), new.manifest.get(key)] for key in suite_keys
+                  if old.manifest.get(key) != new.manifest.get(key)},
+        "added": [{"case": name, "operators": new.manifest["cases"][name].get("operators", []),
+                   "opset": new.manifest["cases"][name].get("opset")}
+                  for name in sorted(names_new - names_old)],
+        "removed": sorted(names_old - names_new),
+        "changed": [{"case": name, "changes": changes} for name, changes in changed.items()],
+        "unchanged": len(names_old & names_new) - len(changed),
+    }
+
+
+def _describe(side: Side) -> dict:
+    return {"path": side.label, "version": side.manifest.get("generator_version"),
+            "cases": len(side.manifest["cases"]), "manifest_sha256": side.sha256}
+
+
+def text(result: dict) -> str:
+    """The difference for people: one line per case, then the counts."""
+    lines = []
+    for key in ("old", "new"):
+        side = result[key]
+        lines.append(f"{key}: {side['path']} (onnx-seq-tests {side['version']}, "
+                     f"{side['cases']} cases)")
+    for key, (before, after) in result["suite"].items():
+        lines.append(f"suite {key}: {before} -> {after}")
+    lines.extend(f"added    {entry['case']} ({','.join(entry['operators'])}, opset "
+                 f"{entry['opset']})" for entry in result["added"])
+    lines.extend(f"removed  {name}" for name in result["removed"])
+    lines.extend(f"changed  {entry['case']}: {'; '.join(entry['changes'])}"
+                 for entry in result["changed"])
+    lines.append(f"{len(result['added'])} added, {len(result['removed'])} removed, "
+                 f"{len(result['changed'])} changed, {result['unchanged']} unchanged")
+    return "\n".join(one_line(line) for line in lines) + "\n"
+
+
+def differs(result: dict) -> bool:
+    return bool(result["added"] or result["removed"] or result["changed"] or result["suite"])

@@ -1,0 +1,220 @@
+"""What a verify worker process does: load the backends once, then read each case folder it is
+sent, run it on each backend and judge every data set with the comparator.
+
+Messages to the parent, in order: ("probe", problems) if asked, ("ready",), then per case
+("case", info, size of its log so far), and per backend ("start", spec, pid) ... ("result", spec,
+outcome, message, seconds), then ("done",); ("died", exit code) before ("done",) when the
+process forked to run an isolated backend ended badly. A broken backend module gives ("broken",
+message) instead of ("ready",).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from multiprocessing import connection
+from pathlib import Path
+
+import onnx
+
+from .._core.cases import graph_protos
+from .._core.compare import compare_outputs
+from .._core.value_types import from_type_proto, innermost
+from .._suite.layout import CaseFolder, read_case_folder
+from .backends import check_backend, load_backend, prepare, run_prepared
+
+#: At most this many comparator messages are kept per case and backend.
+MAX_MESSAGES = 10
+
+
+def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
+    """The worker's loop; ends when the parent closes its pipe or sends None.
+
+    A task is (case folder, backends, backends to isolate). An isolated backend runs the case
+    in a process forked from this one (a few milliseconds), so when it crashes it takes that
+    process down, not the worker, which reports ("died", exit code) and moves on."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _end_with_parent()
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    try:
+        backends = {spec: load_backend(spec) for spec in specs}
+        for spec in specs:
+            _quiet(spec)
+    except Exception as error:  # reported by the parent as one line
+        conn.send(("broken", error_text(error)))
+        return
+    if probe:
+        conn.send(("probe", [check_backend(backends[spec], spec) for spec in specs]))
+    conn.send(("ready",))
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        path, task_specs, isolated = task
+        folder, info = read(Path(path))
+        conn.send(("case", info, os.fstat(2).st_size))
+        for spec in task_specs:
+            if spec not in isolated or folder is None:
+                _run_one(conn, folder, info, spec, backends[spec])
+                continue
+            pid = os.fork()
+            if pid == 0:  # the case's own process: it never returns into this loop
+                code = 1
+                try:
+                    _die_with_parent()
+                    _run_one(conn, folder, info, spec, backends[spec])
+                    code = 0
+                finally:
+                    os._exit(code)
+            _, status = os.waitpid(pid, 0)
+            code = os.waitstatus_to_exitcode(status)
+            if code != 0:
+                conn.send(("died", code))
+                break  # the parent gives the backends left to another run
+        conn.send(("done",))
+
+
+def _run_one(conn, folder: CaseFolder | None, info: dict, spec: str, backend) -> None:
+    conn.send(("start", spec, os.getpid()))
+    start = time.perf_counter()
+    if folder is None:
+        outcome, message = "error", info["error"]
+    else:
+        outcome, message = run_on(folder, backend)
+    conn.send(("result", spec, outcome, message, round(time.perf_counter() - start, 6)))
+
+
+def _end_with_parent() -> None:
+    """End this worker as soon as the process that started it ends, however it ends, even
+    while a backend is stuck: a thread waits on the parent's sentinel."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        connection.wait([parent.sentinel])
+        os._exit(3)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _libc():
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
+
+
+def _die_with_parent() -> None:
+    """On Linux, have the kernel end this process when the worker that forked it ends."""
+    try:
+        _LIBC.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except AttributeError:  # no libc handle, or no prctl (not Linux)
+        pass
+
+
+def read(path: Path) -> tuple[CaseFolder | None, dict]:
+    """The case folder and what the report needs from its model: element types, operators,
+    opset; (None, {"error": message}) when it cannot be read."""
+    try:
+        folder = read_case_folder(path)
+        return folder, {"element": case_elements(folder.model),
+                        "operators": model_operators(folder.model),
+                        "opset": model_opset(folder.model)}
+    except Exception as error:  # a broken folder is this case's error, not the run's end
+        return None, {"error": f"cannot read the case folder: {error_text(error)}",
+                      "element": "(unreadable)", "operators": [], "opset": None}
+
+
+def _quiet(spec: str) -> None:
+    """Keep onnxruntime's warnings out of the worker's output: what a backend reports for a
+    case is kept in its outcome's message."""
+    if spec == "onnxruntime":
+        import onnxruntime
+
+        onnxruntime.set_default_logger_severity(3)
+
+
+def run_on(folder: CaseFolder, backend) -> tuple[str, str]:
+    """(outcome, message) of one case folder on one backend (object or spec)."""
+    if not folder.data_sets:
+        return "error", "the case folder has no test_data_set_* folder"
+    names = [o.name for o in folder.model.graph.output]
+    problems = []
+    try:
+        rep = prepare(backend, folder.model)
+        for k, (inputs, expected) in enumerate(folder.data_sets):
+            actual = run_prepared(rep, inputs)
+            found = compare_outputs(expected, actual, atol=folder.atol, rtol=folder.rtol,
+                                    names=names, types=folder.output_types)
+            problems.extend(f"data set {k}: {p}" for p in found)
+    except Exception as error:  # the backend raised: an outcome, with its message kept
+        return "error", error_text(error)
+    if problems:
+        hidden = len(problems) - MAX_MESSAGES
+        kept = problems[:MAX_MESSAGES] + ([f"... and {hidden} more"] if hidden > 0 else [])
+        return "fail", "\n".join(kept)
+    return "pass", ""
+
+
+def error_text(error: BaseException) -> str:
+    text = str(error).strip() or "(no message)"
+    return f"{type(error).__name__}: {text}"
+
+
+def model_opset(model: onnx.ModelProto) -> int | None:
+    """The model's opset of the default ONNX domain."""
+    for entry in model.opset_import:
+        if entry.domain in ("", "ai.onnx"):
+            return entry.version
+    return None
+
+
+def model_operators(model: onnx.ModelProto) -> list[str]:
+    """Every op type of the model and its subgraphs, sorted, once each."""
+    return sorted({node.op_type for graph in graph_protos(model.graph) for node in graph.node})
+
+
+def case_elements(model: onnx.ModelProto) -> str:
+    """The element types a case moves: those of its sequence and optional values (graph
+    boundary and, after shape inference, inside), else those of its graph inputs, else of its
+    outputs; joined with '+'."""
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model)
+    except Exception:  # a model onnx cannot infer still gets a summary from its boundary
+        inferred = model
+    graph = inferred.graph
+    boundary = [*graph.input, *graph.output]
+    groups = ([v for v in [*boundary, *graph.value_info] if _is_container(v)],
+              list(graph.input), list(graph.output))
+    for group in groups:
+        names = sorted({_element_name(v) for v in group} - {None})
+        if names:
+            return "+".join(names)
+    return "(none)"
+
+
+def _is_container(value: onnx.ValueInfoProto) -> bool:
+    return value.type.WhichOneof("value") in ("sequence_type", "optional_type")
+
+
+def _element_name(value: onnx.ValueInfoProto) -> str | None:
+    try:
+        value_type = from_type_proto(value.type)
+    except (TypeError, KeyError):
+        return None
+    return innermost(value_type).element.name

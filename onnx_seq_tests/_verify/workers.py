@@ -1,0 +1,316 @@
+"""Worker processes that run cases on backends: started once and reused, replaced cheaply when a
+backend crashes or hangs, each backend's time per case limited on its own.
+
+Workers are forked from multiprocessing's fork server, which imports onnx, this package and the
+backends' modules once, so a replacement costs a fork (milliseconds), not a fresh interpreter.
+A worker sends a message as it starts each backend on a case; the parent waits on the pipes and
+on the processes' sentinels together, so a crash is seen at once and a deadline is exact. After
+the first crash or hang a spare worker is kept ready, so the next case need not wait for one,
+and a backend that crashed once runs each later case in a process its worker forks (a few
+milliseconds), so a backend that crashes on many cases costs a fork each, not a worker each;
+the other backends keep running in the workers themselves.
+Only the processes started here are ever signalled. A worker's stdout and stderr go to a file of
+its own: what a backend printed before it crashed is quoted in the case's message.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing import connection, get_context
+from pathlib import Path
+
+#: Lines of a crashed worker's output quoted in the case's message.
+STDERR_LINES = 8
+#: Tasks sent ahead to a worker, so it never waits for the parent between cases.
+QUEUE_DEPTH = 2
+#: How long a starting worker may take to import its backends before the run stops.
+START_TIMEOUT = 300.0
+
+
+class WorkerStartError(RuntimeError):
+    """A worker process could not start or load a backend; the message says why."""
+
+
+@dataclass
+class Task:
+    """One case to run on some backends, in order."""
+
+    key: object  # the caller's handle for the case
+    path: str
+    specs: tuple[str, ...]
+
+
+@dataclass
+class _Worker:
+    process: object
+    conn: object
+    log: Path
+    ready: bool = False
+    queue: deque = field(default_factory=deque)  # tasks sent, the first one running
+    spec: str | None = None  # the backend running now
+    runner: int | None = None  # the process running it: the worker's or one it forked
+    finished: int = 0  # backends of the task that gave a result
+    started: float = 0.0  # when `spec` started
+    deadline: float | None = None
+    log_offset: int = 0
+    born: float = field(default_factory=time.monotonic)
+
+    @property
+    def task(self) -> Task | None:
+        return self.queue[0] if self.queue else None
+
+
+def worker_context(preload: list[str]):
+    """The fork-server context; `preload` (module names) is imported by the fork server when it
+    starts, which is once per process."""
+    context = get_context("forkserver")
+    context.set_forkserver_preload(["__main__", "onnx_seq_tests._verify.warm", *preload])
+    return context
+
+
+class Pool:
+    """Run tasks in at most `jobs` workers; `on_event(kind, task, spec, payload)` receives
+
+      ("case", task, None, info)                 the worker read the case (info: a dict)
+      ("result", task, spec, (outcome, message, seconds))
+      ("crash", task, spec, (message, seconds))  the worker died running `spec`
+      ("timeout", task, spec, (message, seconds)) `spec` gave no result within `timeout` s
+
+    A crash or a timeout ends that worker; the task's backends not yet run go to another.
+    """
+
+    def __init__(self, specs: tuple[str, ...], jobs: int, timeout: float | None, on_event,
+                 preload: list[str]):
+        self.specs, self.jobs, self.timeout, self.on_event = specs, jobs, timeout, on_event
+        self.context = worker_context(preload)
+        self.workers: list[_Worker] = []
+        self.pending: deque[Task] = deque()
+        self.spare = False  # after a crash or a hang: keep a spare worker ready
+        self.isolated: set[str] = set()  # backends that crashed: each case in a fork
+        self._logs = tempfile.TemporaryDirectory(prefix="seq-verify-")
+        self._count = 0
+
+    def run(self, tasks: list[Task], probe=None) -> None:
+        """Run every task. `probe(report)` judges the first worker's check of each backend
+        (a list of problems); a non-empty list raises WorkerStartError before any case runs.
+        Every worker is ended before this returns or raises."""
+        self.pending.extend(tasks)
+        restore = _exit_on_sigterm()
+        try:
+            first = self._start(probe is not None)
+            if probe is not None:
+                self._first_ready(first, probe)
+            while self.pending or any(w.task for w in self.workers):
+                self._step()
+        finally:
+            for worker in list(self.workers):
+                self._end(worker)
+            self._logs.cleanup()
+            restore()
+
+    def _start(self, with_probe: bool = False) -> _Worker:
+        from .worker_main import serve
+
+        self._count += 1
+        log = Path(self._logs.name) / f"worker-{self._count}.log"
+        log.touch()
+        parent, child = self.context.Pipe()
+        process = self.context.Process(target=serve, args=(child, self.specs, str(log),
+                                                           with_probe),
+                                       daemon=True, name="seq-verify-worker")
+        process.start()
+        child.close()
+        worker = _Worker(process, parent, log)
+        self.workers.append(worker)
+        return worker
+
+    def _end(self, worker: _Worker) -> None:
+        self.workers.remove(worker)
+        if worker.runner not in (None, worker.process.pid) and worker.process.is_alive():
+            try:  # the case's process forked by this worker, stuck in a backend
+                os.kill(worker.runner, signal.SIGKILL)
+            except OSError:
+                pass
+        if worker.process.is_alive():
+            worker.process.kill()
+        worker.process.join()
+        worker.conn.close()
+
+    def _step(self) -> None:
+        busy = sum(1 for w in self.workers if w.queue)
+        wanted = min(self.jobs, busy + len(self.pending))
+        wanted += 1 if self.spare and self.pending else 0
+        while len(self.workers) < wanted:
+            self._start()
+        for worker in self.workers:  # keep each busy worker one task ahead: no round trip
+            while worker.ready and self.pending and len(worker.queue) < QUEUE_DEPTH and (
+                    worker.queue or busy < self.jobs):
+                task = self.pending[0]
+                try:
+                    worker.conn.send((task.path, task.specs,
+                                      tuple(self.isolated.intersection(task.specs))))
+                except OSError:  # it died: seen below, its tasks go to the others
+                    break
+                busy += 0 if worker.queue else 1
+                worker.queue.append(self.pending.popleft())
+        times = [w.deadline for w in self.workers if w.deadline is not None]
+        times += [w.born + START_TIMEOUT for w in self.workers if not w.ready]
+        wait_for = max(0.0, min(times) - time.monotonic()) if times else None
+        connection.wait([w.conn for w in self.workers]
+                        + [w.process.sentinel for w in self.workers], wait_for)
+        for worker in list(self.workers):
+            if self._drain(worker):
+                now = time.monotonic()
+                if worker.deadline is not None and now >= worker.deadline:
+                    self._end(worker)
+                    self.spare = True
+                    self._lost(worker, "timeout", f"the backend gave no result within "
+                                                  f"{self.timeout:g} s; its process was ended")
+                elif not worker.ready and now >= worker.born + START_TIMEOUT:
+                    self._end(worker)
+                    raise WorkerStartError(f"a worker did not load its backends within "
+                                           f"{START_TIMEOUT:g} s")
+                continue
+            worker.process.join(5)  # the pipe closed: the process is ending
+            self._end(worker)
+            if not worker.ready:
+                raise WorkerStartError(_died(worker, "while starting"))
+            if worker.task is not None:
+                self.spare = True
+                self._lost(worker, "crash", _crash_text(worker, worker.process.exitcode))
+
+    def _drain(self, worker: _Worker) -> bool:
+        """Handle every message waiting from `worker`; False once its pipe is closed."""
+        while True:
+            try:
+                if not worker.conn.poll():
+                    return True
+                message = worker.conn.recv()
+            except (EOFError, OSError):
+                return False
+            kind = message[0]
+            if kind == "ready":
+                worker.ready = True
+            elif kind == "case":
+                worker.log_offset, worker.finished = message[2], 0
+                self.on_event("case", worker.task, None, message[1])
+            elif kind == "start":
+                worker.spec, worker.runner = message[1], message[2]
+                worker.started = time.monotonic()
+                worker.deadline = None if self.timeout is None else (
+                    worker.started + self.timeout)
+            elif kind == "result":
+                _, spec, outcome, text, seconds = message
+                worker.spec = worker.deadline = None
+                worker.finished += 1
+                self.on_event("result", worker.task, spec, (outcome, text, seconds))
+            elif kind == "died":  # the process it forked for the case crashed
+                self._lost(worker, "crash", _crash_text(worker, message[1]), ended=False)
+                worker.spec = worker.deadline = None
+            elif kind == "done":
+                worker.queue.popleft()
+                worker.spec = worker.deadline = worker.runner = None
+                worker.finished = 0
+
+    def _lost(self, worker: _Worker, kind: str, message: str, ended: bool = True) -> None:
+        """The running backend of an ended worker gets `message`; the task's backends not yet
+        run go back to the front of the queue."""
+        task = worker.task
+        if worker.spec is None:  # it died reading the case: blame the next backend
+            spec, seconds = task.specs[min(worker.finished, len(task.specs) - 1)], 0.0
+        else:
+            spec, seconds = worker.spec, time.monotonic() - worker.started
+        if kind == "crash":
+            self.isolated.add(spec)
+        self.on_event(kind, task, spec, (message, round(seconds, 6)))
+        waiting = list(worker.queue)[1:] if ended else []  # else the worker runs them
+        rest = task.specs[task.specs.index(spec) + 1:]
+        if rest:
+            waiting.insert(0, Task(task.key, task.path, rest))
+        self.pending.extendleft(reversed(waiting))
+        if ended:
+            worker.queue.clear()
+
+    def _first_ready(self, worker: _Worker, probe) -> None:
+        """Wait for the first worker's check of the backends; raise WorkerStartError on a
+        problem."""
+        while not worker.ready:
+            left = worker.born + START_TIMEOUT - time.monotonic()
+            if left <= 0:
+                raise WorkerStartError(f"a worker did not load its backends within "
+                                       f"{START_TIMEOUT:g} s")
+            connection.wait([worker.conn, worker.process.sentinel], left)
+            try:
+                message = worker.conn.recv() if worker.conn.poll() else None
+            except (EOFError, OSError):
+                message = ("died",)
+            if message is None:
+                continue
+            if message[0] == "died":
+                worker.process.join(5)
+                raise WorkerStartError(_died(worker, "while loading the backends and preparing "
+                                                     "a one-node model on each"))
+            if message[0] == "broken":
+                raise WorkerStartError(message[1])
+            if message[0] == "probe":
+                problems = probe(message[1])
+                if problems:
+                    raise WorkerStartError("\n".join(problems))
+            if message[0] == "ready":
+                worker.ready = True
+
+
+def _exit_on_sigterm():
+    """While the run lasts, SIGTERM (if not handled already) raises SystemExit in the main
+    thread, so the workers are ended on the way out; returns what restores the handler."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return lambda: None
+
+    def leave(signum, frame):
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, leave)
+    return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _crash_text(worker: _Worker, code: int | None) -> str:
+    return ("the backend crashed the process running this case: it " + _exit_text(code)
+            + _tail(worker))
+
+
+def _died(worker: _Worker, when: str) -> str:
+    return f"a worker process {_exit_text(worker.process.exitcode)} {when}" + _tail(worker)
+
+
+def _exit_text(code: int | None) -> str:
+    if code is None:
+        return "ended without an exit code"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "an unknown signal"
+        return f"was killed by signal {-code} ({name})"
+    return f"exited with code {code}"
+
+
+def _tail(worker: _Worker) -> str:
+    """The last lines the worker wrote since its current case started."""
+    try:
+        with open(worker.log, "rb") as f:
+            f.seek(worker.log_offset)
+            data = f.read()[-16384:]
+    except OSError:
+        return ""
+    lines = [line.rstrip() for line in data.decode("utf-8", "replace").splitlines()
+             if line.strip()]
+    if not lines:
+        return "; it wrote nothing on stderr"
+    return "; last lines of its stderr:\n" + "\n".join(lines[-STDERR_LINES:])
