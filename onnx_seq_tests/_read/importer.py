@@ -260,7 +260,11 @@ def constant_value(attribute: AttributeProto, op_schema, node: onnx.NodeProto):
         raise NotExpressible(why)
     if form not in op_schema.attributes:
         raise NotExpressible(f"{why}, and Constant-{op_schema.since_version} has no {form}")
-    array = onnx.numpy_helper.to_array(tensor)
+    try:
+        array = onnx.numpy_helper.to_array(tensor)
+    except (ValueError, TypeError) as error:
+        raise NotExpressible(f"Constant {node.output[0]!r}: its attribute {attribute.name!r} "
+                             f"cannot be read: {str(error).splitlines()[0]}") from None
     if array.size == 0:
         raise NotExpressible(why)
     if tensor.data_type == onnx.TensorProto.STRING:
