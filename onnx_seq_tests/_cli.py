@@ -105,7 +105,8 @@ def list_cases(paths: tuple[Path, ...]) -> None:
 @main.command()
 @click.argument("suite_dir", required=False, type=click.Path(file_okay=False, path_type=Path))
 @click.option("-b", "--backend", "backends", multiple=True, required=True, metavar="SPEC",
-              help="onnxruntime, reference (onnx's ReferenceEvaluator), or module:attr naming an "
+              help="onnxruntime, reference (onnx's ReferenceEvaluator), openvino, tinygrad, tract, "
+                   "or module:attr naming an "
                    "onnx backend on PYTHONPATH. Repeat for a side-by-side table.")
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1), metavar="N",
               help="Run cases in N worker processes.")

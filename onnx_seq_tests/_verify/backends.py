@@ -3,6 +3,8 @@
 A spec is one of
   onnxruntime   onnxruntime's CPU backend (`onnxruntime.backend`)
   reference     onnx's ReferenceEvaluator, wrapped as an onnx backend below
+  openvino, tinygrad, tract
+                third-party runtimes, adapted in runtimes/ (the `runtimes` extra installs them)
   module:attr   an `onnx.backend.base.Backend` class, or a module, with `prepare(model, device)`
                 returning a rep whose `run(inputs)` gives the outputs; imported from PYTHONPATH.
 Inputs and outputs follow onnx's backend convention: ndarray tensors, lists for sequences,
@@ -18,10 +20,11 @@ from onnx import ModelProto
 from onnx.backend.base import Backend, BackendRep
 
 from .._core.problems import SeqTestsError
+from .runtimes import EXTRA, RUNTIMES
 
 #: The device every backend is asked for.
 DEVICE = "CPU"
-BUILTIN = ("onnxruntime", "reference")
+BUILTIN = ("onnxruntime", "reference", *RUNTIMES)
 
 
 class BackendSpecError(SeqTestsError, ValueError):
@@ -66,10 +69,18 @@ def load_backend(spec: str):
         return onnxruntime.backend
     if spec == "reference":
         return ReferenceBackend
+    if spec in RUNTIMES:
+        adapter = importlib.import_module(f"{__package__}.runtimes.{spec}")
+        try:
+            return adapter.load()
+        except ImportError as error:
+            raise BackendSpecError(f"--backend {spec}: cannot import {error.name or spec} "
+                                   f"({error}); install it with `{EXTRA}`") from None
     module_name, colon, attr = spec.partition(":")
     if not colon or not module_name or not attr:
-        raise BackendSpecError(f"--backend {spec!r}: unknown backend; use onnxruntime, "
-                               "reference, or module:attr naming an onnx backend on PYTHONPATH")
+        raise BackendSpecError(f"--backend {spec!r}: unknown backend; use "
+                               f"{', '.join(BUILTIN)}, or module:attr naming an onnx backend "
+                               "on PYTHONPATH")
     try:
         module = importlib.import_module(module_name)
     except Exception as error:  # an import can fail in any way; report it, do not crash
@@ -122,6 +133,9 @@ def describe(spec: str) -> str:
         return f"onnxruntime {onnxruntime.__version__}, CPU (onnxruntime.backend)"
     if spec == "reference":
         return f"onnx.reference.ReferenceEvaluator, onnx {onnx.__version__}"
+    if spec in RUNTIMES:
+        adapter = importlib.import_module(f"{__package__}.runtimes.{spec}")
+        return f"{spec} {adapter.version()}, CPU (onnx_seq_tests/_verify/runtimes/{spec}.py)"
     module_name = spec.partition(":")[0]
     version = getattr(importlib.import_module(module_name), "__version__", None)
     return f"{spec}" + (f" {version}" if version else "")
