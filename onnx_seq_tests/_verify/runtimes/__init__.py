@@ -45,10 +45,14 @@ def refuse_containers(runtime: str, model: ModelProto, why: str,
     inputs, outputs = boundary(model)
     for name, what in inputs:
         if what != "tensor" and what not in allow_inputs:
-            raise CannotTake(f"{runtime} cannot take a {what} input ({name!r}): {why}")
+            raise CannotTake(f"{runtime} cannot take {_a(what)} input ({name!r}): {why}")
     for name, what in outputs:
         if what != "tensor":
-            raise CannotTake(f"{runtime} cannot give a {what} output ({name!r}): {why}")
+            raise CannotTake(f"{runtime} cannot give {_a(what)} output ({name!r}): {why}")
+
+
+def _a(word: str) -> str:
+    return f"an {word}" if word[0] in "aeiou" else f"a {word}"
 
 
 def dtype_name(array: np.ndarray) -> str:
@@ -70,10 +74,15 @@ _LOCATION = re.compile(r"^(Exception from \S+:\d+:|Check '.*' failed at \S+:\d+:
 
 def first_line(text: str) -> str:
     """The first line of a runtime's message that says something: source locations and
-    backtrace frames dropped."""
-    for line in str(text).splitlines():
-        line = line.strip()
-        if line and not _LOCATION.match(line) and not line.startswith(("Stack backtrace",
-                                                                         "at ", "0:")):
-            return line
-    return str(text).strip() or "(no message)"
+    backtrace frames dropped; a line ending in ':' is joined with the line after it."""
+    lines = [line.strip() for line in str(text).splitlines()]
+    kept = [line for line in lines if line and not _LOCATION.match(line)
+            and not line.startswith(("Stack backtrace", "at ", "0:"))]
+    if not kept:
+        return str(text).strip() or "(no message)"
+    found = kept[0]
+    for line in kept[1:3]:
+        if not found.endswith(":"):
+            break
+        found = f"{found} {line}"
+    return found

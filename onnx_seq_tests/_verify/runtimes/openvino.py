@@ -19,7 +19,8 @@ import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import Backend, BackendRep
 
-from . import CannotTake, as_array, boundary, dtype_name, first_line, refuse_containers
+from . import CannotTake, as_array, boundary, dtype_name, refuse_containers
+from . import first_line as _first_line
 
 CONFIG = {"EXECUTION_MODE_HINT": "ACCURACY"}
 WHY = "OpenVINO's runtime API passes tensors only"
@@ -145,6 +146,8 @@ def _to_tensor(ov, array: np.ndarray):
         target = np.asarray(tensor.data).reshape(-1).view(np.uint8)
         target[:] = np.require(array, requirements="C").reshape(-1).view(np.uint8)
         return tensor
+    if array.dtype.kind == "c":
+        raise CannotTake(f"openvino has no {dtype_name(array)} tensors")
     if array.dtype.type.__module__ == "ml_dtypes" or array.dtype.kind == "V":
         raise CannotTake(f"the openvino adapter has no exact conversion for {dtype_name(array)} "
                          "tensors")
@@ -165,6 +168,14 @@ def _from_tensor(ov, tensor) -> np.ndarray:
             raw = np.asarray(tensor.data).reshape(-1).view(np.uint8).copy()
             return raw.view(dtype).reshape(shape)
     return np.array(tensor.data, copy=True).reshape(shape)
+
+
+def first_line(text: str) -> str:
+    """OpenVINO's message in one line; for a model it could not convert, the operators."""
+    missing = [line.strip()[3:] for line in text.splitlines() if line.strip().startswith("-- ")]
+    if missing:
+        return "the model was not fully converted: " + "; ".join(missing)
+    return _first_line(text)
 
 
 def _keep(request) -> None:

@@ -33,10 +33,10 @@ _PLAIN = "?bBhHiIlLqQefd"  # numpy type characters tinygrad holds as they are
 
 def load():
     """The backend; ImportError when tinygrad is not installed."""
+    os.environ["DEV"] = os.environ.get("DEV") or DEFAULT_DEVICE  # read when tinygrad is imported
     from tinygrad.helpers import DEV
 
-    if not os.environ.get("DEV"):
-        DEV.value = DEFAULT_DEVICE
+    DEV.value = os.environ["DEV"]
     return TinygradBackend
 
 
@@ -89,13 +89,15 @@ def _to_value(value, what: str):
     from tinygrad import Tensor, dtypes
 
     array = np.require(as_array(value, what), requirements="C")
+    shape = array.shape
+    flat = array.reshape(-1)  # a 0-d numpy array makes tinygrad compile a copy kernel
     bits = _BITS.get(array.dtype)
     if bits is not None:
         name, carrier = bits
-        return Tensor(array.view(carrier)).bitcast(getattr(dtypes, name))
+        return Tensor(flat.view(carrier)).bitcast(getattr(dtypes, name)).reshape(shape)
     if array.dtype.char not in _PLAIN:
         raise CannotTake(f"tinygrad has no {dtype_name(array)} tensors ({what})")
-    return Tensor(array)
+    return Tensor(flat).reshape(shape)
 
 
 def _from_value(value):
@@ -107,6 +109,10 @@ def _from_value(value):
         return [_from_value(v) for v in value]
     if not isinstance(value, Tensor):
         return value  # not a tensor: given back as it is, for the comparator to judge
+    if value.uop.device is None:  # a constant: tinygrad would read it on its CPU device
+        from tinygrad import Device
+
+        value = value.clone(Device.DEFAULT)
     for dtype, (name, carrier) in _BITS.items():
         if value.dtype == getattr(dtypes, name):
             carrier_dtype = dtypes.uint16 if carrier is np.uint16 else dtypes.uint8
