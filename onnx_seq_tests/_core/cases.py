@@ -33,8 +33,8 @@ class Graph:
 class Node:
     """One node; inputs and outputs are positional, with "" for an omitted optional input.
 
-    Attribute values are int, float, str, lists of those, a `Graph`, or a `ValueType` (for
-    TYPE_PROTO attributes such as Optional's `type`).
+    Attribute values are int, float, str, lists of those, a `Graph`, a `ValueType` (for
+    TYPE_PROTO attributes such as Optional's `type`), or a numpy array (a tensor attribute).
     """
 
     op_type: str

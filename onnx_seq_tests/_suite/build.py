@@ -55,6 +55,10 @@ from .layout import (
 )
 from .manifest import MANIFEST, case_entry, dumps, file_entry, make_manifest
 from .model import ModelError, build_model
+from .tensor_io import FORM, TENSOR_IO_SUITE, derive
+
+#: The suite folders a build writes: the cases as written, and their tensor-boundary form.
+SUITES = (SUITE, TENSOR_IO_SUITE)
 
 
 class OutputError(SeqTestsError):
@@ -167,13 +171,21 @@ def compile_file(path: str, empty_optional: str, reusable: dict[str, str]) -> Fi
     problems = Problems()
     results = []
     for case in cases:
-        mark = fingerprint(case)
-        files = None
-        if reusable.get(case.name) != mark:
-            files = compile_case(case, empty_optional, problems)
-            if files is None:
-                continue
-        results.append(CaseResult(case.name, mark, case_entry(case, SUITE), files))
+        form = derive(case)  # the tensor-boundary variants, built by the same code path
+        entry = {**case_entry(case, SUITE), FORM: [v.name for v in form.variants]}
+        if form.reason:
+            entry[f"no_{FORM}_form"] = form.reason
+        items = [(case, entry)] + [
+            (v, {**case_entry(v, TENSOR_IO_SUITE), "form": FORM, "derived_from": case.name})
+            for v in form.variants]
+        for item, item_entry in items:
+            mark = fingerprint(item)
+            files = None
+            if reusable.get(item.name) != mark:
+                files = compile_case(item, empty_optional, problems)
+                if files is None:
+                    break  # a refused case: its variants would only repeat the problem
+            results.append(CaseResult(item.name, mark, item_entry, files))
     return FileResult(problems.found, results)
 
 
@@ -220,8 +232,11 @@ def _raise_problems(paths, results: list[FileResult], names: list[str]) -> None:
             problems.update(error.problems)
     if problems:
         raise CaseFileError(sorted(problems))
-    if len(set(names)) != len(names):  # pragma: no cover - the loader reports duplicates
-        raise CaseFileError([Problem(".", 1, 1, "duplicate case names")])
+    if len(set(names)) != len(names):  # a case named like another's tensor-boundary variant
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        raise CaseFileError([Problem(".", 1, 1, "duplicate case names: " + ", ".join(repeated)
+                                     + " (a tensor-boundary variant is named "
+                                     "<case>__<signature>; rename the case)")])
 
 
 # -- what the output root holds now --------------------------------------------------------------
@@ -339,7 +354,7 @@ def _check_root(root: Path) -> None:
     if os.path.lexists(root) and not root.is_dir():
         raise OutputError(f"{root} is not a folder; give the output root with -o")
     if root.is_dir():
-        foreign = sorted(set(os.listdir(root)) - {MANIFEST, SUITE})
+        foreign = sorted(set(os.listdir(root)) - {MANIFEST, *SUITES})
         if foreign:
             raise OutputError(
                 f"{root} holds {', '.join(repr(f) for f in foreign[:3])}, which gen-seq-tests "
@@ -497,11 +512,11 @@ def check(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 
     known = {e["folder"] for e in entries.values()}
     for relative in sorted(folders):
         parts = relative.split("/")
-        if len(parts) == 2 and parts[0] == SUITE and relative not in known:
+        if len(parts) == 2 and parts[0] in SUITES and relative not in known:
             drift.append(f"stale: {parts[1]} (no case builds it)")
     for relative in sorted(on_disk):
         folder = _case_folder(relative)
-        if relative != MANIFEST and (folder is None or not folder.startswith(SUITE + "/")):
+        if relative != MANIFEST and (folder is None or folder.split("/")[0] not in SUITES):
             drift.append(f"stray: {relative} (gen-seq-tests does not write it)")
     manifest = make_manifest(entries, files, SUITE, empty_optional)
     try:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 import onnx
-from onnx import AttributeProto, ModelProto, helper, shape_inference
+from onnx import AttributeProto, ModelProto, helper, numpy_helper, shape_inference
 
 from .._core import operators as schemas
 from .._core.cases import Case, Graph, Node, subgraphs
@@ -63,6 +64,8 @@ def _attribute(name: str, value, graph_name: str) -> AttributeProto:
         return helper.make_attribute(name, _graph_proto(value, graph_name))
     if isinstance(value, (int, float, str, list)):
         return helper.make_attribute(name, value)
+    if isinstance(value, np.ndarray):  # a tensor, e.g. Constant's value
+        return helper.make_attribute(name, numpy_helper.from_array(value))
     attribute = AttributeProto(name=name, type=AttributeProto.TYPE_PROTO)
     attribute.tp.CopyFrom(to_type_proto(value))
     return attribute

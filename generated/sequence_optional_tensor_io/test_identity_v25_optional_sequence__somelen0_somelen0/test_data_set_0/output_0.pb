@@ -1,0 +1,1 @@
+	Bsame_has_elementJ

@@ -1,0 +1,1 @@
+2okBoptional_value_1

@@ -1,0 +1,1 @@
+2okBsame_value_1

@@ -1,0 +1,1 @@
+	Bfinal_has_elementJ

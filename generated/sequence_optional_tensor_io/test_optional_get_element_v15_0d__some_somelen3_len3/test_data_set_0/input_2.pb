@@ -1,0 +1,1 @@
+Boptional_sequence_value_1J Èë…óÌá

@@ -1,0 +1,1 @@
+2	日本語2🙂Boptional_value_1

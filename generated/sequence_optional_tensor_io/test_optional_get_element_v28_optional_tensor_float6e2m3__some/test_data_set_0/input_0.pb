@@ -1,0 +1,1 @@
+Boptional_valueJ_

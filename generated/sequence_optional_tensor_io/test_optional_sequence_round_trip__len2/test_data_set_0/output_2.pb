@@ -1,0 +1,2 @@
+2ÜnïcödéB
+sequence_1

@@ -1,0 +1,1 @@
+BpositionJýÿÿÿ

@@ -1,0 +1,2 @@
+2🙂 ümlautB
+sequence_2

@@ -1,0 +1,2 @@
+	B
+sequence_1J

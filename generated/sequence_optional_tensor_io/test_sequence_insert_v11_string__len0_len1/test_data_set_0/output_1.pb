@@ -1,0 +1,2 @@
+2🙂 ümlautB
+inserted_0

@@ -1,0 +1,2 @@
+B
+inserted_1J

@@ -1,0 +1,2 @@
+B
+elements_2J

@@ -1,0 +1,280 @@
+"""The tensor-boundary form of a case: the same graph, with only tensors as graph inputs and
+outputs, for runtimes whose API passes tensors only.
+
+From a validated case, each variant is a new case whose graph
+  - builds each sequence input inside the graph: one tensor graph input per element feeding
+    SequenceConstruct, or SequenceEmpty (`dtype` = the element type) for an empty one;
+  - builds each optional input: Optional(value), or Optional with the `type` attribute and no
+    input when empty (an optional of a sequence: the sequence is built first);
+  - takes each sequence output apart: SequenceLength (`<name>_length`) and SequenceAt at
+    0..n-1 (`<name>_<k>`, positions are Constant nodes);
+  - takes each optional output apart: OptionalHasElement (`<name>_has_element`) and, when
+    present, OptionalGetElement, its value taken apart the same way (`<name>_value`, or
+    `<name>_length` and `<name>_<k>` for a sequence).
+The case's own values stay graph inputs, never constants. The number of graph inputs and
+outputs depends on the lengths and presence of the sequence and optional values, so a case is
+split into one variant per distinct signature of its data sets, named
+`<name>__<part>_<part>...` with one part per sequence or optional graph input, then output, in
+graph order: `len<n>` (a sequence of n), `some`/`none` (an optional tensor), `somelen<n>`/`none`
+(an optional sequence); `<name>__tensors` when the case has no sequence or optional boundary
+value. Expected values are the original case's, taken apart the same way.
+
+The wrapping operators' schemas (onnx.defs) decide: the case's opset is kept, raised only to the
+first opset at which every wrapping node is allowed (said in the doc), and a case for which no
+opset allows them (SequenceConstruct/At/Length/Empty exist only at version 11, whose types leave
+out bfloat16, the float8/6/4 kinds and int4/uint4/int2/uint2) has no tensor-boundary form: its
+reason is given instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._core import operators as schemas
+from .._core.cases import Case, DataSet, Graph, Node, ValueDecl
+from .._core.elements import ELEMENTS
+from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
+
+#: The folder under the output root that holds the tensor-boundary form.
+TENSOR_IO_SUITE = "sequence_optional_tensor_io"
+#: The form's name in the manifest's case entries.
+FORM = "tensor_io"
+
+_INT64 = TensorType(ELEMENTS["int64"], ())
+_BOOL = TensorType(ELEMENTS["bool"], ())
+
+
+@dataclass(frozen=True)
+class TensorIO:
+    """The tensor-boundary form of one case: its variants, or why it has none."""
+
+    variants: tuple[Case, ...]
+    reason: str = ""  # why there is no form; "" when there are variants
+
+
+def derive(case: Case) -> TensorIO:
+    """The tensor-boundary variants of `case`, one per distinct signature of its data sets."""
+    groups: dict[tuple, list[int]] = {}
+    for k, data_set in enumerate(case.data_sets):
+        groups.setdefault(signature(case, data_set), []).append(k)
+    variants = []
+    for shape, members in groups.items():
+        variant, reason = _variant(case, shape, [case.data_sets[k] for k in members], members,
+                                   len(groups) > 1)
+        if variant is None:
+            return TensorIO((), reason)
+        variants.append(variant)
+    return TensorIO(tuple(variants))
+
+
+def signature(case: Case, data_set: DataSet) -> tuple:
+    """Per sequence or optional graph input, then output: a sequence's length, an optional's
+    presence (None when empty, else its value's signature, True for a tensor)."""
+    found = []
+    for decls, values in ((case.graph.inputs, data_set.inputs),
+                          (case.graph.outputs, data_set.outputs)):
+        for decl, value in zip(decls, values, strict=True):
+            if not isinstance(decl.type, TensorType):
+                found.append(_shape_of(decl.type, value))
+    return tuple(found)
+
+
+def _shape_of(value_type: ValueType, value):
+    if isinstance(value_type, SequenceType):
+        return len(value)
+    if isinstance(value_type, OptionalType):
+        return None if value is None else _shape_of(value_type.element, value)
+    return True
+
+
+def _part(value_type: ValueType, shape) -> str:
+    if isinstance(value_type, SequenceType):
+        return f"len{shape}"
+    if shape is None:
+        return "none"
+    return "some" if shape is True else f"somelen{shape}"
+
+
+def variant_name(case: Case, shape: tuple) -> str:
+    """`<name>__<part>_...`, or `<name>__tensors` without sequence or optional values."""
+    types = [d.type for d in (*case.graph.inputs, *case.graph.outputs)
+             if not isinstance(d.type, TensorType)]
+    parts = [_part(t, s) for t, s in zip(types, shape, strict=True)]
+    return f"{case.name}__{'_'.join(parts) or 'tensors'}"
+
+
+class _Builder:
+    """Collects the new graph's boundary values, wrapping nodes and values, with fresh names."""
+
+    def __init__(self, case: Case):
+        self.case = case
+        self.used = set(_names(case.graph))
+        self.inputs: list[ValueDecl] = []
+        self.outputs: list[ValueDecl] = []
+        self.before: list[Node] = []  # nodes that build inputs, before the case's nodes
+        self.after: list[Node] = []  # nodes that take outputs apart
+        self.typed: list[tuple[str, list, list]] = []  # (op_type, input types, output types)
+
+    def fresh(self, wanted: str) -> str:
+        name = wanted
+        while name in self.used:
+            name += "_"
+        self.used.add(name)
+        return name
+
+    def node(self, into: list, op_type, inputs, outputs, in_types, out_types, **attributes):
+        into.append(Node(op_type, tuple(inputs), tuple(outputs),
+                         tuple(sorted(attributes.items())), self.case.where))
+        self.typed.append((op_type, list(in_types), list(out_types)))
+
+    # -- inputs: tensors in, values built in the graph
+
+    def build(self, name: str, value_type: ValueType, value, values: list) -> None:
+        """Make `name` hold `value` of `value_type`, from new tensor graph inputs whose values
+        (one list per data set) are appended to `values`."""
+        if isinstance(value_type, TensorType):  # a tensor graph input stays as it is
+            self.inputs.append(ValueDecl(name, value_type, self.case.where))
+            values.append(list(value))
+        elif isinstance(value_type, SequenceType):
+            element = value_type.element
+            if not value[0]:
+                self.node(self.before, "SequenceEmpty", [], [name], [], [value_type],
+                          dtype=element.element.proto)
+                return
+            sources = []
+            for k in range(len(value[0])):
+                source = self.fresh(f"{name}_{k}")
+                self.inputs.append(ValueDecl(source, element, self.case.where))
+                values.append([v[k] for v in value])
+                sources.append(source)
+            self.node(self.before, "SequenceConstruct", sources, [name],
+                      [element] * len(sources), [value_type])
+        else:
+            if value[0] is None:
+                self.node(self.before, "Optional", [], [name], [], [value_type],
+                          type=value_type.element)
+                return
+            inner = self.fresh(f"{name}_value")
+            if isinstance(value_type.element, TensorType):
+                self.inputs.append(ValueDecl(inner, value_type.element, self.case.where))
+                values.append(list(value))
+            else:
+                self.build(inner, value_type.element, value, values)
+            self.node(self.before, "Optional", [inner], [name], [value_type.element],
+                      [value_type])
+
+    # -- outputs: values taken apart into tensors
+
+    def take_apart(self, name: str, value_type: ValueType, value, expected: list) -> None:
+        """Make graph outputs of the tensors `name` holds; their values (one list per data set)
+        go to `expected`. `value` is the list of this value in every data set."""
+        if isinstance(value_type, TensorType):  # a tensor graph output stays as it is
+            self.outputs.append(ValueDecl(name, value_type, self.case.where))
+            expected.append(list(value))
+        elif isinstance(value_type, SequenceType):
+            length = self.fresh(f"{name}_length")
+            self.node(self.after, "SequenceLength", [name], [length], [value_type], [_INT64])
+            self.outputs.append(ValueDecl(length, _INT64, self.case.where))
+            expected.append([np.array(len(v), dtype=np.int64) for v in value])
+            for k in range(len(value[0])):
+                position, element = self.fresh(f"{name}_position_{k}"), self.fresh(f"{name}_{k}")
+                self.node(self.after, "Constant", [], [position], [], [_INT64],
+                          value=np.array(k, dtype=np.int64))
+                self.node(self.after, "SequenceAt", [name, position], [element],
+                          [value_type, _INT64], [value_type.element])
+                self.outputs.append(ValueDecl(element, value_type.element, self.case.where))
+                expected.append([v[k] for v in value])
+        else:
+            has = self.fresh(f"{name}_has_element")
+            self.node(self.after, "OptionalHasElement", [name], [has], [value_type], [_BOOL])
+            self.outputs.append(ValueDecl(has, _BOOL, self.case.where))
+            expected.append([np.array(v is not None) for v in value])
+            if value[0] is None:
+                return
+            inner = self.fresh(f"{name}_value")
+            if isinstance(value_type.element, TensorType):
+                self.node(self.after, "OptionalGetElement", [name], [inner], [value_type],
+                          [value_type.element])
+                self.outputs.append(ValueDecl(inner, value_type.element, self.case.where))
+                expected.append(list(value))
+            else:
+                self.node(self.after, "OptionalGetElement", [name], [inner], [value_type],
+                          [value_type.element])
+                self.take_apart(inner, value_type.element, value, expected)
+
+
+def _variant(case: Case, shape: tuple, data_sets: list[DataSet], members: list[int],
+             split: bool) -> tuple[Case | None, str]:
+    builder = _Builder(case)
+    inputs: list[list] = []  # per new graph input, its value in each data set
+    for j, decl in enumerate(case.graph.inputs):
+        builder.build(decl.name, decl.type, [d.inputs[j] for d in data_sets], inputs)
+    expected: list[list] = []
+    for j, decl in enumerate(case.graph.outputs):
+        builder.take_apart(decl.name, decl.type, [d.outputs[j] for d in data_sets], expected)
+    opset, reason = _opset(case.opset, builder.typed)
+    if opset is None:
+        return None, reason
+    doc = case.doc.strip()
+    note = (f"Tensor-boundary form of test_{case.name}"
+            + (f" (its data set(s) {', '.join(map(str, members))})" if split else "")
+            + ": sequence and optional graph inputs are built in the graph from tensors, "
+              "sequence and optional graph outputs are taken apart into tensors.")
+    if opset != case.opset:
+        note += (f" Opset raised from {case.opset} to {opset}: the wrapping operators need it.")
+    graph = Graph(tuple(builder.inputs), tuple(builder.outputs),
+                  (*builder.before, *case.graph.nodes, *builder.after))
+    new_sets = tuple(
+        DataSet(tuple(values[i] for values in inputs), tuple(values[i] for values in expected),
+                data_set.where)
+        for i, data_set in enumerate(data_sets))
+    variant = dataclasses.replace(case, name=variant_name(case, shape), opset=opset,
+                                  graph=graph, data_sets=new_sets,
+                                  doc=f"{doc}\n\n{note}" if doc else note)
+    return variant, ""
+
+
+def _opset(opset: int, typed: list[tuple[str, list, list]]) -> tuple[int | None, str]:
+    """The first opset from `opset` on at which every wrapping node's types are allowed, or
+    None and the reason."""
+    candidates = sorted({opset} | {v for op, _, _ in typed for v in schemas.versions(op)
+                                   if opset < v <= schemas.newest_opset()})
+    first_refusal = ""
+    for candidate in candidates:
+        refusal = next((r for r in (_refusal(op, candidate, ins, outs) for op, ins, outs in typed)
+                        if r), "")
+        if not refusal:
+            return candidate, ""
+        first_refusal = first_refusal or refusal
+    return None, first_refusal
+
+
+def _refusal(op_type: str, opset: int, in_types: list, out_types: list) -> str:
+    """Why `op_type` at `opset` does not take these types ("" when it does)."""
+    op_schema = schemas.schema(op_type, opset)
+    if op_schema is None:
+        return f"{op_type} is not defined at opset {opset}"
+    for formals, types in ((op_schema.inputs, in_types), (op_schema.outputs, out_types)):
+        for position, value_type in enumerate(types):
+            formal = formals[min(position, len(formals) - 1)]
+            if str(value_type) not in schemas.allowed_types(op_schema, formal.type_str):
+                later = [v for v in schemas.versions(op_type) if v > op_schema.since_version]
+                return (f"{op_type}-{op_schema.since_version} does not allow {value_type}"
+                        + (" (nor does any later version)" if later else
+                           " (its only version)"))
+    return ""
+
+
+def _names(graph: Graph):
+    """Every value name in a graph and its subgraphs."""
+    for decl in (*graph.inputs, *graph.outputs):
+        yield decl.name
+    for node in graph.nodes:
+        yield from node.inputs
+        yield from node.outputs
+        for _, value in node.attributes:
+            if isinstance(value, Graph):
+                yield from _names(value)
