@@ -71,7 +71,7 @@ class OpenVINORep(BackendRep):
             raise ValueError(f"the model has {len(self._inputs)} input(s), got {len(inputs)}")
         request = self._compiled.create_infer_request()
         strings = False
-        for (name, what), value in zip(self._inputs, inputs, strict=True):
+        for (name, _), value in zip(self._inputs, inputs, strict=True):
             if value is None:
                 raise CannotTake(f"openvino cannot take an empty optional input ({name!r}): "
                                  f"{WHY}")
