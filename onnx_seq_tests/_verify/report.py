@@ -287,19 +287,8 @@ def markdown_report(results: list[Result], specs: list[str], suite: str, command
         c = totals.get(spec, Counter())
         out.append(f"| `{spec}` | {sum(c.values())} | " + " | ".join(str(c[o]) for o in OUTCOMES)
                    + " |")
-    out += [
-        "",
-        "## Operator × element type",
-        "",
-        "Each cell is passed/total cases for that operator and element type; what did not pass "
-        "follows in brackets.",
-        "",
-        "| operator | element type | " + " | ".join(f"`{s}`" for s in specs) + " |",
-        "|---|---|" + "---|" * len(specs),
-    ]
-    for (operator, element), per_backend in summary(results).items():
-        cells = [cell(per_backend.get(s, Counter())) for s in specs]
-        out.append(f"| {operator} | {element} | " + " | ".join(cells) + " |")
+    out += forms_table(results, specs)
+    out += scoreboard_table(results, specs, suite)
     out += ["", "## Where backends disagree with the suite", ""]
     for spec in specs:
         out += _findings(spec, results, noted, notes)
@@ -324,9 +313,9 @@ def _findings(spec: str, results: list[Result], noted: dict[int, Note],
     rest = [r for i, r in failing if i not in noted]
     if rest:
         explained = any(n.matched for n in notes if n.backend == spec)
-        out += ["Other cases that did not pass:" if explained else "Cases that did not pass:", ""]
-        out += [f"- `{r.name}` ({r.operator}, {r.element}, {r.outcome}): {_one_line(r.message)}"
-                for r in rest]
+        out += ["Other cases that did not pass, grouped by message:" if explained
+                else "Cases that did not pass, grouped by message:", ""]
+        out += grouped_messages(rest)
         out.append("")
     return out
 
@@ -335,3 +324,120 @@ def _one_line(message: str, limit: int = 240) -> str:
     text = "; ".join(" ".join(line.split()) for line in message.splitlines() if line.strip())
     text = text.replace("|", "\\|")
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+# -- the cross-runtime scoreboard: suite forms side by side -----------------------------------
+
+def form_of(result: Result) -> str:
+    """The suite form a result belongs to: the first folder of its case path (e.g.
+    `sequence_optional` or `sequence_optional_tensor_io`), or `(suite)` for a flat suite."""
+    head, slash, _ = result.case.partition("/")
+    return head if slash else "(suite)"
+
+
+def forms_table(results: list[Result], specs: list[str]) -> list[str]:
+    """Outcome counts per backend and suite form: the scoreboard's headline."""
+    forms = sorted({form_of(r) for r in results})
+    table: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    for result in results:
+        table[(result.backend, form_of(result))][result.outcome] += 1
+    out = ["", "## Per backend and suite form", "",
+           "Case folders of each form: `pass` matched, `fail` gave other values, `error` raised "
+           "(or could not take or give a value of the case's kinds).", "",
+           "| backend | form | case folders | pass | fail | error | xfail | xpass |",
+           "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for spec in specs:
+        for form in forms:
+            c = table.get((spec, form), Counter())
+            out.append(f"| `{spec}` | {form} | {sum(c.values())} | "
+                       + " | ".join(str(c[o]) for o in OUTCOMES) + " |")
+    return out
+
+
+def _short(counter: Counter) -> str:
+    """`passed/total` then `Nf` (fail) and `Ne` (error), for narrow cells."""
+    total = sum(counter.values())
+    if not total:
+        return "-"
+    passed = counter["pass"] + counter["xpass"]
+    rest = "".join(f" {counter[o]}{o[0] if o != 'xfail' else 'x'}" for o in ("fail", "error",
+                                                                           "xfail") if counter[o])
+    return f"{passed}/{total}{rest}"
+
+
+def _versions(results: list[Result], suite: str) -> dict[str, str]:
+    """Per case: the version of its operator's schema in force at the model's opset
+    (onnx.defs), or `-` when the model cannot be read."""
+    import onnx
+
+    found = {}
+    for case, operator in sorted({(r.case, r.operator) for r in results}):
+        try:
+            model = onnx.load(str(Path(suite) / case / "model.onnx"), load_external_data=False)
+            opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+            found[case] = str(defs.get_schema(operator, opset, "").since_version)
+        except Exception:  # an unreadable folder or an operator of another domain
+            found[case] = "-"
+    return found
+
+
+def scoreboard_table(results: list[Result], specs: list[str], suite: str) -> list[str]:
+    """Operator x version x element type, each backend's forms side by side."""
+    forms = sorted({form_of(r) for r in results})
+    versions = _versions(results, suite)
+    table: dict[tuple[str, str, str], dict[tuple[str, str], Counter]] = defaultdict(
+        lambda: defaultdict(Counter))
+    for r in results:
+        table[(r.operator, versions.get(r.case, "-"), r.element)][(r.backend, form_of(r))][
+            r.outcome] += 1
+    columns = [(spec, form) for spec in specs for form in forms]
+    names = {form: f"form {i + 1}" for i, form in enumerate(forms)}
+    out = ["", "## Operator × version × element type", "",
+           "Each cell is passed/total case folders, then how many failed (f), raised (e) or were "
+           "expected failures (x). " + "; ".join(f"{names[f]}: `{f}`" for f in forms) + ".", "",
+           "| operator | version | element type | "
+           + " | ".join(f"`{s}` {names[f]}" for s, f in columns) + " |",
+           "|---|---:|---|" + "---|" * len(columns)]
+    for (operator, version, element), cells in sorted(
+            table.items(), key=lambda kv: (kv[0][0], _as_int(kv[0][1]), kv[0][2])):
+        out.append(f"| {operator} | {version} | {element} | "
+                   + " | ".join(_short(cells.get(c, Counter())) for c in columns) + " |")
+    totals: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    for r in results:
+        totals[(r.backend, form_of(r))][r.outcome] += 1
+    out.append("| **total** | | | " + " | ".join(f"**{_short(totals.get(c, Counter()))}**"
+                                                 for c in columns) + " |")
+    return out
+
+
+def _as_int(text: str) -> int:
+    return int(text) if text.isdigit() else -1
+
+
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+
+
+def message_key(message: str) -> str:
+    """A message's first meaningful line with quoted names and numbers blanked, so messages
+    that differ only in a value name, index or count group together."""
+    first = next((line.strip() for line in message.splitlines() if line.strip()), "")
+    first = re.sub(r"^data set \d+: ", "", first)
+    return re.sub(r"\d+", "N", _QUOTED.sub("'…'", first))
+
+
+def grouped_messages(results: list[Result], shown: int = 6) -> list[str]:
+    """One bullet per distinct message (see message_key), most frequent first, with an example
+    message and the cases it covers (the first `shown`, then a count)."""
+    groups: dict[str, list[Result]] = defaultdict(list)
+    for result in results:
+        groups[message_key(result.message)].append(result)
+    out = []
+    for _, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        names = [f"`{r.name}`" for r in members[:shown]]
+        more = f" and {len(members) - shown} more" if len(members) > shown else ""
+        outcomes = "/".join(sorted({r.outcome for r in members}))
+        first = next((line.strip() for line in members[0].message.splitlines() if line.strip()),
+                     "")
+        out.append(f"- {len(members)} × {outcomes}: {_one_line(first)} -- "
+                   f"{', '.join(names)}{more}")
+    return out
