@@ -307,8 +307,7 @@ def _findings(spec: str, results: list[Result], noted: dict[int, Note],
         out += [f"**{note.title}**: {note.finding}", "",
                 f"> {note.spec}", ">", f"> -- ONNX operator documentation, {note.operator}", "",
                 f"<details><summary>{len(note.matched)} case(s)</summary>", ""]
-        out += [f"- `{r.name}` ({r.element}, {r.outcome}): {_one_line(r.message)}"
-                for r in note.matched]
+        out += grouped_messages(note.matched)
         out += ["", "</details>", ""]
     rest = [r for i, r in failing if i not in noted]
     if rest:

@@ -43,6 +43,7 @@ def load():
 def version() -> str:
     from importlib.metadata import version as installed
 
+    load()
     from tinygrad import Device
 
     return f"{installed('tinygrad')}, device {Device.DEFAULT}"
