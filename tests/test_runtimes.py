@@ -6,7 +6,9 @@ judged by verify rather than ending it."""
 
 from __future__ import annotations
 
+import re
 import sys
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -208,3 +210,23 @@ def test_bad_backends_are_judged_not_a_traceback(foreign):
     assert "expected 1 output(s), got 2" in first["faulty_backends:ExtraOutput"]
     assert "got a sequence" in first["faulty_backends:ListForTensor"]
     assert first["faulty_backends:RaiseOnRun"] == "RuntimeError: planted failure"
+
+
+def test_readme_adapter_example_runs(foreign, tmp_path, monkeypatch):
+    """The README's own-runtime example, taken from the README, verifies a suite: it passes
+    what onnxruntime passes, and an empty optional input is an error in its own words."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    code = re.search(r'```python\n("""my_backend\.py:.*?)```', readme, flags=re.S).group(1)
+    assert len(code.splitlines()) <= 40
+    (tmp_path / "my_backend.py").write_text(code, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    results = verify(foreign, ["onnxruntime", "my_backend:MyBackend"], jobs=2)
+    outcomes = {(r.name, r.backend): (r.outcome, r.message) for r in results}
+    names = {r.name for r in results}
+    mine = {n: outcomes[n, "my_backend:MyBackend"] for n in names}
+    assert sum(o == "pass" for o, _ in mine.values()) >= 10
+    for name in names:
+        if mine[name][0] == "pass":
+            assert outcomes[name, "onnxruntime"][0] == "pass", name
+    refused = [m for o, m in mine.values() if "cannot take an empty optional" in m]
+    assert refused and all(m.startswith("RuntimeError: my runtime cannot take") for m in refused)

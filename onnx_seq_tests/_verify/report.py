@@ -19,6 +19,7 @@ import yaml
 from onnx import defs
 
 from .._core.problems import CaseFileError, Problem
+from .._suite.tensor_io import TENSOR_IO_SUITE
 from .backends import describe
 from .verifier import OUTCOMES, Result
 
@@ -328,15 +329,14 @@ def _one_line(message: str, limit: int = 240) -> str:
 # -- the cross-runtime scoreboard: suite forms side by side -----------------------------------
 
 def form_of(result: Result) -> str:
-    """The suite form a result belongs to: the first folder of its case path (e.g.
-    `sequence_optional` or `sequence_optional_tensor_io`), or `(suite)` for a flat suite."""
-    head, slash, _ = result.case.partition("/")
-    return head if slash else "(suite)"
+    """The suite form a result belongs to: `tensor-boundary` for a case under the
+    tensor-boundary suite folder, else `original`."""
+    return "tensor-boundary" if TENSOR_IO_SUITE in result.case.split("/") else "original"
 
 
 def forms_table(results: list[Result], specs: list[str]) -> list[str]:
     """Outcome counts per backend and suite form: the scoreboard's headline."""
-    forms = sorted({form_of(r) for r in results})
+    forms = sorted({form_of(r) for r in results}, reverse=True)
     table: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for result in results:
         table[(result.backend, form_of(result))][result.outcome] += 1
@@ -382,7 +382,7 @@ def _versions(results: list[Result], suite: str) -> dict[str, str]:
 
 def scoreboard_table(results: list[Result], specs: list[str], suite: str) -> list[str]:
     """Operator x version x element type, each backend's forms side by side."""
-    forms = sorted({form_of(r) for r in results})
+    forms = sorted({form_of(r) for r in results}, reverse=True)
     versions = _versions(results, suite)
     table: dict[tuple[str, str, str], dict[tuple[str, str], Counter]] = defaultdict(
         lambda: defaultdict(Counter))
@@ -390,10 +390,11 @@ def scoreboard_table(results: list[Result], specs: list[str], suite: str) -> lis
         table[(r.operator, versions.get(r.case, "-"), r.element)][(r.backend, form_of(r))][
             r.outcome] += 1
     columns = [(spec, form) for spec in specs for form in forms]
-    names = {form: f"form {i + 1}" for i, form in enumerate(forms)}
+    names = {"original": "orig.", "tensor-boundary": "tensors"}
     out = ["", "## Operator × version × element type", "",
            "Each cell is passed/total case folders, then how many failed (f), raised (e) or were "
-           "expected failures (x). " + "; ".join(f"{names[f]}: `{f}`" for f in forms) + ".", "",
+           "expected failures (x); `orig.`: the original form, `tensors`: the tensor-boundary "
+           f"form (`{TENSOR_IO_SUITE}/`).", "",
            "| operator | version | element type | "
            + " | ".join(f"`{s}` {names[f]}" for s, f in columns) + " |",
            "|---|---:|---|" + "---|" * len(columns)]
