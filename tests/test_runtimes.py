@@ -7,6 +7,8 @@ judged by verify rather than ending it."""
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -230,3 +232,16 @@ def test_readme_adapter_example_runs(foreign, tmp_path, monkeypatch):
             assert outcomes[name, "onnxruntime"][0] == "pass", name
     refused = [m for o, m in mine.values() if "cannot take an empty optional" in m]
     assert refused and all(m.startswith("RuntimeError: my runtime cannot take") for m in refused)
+
+
+def test_onnxruntime_native_error_log_stays_out_of_verify_output(root, tmp_path):
+    """A case on which onnxruntime logs a kernel error: the error is the case's message, and
+    nothing of onnxruntime's own log reaches the terminal."""
+    case = "test_split_to_sequence_scalar_split_2_keepdims_ignored"
+    shutil.copytree(root / "generated" / "sequence_optional" / case, tmp_path / case)
+    cli = Path(sys.executable).parent / "gen-seq-tests"
+    done = subprocess.run([str(cli), "verify", str(tmp_path), "-b", "onnxruntime"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert f"ERROR [onnxruntime] {case}: Fail: [ONNXRuntimeError]" in done.stdout
+    assert done.stderr == ""

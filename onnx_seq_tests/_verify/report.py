@@ -336,7 +336,7 @@ def form_of(result: Result) -> str:
 
 def forms_table(results: list[Result], specs: list[str]) -> list[str]:
     """Outcome counts per backend and suite form: the scoreboard's headline."""
-    forms = sorted({form_of(r) for r in results}, reverse=True)
+    forms = sorted({form_of(r) for r in results}, key=lambda f: f != "original")
     table: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for result in results:
         table[(result.backend, form_of(result))][result.outcome] += 1
@@ -382,7 +382,7 @@ def _versions(results: list[Result], suite: str) -> dict[str, str]:
 
 def scoreboard_table(results: list[Result], specs: list[str], suite: str) -> list[str]:
     """Operator x version x element type, each backend's forms side by side."""
-    forms = sorted({form_of(r) for r in results}, reverse=True)
+    forms = sorted({form_of(r) for r in results}, key=lambda f: f != "original")
     versions = _versions(results, suite)
     table: dict[tuple[str, str, str], dict[tuple[str, str], Counter]] = defaultdict(
         lambda: defaultdict(Counter))
