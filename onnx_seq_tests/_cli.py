@@ -243,7 +243,7 @@ def coverage(root: Path | None, markdown_path: Path | None) -> None:
         sys.exit(2)
     ours = measure.summarize(measure.suite_coverage(root))
     theirs = measure.summarize(measure.onnx_coverage())
-    text = measure.report(ours, theirs, root.as_posix())
+    text = measure.report(ours, theirs, root.as_posix(), measure.tensor_io_form(root))
     if markdown_path is None:
         click.echo(text, nl=False)
         return

@@ -2,11 +2,14 @@
 
 Each class is an onnx backend (`prepare(model, device)` -> rep with `run(inputs)`), usable as
 `--backend faulty_backends:DropLast` with this folder on PYTHONPATH, and by `backend_test`.
+On the tensor-boundary form the same fault spoils the sequences and optionals the model takes
+apart, so it shows in their lengths, elements and presence.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import time
 
 import numpy as np
@@ -15,11 +18,18 @@ from onnx.backend.base import Backend, BackendRep
 
 
 class _SpoiledRep(BackendRep):
-    def __init__(self, rep, spoil):
+    def __init__(self, rep, spoil, model):
         self._rep, self._spoil = rep, spoil
+        self._parts = _taken_apart(model)
 
     def run(self, inputs, **kwargs):
-        return self._spoil(list(self._rep.run(inputs, **kwargs)))
+        outputs = list(self._rep.run(inputs, **kwargs))
+        if not self._parts:
+            return self._spoil(outputs)
+        # The tensor-boundary form: the fault spoils the sequences and optionals inside the
+        # model, as a runtime with that fault would, and shows in the tensors taken from them.
+        values = [_value(part, outputs) for part in self._parts]
+        return _tensors(self._parts, self._spoil(values), len(outputs))
 
 
 class _Faulty(Backend):
@@ -31,11 +41,76 @@ class _Faulty(Backend):
 
     @classmethod
     def prepare(cls, model, device="CPU", **kwargs):
-        return _SpoiledRep(onnxruntime.backend.prepare(model, device, **kwargs), cls.spoil)
+        return _SpoiledRep(onnxruntime.backend.prepare(model, device, **kwargs), cls.spoil,
+                           model)
 
     @classmethod
     def supports_device(cls, device: str) -> bool:
         return onnxruntime.backend.supports_device(device)
+
+
+# -- the tensor-boundary form: its outputs' doc strings say which value each is part of -------
+
+_PART = re.compile(r"(length|presence|value|element (\d+)) of (the value of )?output '(.+)'")
+
+
+def _taken_apart(model) -> list[dict] | None:
+    """Per output of the original form, where its parts are among the model's outputs; None
+    when the model takes nothing apart."""
+    parts, by_name = [], {}
+    for i, output in enumerate(model.graph.output):
+        match = _PART.fullmatch(output.doc_string)
+        if match is None:
+            parts.append({"tensor": i})
+            continue
+        what, k, inner, name = match.groups()
+        if name not in by_name:
+            by_name[name] = {"elements": []}
+            parts.append(by_name[name])
+        part = by_name[name]
+        if what == "presence":
+            part["presence"] = i
+        elif what == "value":
+            part["value"] = i
+        elif what == "length":
+            part["length"] = i
+        else:
+            part["elements"].append(i)
+    return parts if by_name else None
+
+
+def _value(part: dict, outputs: list):
+    """The original-form value of one output, from its parts."""
+    if "tensor" in part:
+        return outputs[part["tensor"]]
+    if "presence" in part and not outputs[part["presence"]]:
+        return None
+    if "value" in part:
+        return outputs[part["value"]]
+    return [outputs[i] for i in part["elements"]]
+
+
+def _tensors(parts: list[dict], values: list, count: int) -> list:
+    """The model's outputs from the original-form values; a part the model reads from a value
+    that no longer has it (SequenceAt past the end) raises, as the runtime would."""
+    outputs = [None] * count
+    for part, value in zip(parts, values, strict=True):
+        if "tensor" in part:
+            outputs[part["tensor"]] = value
+            continue
+        if "presence" in part:
+            outputs[part["presence"]] = np.array(value is not None)
+            if value is None and ("value" in part or "length" in part):
+                raise RuntimeError("OptionalGetElement on an empty optional")
+        if "value" in part:
+            outputs[part["value"]] = value
+        if "length" in part:
+            outputs[part["length"]] = np.array(len(value), dtype=np.int64)
+        for k, i in enumerate(part["elements"]):
+            if k >= len(value):
+                raise RuntimeError(f"SequenceAt position {k} is out of range")
+            outputs[i] = value[k]
+    return outputs
 
 
 def _each_sequence(value, change):

@@ -147,9 +147,10 @@ def test_onnx_own_cases_cover_little(theirs):
     assert [what for what, cases in theirs.edge_cases() if not cases]  # some are absent
 
 
-def test_committed_report_is_up_to_date(ours, theirs):
+def test_committed_report_is_up_to_date(suite_root, ours, theirs):
     committed = (ROOT / "docs" / "coverage.md").read_text(encoding="utf-8")
-    assert committed == coverage.report(ours, theirs, "generated"), (
+    tensor_io = coverage.tensor_io_form(suite_root)
+    assert committed == coverage.report(ours, theirs, "generated", tensor_io), (
         "docs/coverage.md is stale: run `make coverage`")
 
 
@@ -160,8 +161,21 @@ def test_cli_writes_the_report(suite_root, tmp_path, ours, theirs):
     result = CliRunner().invoke(main, ["coverage", str(suite_root), "--markdown", str(target)])
     assert result.exit_code == 0, result.output
     assert "772 of 772 combinations covered" in result.output
+    tensor_io = coverage.tensor_io_form(suite_root)
     assert target.read_text(encoding="utf-8") == coverage.report(ours, theirs,
-                                                                 suite_root.as_posix())
+                                                                 suite_root.as_posix(), tensor_io)
+
+
+def test_the_tensor_boundary_form_is_reported_apart(suite_root, ours):
+    """Its folders are copies of the same cases: not counted in the tables, listed below them
+    with the cases that have no such form and why."""
+    form = coverage.tensor_io_form(suite_root)
+    assert ours.cases == 747 and form.folders == 1020
+    assert len(form.without) == 67
+    assert form.without["split_to_sequence_v24_bfloat16"] == (
+        "SequenceLength-11 does not allow seq(tensor(bfloat16)) (its only version)")
+    text = coverage.report(ours, ours, "generated", form)
+    assert "| `optional_v28_seq_int4` | SequenceConstruct-11 does not allow tensor(int4)" in text
 
 
 def test_cli_without_a_suite_is_a_usage_error(tmp_path):

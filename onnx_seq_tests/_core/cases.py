@@ -13,11 +13,13 @@ from .value_types import ValueType
 
 @dataclass(frozen=True)
 class ValueDecl:
-    """A graph input or output: its name and full type (shape on the innermost tensor)."""
+    """A graph input or output: its name and full type (shape on the innermost tensor), and
+    an optional doc string for the model's value info."""
 
     name: str
     type: ValueType
     where: Where = field(compare=False)
+    doc: str = ""
 
 
 @dataclass(frozen=True)

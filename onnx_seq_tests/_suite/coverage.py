@@ -11,6 +11,7 @@ through the spec oracle and looking at the values every node sees.
 
 from __future__ import annotations
 
+import json
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,8 @@ from .._core.cases import Graph
 from .._core.elements import ELEMENTS
 from .._core.value_types import from_type_proto
 from .layout import case_folders, read_case_folder
+from .manifest import MANIFEST
+from .tensor_io import FORM, TENSOR_IO_SUITE
 
 #: The operators of the matrix.
 MATRIX_OPERATORS = (
@@ -361,9 +364,13 @@ _OPERATOR_FEATURES = {
 # -- suites -------------------------------------------------------------------------------------
 
 def suite_coverage(root: Path) -> list[CaseCoverage]:
-    """The coverage of every case folder under `root`, read back as any consumer reads it."""
+    """The coverage of every case folder under `root`, read back as any consumer reads it;
+    the tensor-boundary form's folders (copies of the same cases) are counted by
+    `tensor_io_form` instead."""
     found = []
     for path in case_folders(Path(root)):
+        if path.parent.name == TENSOR_IO_SUITE:
+            continue
         folder = read_case_folder(path)
         found.append(case_coverage(folder.name, folder.model, folder.data_sets))
     return found
@@ -388,6 +395,28 @@ def onnx_coverage() -> list[CaseCoverage]:
                                     case.features):
             found.append(case)
     return found
+
+
+@dataclass
+class TensorIOForm:
+    """The tensor-boundary form under a root: its case folders, and the cases without one."""
+
+    folders: int
+    without: dict[str, str]  # case name -> why it has no tensor-boundary form
+
+
+def tensor_io_form(root: Path) -> TensorIOForm:
+    """Count the form's folders under `root`; the cases without a form come from the manifest
+    at `root`, when there is one."""
+    root = Path(root)
+    folders = sum(1 for p in case_folders(root) if p.parent.name == TENSOR_IO_SUITE)
+    try:
+        cases = json.loads((root / MANIFEST).read_bytes())["cases"]
+        without = {n: e[f"no_{FORM}_form"] for n, e in sorted(cases.items())
+                   if f"no_{FORM}_form" in e}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        without = {}
+    return TensorIOForm(folders, without)
 
 
 @dataclass
@@ -436,8 +465,10 @@ def summarize(coverages: list[CaseCoverage]) -> Summary:
 
 # -- the report ---------------------------------------------------------------------------------
 
-def report(ours: Summary, theirs: Summary, root_label: str) -> str:
-    """The coverage report as Markdown: totals, the matrix, edge cases, features."""
+def report(ours: Summary, theirs: Summary, root_label: str,
+           tensor_io: TensorIOForm | None = None) -> str:
+    """The coverage report as Markdown: totals, the matrix, edge cases, features, and the
+    tensor-boundary form when given."""
     lines = [
         "# Coverage of the sequence and optional operators",
         "",
@@ -493,6 +524,16 @@ def report(ours: Summary, theirs: Summary, root_label: str) -> str:
         them = sorted(f for op, v, f in theirs.features if (op, v) == (op_type, version))
         lines.append(f"| {op_type} | {version} | {_features_text(mine)} | "
                      f"{_features_text(them)} |")
+    if tensor_io is not None:
+        lines += ["", "## The tensor-boundary form", "",
+                  f"`{TENSOR_IO_SUITE}/` holds {tensor_io.folders} case folder(s): the cases "
+                  "above with only tensors as graph inputs and outputs. The tables above count "
+                  "the cases as written. "
+                  f"{len(tensor_io.without)} case(s) have no tensor-boundary form:", ""]
+        if tensor_io.without:
+            lines += ["| case | why |", "|---|---|"]
+            lines += [f"| `{n}` | {why.replace('|', '/')} |"
+                      for n, why in tensor_io.without.items()]
     lines += ["", "## Types onnx's own node cases cover", ""]
     for (op_type, version), allowed in sorted(theirs.allowed.items()):
         covered = theirs.covered(op_type, version)
@@ -506,5 +547,5 @@ def _features_text(labels: list[str]) -> str:
 
 
 __all__ = ["CARRIERS", "EDGE_CASES", "MATRIX_OPERATORS", "CaseCoverage", "Summary",
-           "case_coverage", "matrix", "node_features", "onnx_coverage", "report",
-           "suite_coverage", "summarize"]
+           "TensorIOForm", "case_coverage", "matrix", "node_features", "onnx_coverage", "report",
+           "suite_coverage", "summarize", "tensor_io_form"]

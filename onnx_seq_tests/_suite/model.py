@@ -40,14 +40,14 @@ def _graph_proto(graph: Graph, name: str, doc: str = "") -> onnx.GraphProto:
     return helper.make_graph(
         [_node_proto(node, i) for i, node in enumerate(graph.nodes)],
         name,
-        [_value_info(d.name, d.type) for d in graph.inputs],
-        [_value_info(d.name, d.type) for d in graph.outputs],
+        [_value_info(d.name, d.type, d.doc) for d in graph.inputs],
+        [_value_info(d.name, d.type, d.doc) for d in graph.outputs],
         doc_string=doc or None,
     )
 
 
-def _value_info(name: str, value_type: ValueType) -> onnx.ValueInfoProto:
-    info = onnx.ValueInfoProto(name=name)
+def _value_info(name: str, value_type: ValueType, doc: str = "") -> onnx.ValueInfoProto:
+    info = onnx.ValueInfoProto(name=name, doc_string=doc or None)
     info.type.CopyFrom(to_type_proto(value_type))
     return info
 

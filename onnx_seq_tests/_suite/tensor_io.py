@@ -10,7 +10,10 @@ From a validated case, each variant is a new case whose graph
     0..n-1 (`<name>_<k>`, positions are Constant nodes);
   - takes each optional output apart: OptionalHasElement (`<name>_has_element`) and, when
     present, OptionalGetElement, its value taken apart the same way (`<name>_value`, or
-    `<name>_length` and `<name>_<k>` for a sequence).
+    `<name>_value_length` and `<name>_value_<k>` for a sequence).
+Each new graph input and output says in its doc string what it is: `element 2 of input 's'`,
+`value of input 'o'`, `length of output 's'`, `presence of output 'o'`, `element 0 of the
+value of output 'o'` (a name already taken gets a `_` appended).
 The case's own values stay graph inputs, never constants. The number of graph inputs and
 outputs depends on the lengths and presence of the sequence and optional values, so a case is
 split into one variant per distinct signature of its data sets, named
@@ -130,13 +133,17 @@ class _Builder:
                          tuple(sorted(attributes.items())), self.case.where))
         self.typed.append((op_type, list(in_types), list(out_types)))
 
+    def decl(self, name: str, value_type: ValueType, doc: str = "") -> ValueDecl:
+        return ValueDecl(name, value_type, self.case.where, doc)
+
     # -- inputs: tensors in, values built in the graph
 
-    def build(self, name: str, value_type: ValueType, value, values: list) -> None:
-        """Make `name` hold `value` of `value_type`, from new tensor graph inputs whose values
-        (one list per data set) are appended to `values`."""
+    def build(self, name: str, value_type: ValueType, value, values: list, of: str) -> None:
+        """Make `name` hold `value` (its value in each data set) of `value_type`, from new
+        tensor graph inputs whose values (one list per data set) are appended to `values`;
+        `of` says what it is ("input 'x'"), for the new inputs' doc strings."""
         if isinstance(value_type, TensorType):  # a tensor graph input stays as it is
-            self.inputs.append(ValueDecl(name, value_type, self.case.where))
+            self.inputs.append(self.decl(name, value_type))
             values.append(list(value))
         elif isinstance(value_type, SequenceType):
             element = value_type.element
@@ -147,7 +154,7 @@ class _Builder:
             sources = []
             for k in range(len(value[0])):
                 source = self.fresh(f"{name}_{k}")
-                self.inputs.append(ValueDecl(source, element, self.case.where))
+                self.inputs.append(self.decl(source, element, f"element {k} of {of}"))
                 values.append([v[k] for v in value])
                 sources.append(source)
             self.node(self.before, "SequenceConstruct", sources, [name],
@@ -159,25 +166,27 @@ class _Builder:
                 return
             inner = self.fresh(f"{name}_value")
             if isinstance(value_type.element, TensorType):
-                self.inputs.append(ValueDecl(inner, value_type.element, self.case.where))
+                self.inputs.append(self.decl(inner, value_type.element, f"value of {of}"))
                 values.append(list(value))
             else:
-                self.build(inner, value_type.element, value, values)
+                self.build(inner, value_type.element, value, values, f"the value of {of}")
             self.node(self.before, "Optional", [inner], [name], [value_type.element],
                       [value_type])
 
     # -- outputs: values taken apart into tensors
 
-    def take_apart(self, name: str, value_type: ValueType, value, expected: list) -> None:
-        """Make graph outputs of the tensors `name` holds; their values (one list per data set)
-        go to `expected`. `value` is the list of this value in every data set."""
+    def take_apart(self, name: str, value_type: ValueType, value, expected: list,
+                   of: str) -> None:
+        """Make graph outputs of the tensors `name` holds; their expected values (one list per
+        data set) go to `expected`. `value` is its value in each data set; `of` says what it
+        is ("output 'x'"), for the new outputs' doc strings."""
         if isinstance(value_type, TensorType):  # a tensor graph output stays as it is
-            self.outputs.append(ValueDecl(name, value_type, self.case.where))
+            self.outputs.append(self.decl(name, value_type))
             expected.append(list(value))
         elif isinstance(value_type, SequenceType):
             length = self.fresh(f"{name}_length")
             self.node(self.after, "SequenceLength", [name], [length], [value_type], [_INT64])
-            self.outputs.append(ValueDecl(length, _INT64, self.case.where))
+            self.outputs.append(self.decl(length, _INT64, f"length of {of}"))
             expected.append([np.array(len(v), dtype=np.int64) for v in value])
             for k in range(len(value[0])):
                 position, element = self.fresh(f"{name}_position_{k}"), self.fresh(f"{name}_{k}")
@@ -185,25 +194,25 @@ class _Builder:
                           value=np.array(k, dtype=np.int64))
                 self.node(self.after, "SequenceAt", [name, position], [element],
                           [value_type, _INT64], [value_type.element])
-                self.outputs.append(ValueDecl(element, value_type.element, self.case.where))
+                self.outputs.append(self.decl(element, value_type.element,
+                                              f"element {k} of {of}"))
                 expected.append([v[k] for v in value])
         else:
             has = self.fresh(f"{name}_has_element")
             self.node(self.after, "OptionalHasElement", [name], [has], [value_type], [_BOOL])
-            self.outputs.append(ValueDecl(has, _BOOL, self.case.where))
+            self.outputs.append(self.decl(has, _BOOL, f"presence of {of}"))
             expected.append([np.array(v is not None) for v in value])
             if value[0] is None:
                 return
             inner = self.fresh(f"{name}_value")
+            self.node(self.after, "OptionalGetElement", [name], [inner], [value_type],
+                      [value_type.element])
             if isinstance(value_type.element, TensorType):
-                self.node(self.after, "OptionalGetElement", [name], [inner], [value_type],
-                          [value_type.element])
-                self.outputs.append(ValueDecl(inner, value_type.element, self.case.where))
+                self.outputs.append(self.decl(inner, value_type.element, f"value of {of}"))
                 expected.append(list(value))
             else:
-                self.node(self.after, "OptionalGetElement", [name], [inner], [value_type],
-                          [value_type.element])
-                self.take_apart(inner, value_type.element, value, expected)
+                self.take_apart(inner, value_type.element, value, expected,
+                                f"the value of {of}")
 
 
 def _variant(case: Case, shape: tuple, data_sets: list[DataSet], members: list[int],
@@ -211,10 +220,12 @@ def _variant(case: Case, shape: tuple, data_sets: list[DataSet], members: list[i
     builder = _Builder(case)
     inputs: list[list] = []  # per new graph input, its value in each data set
     for j, decl in enumerate(case.graph.inputs):
-        builder.build(decl.name, decl.type, [d.inputs[j] for d in data_sets], inputs)
+        builder.build(decl.name, decl.type, [d.inputs[j] for d in data_sets], inputs,
+                      f"input '{decl.name}'")
     expected: list[list] = []
     for j, decl in enumerate(case.graph.outputs):
-        builder.take_apart(decl.name, decl.type, [d.outputs[j] for d in data_sets], expected)
+        builder.take_apart(decl.name, decl.type, [d.outputs[j] for d in data_sets], expected,
+                           f"output '{decl.name}'")
     opset, reason = _opset(case.opset, builder.typed)
     if opset is None:
         return None, reason
