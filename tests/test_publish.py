@@ -99,7 +99,8 @@ def test_manifest_lists_every_file_with_its_sha256(tmp_path):
     out = tmp_path / "out"
     manifest = json.loads((out / MANIFEST).read_text())
     on_disk = [r for r in tree_files(out) if r != MANIFEST]
-    assert sorted(manifest["files"]) == on_disk and len(on_disk) == 4 * 5
+    # 5 files per case, 6 per tensor-boundary variant (one input per sequence element)
+    assert sorted(manifest["files"]) == on_disk and len(on_disk) == 4 * 5 + 4 * 6
     for relative, entry in manifest["files"].items():
         data = (out / relative).read_bytes()
         assert entry == {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
@@ -109,7 +110,7 @@ def test_manifest_lists_every_file_with_its_sha256(tmp_path):
     for case in load_cases([cases_file]):
         assert manifest["cases"][case.name] == {
             "folder": f"{SUITE}/test_{case.name}", "operators": ["SequenceAt"], "opset": 11,
-            "atol": 0.0, "rtol": 0.0, "data_sets": 1}
+            "atol": 0.0, "rtol": 0.0, "data_sets": 1, "tensor_io": [f"{case.name}__len2"]}
     assert verify(out) == []
     (out / SUITE / "test_pub_at_2" / "model.onnx").write_bytes(b"changed")
     (out / SUITE / "test_pub_at_3" / "extra.pb").write_bytes(b"")
@@ -132,6 +133,7 @@ def test_check_names_the_case_whose_value_changed_and_writes_nothing(tmp_path):
     assert failed.returncode == 1
     assert failed.stdout.splitlines() == [
         "changed: test_pub_at_3 (test_data_set_0/input_0.pb, test_data_set_0/output_0.pb)",
+        "changed: test_pub_at_3__len2 (test_data_set_0/input_0.pb, test_data_set_0/output_0.pb)",
         "changed: manifest.json (its entries differ)"]
     assert "run `gen-seq-tests build`" in failed.stderr
     assert stamps(out) == before
@@ -178,8 +180,8 @@ def test_only_changed_cases_are_rebuilt_and_gone_ones_removed(tmp_path):
     assert changed.stdout.strip() == f"built 7 case(s) into {out}: 1 rebuilt, 1 removed"
     after = stamps(out)
     assert not (out / SUITE / "test_pub_at_3").exists()
-    kept = [r for r in before if "/test_pub_at_1/" not in r and "/test_pub_at_3/" not in r
-            and r != MANIFEST]
+    kept = [r for r in before if not any(f"/test_pub_at_{i}{end}" in r for i in (1, 3)
+                                         for end in ("/", "__")) and r != MANIFEST]
     assert {r: after[r] for r in kept} == {r: before[r] for r in kept}  # same files, linked
     assert after[f"{SUITE}/test_pub_at_1/model.onnx"] != before[f"{SUITE}/test_pub_at_1/model.onnx"]
 
@@ -339,7 +341,7 @@ def test_pack_twice_gives_the_same_bytes(tmp_path):
     data = (tmp_path / "a.tar.gz").read_bytes()
     assert data == (tmp_path / "b.tar.gz").read_bytes()
     digest = hashlib.sha256(data).hexdigest()
-    assert first.stdout.strip() == f"wrote {tmp_path / 'a.tar.gz'}: 16 files, sha256 {digest}"
+    assert first.stdout.strip() == f"wrote {tmp_path / 'a.tar.gz'}: 34 files, sha256 {digest}"
     assert second.stdout.strip().endswith(digest)
 
     assert data[3] == 0 and data[4:8] == b"\0\0\0\0"  # gzip: no name, no time

@@ -369,8 +369,8 @@ class BuildReport:
     """What a build did."""
 
     root: Path
-    cases: int
-    rebuilt: list[str]  # cases compiled and written
+    cases: int  # cases as written (each with its tensor-boundary variants)
+    rebuilt: list[str]  # cases compiled and written (either form)
     removed: list[str]  # cases whose folders are gone
     changed: bool  # False when the root already held exactly this suite
 
@@ -413,15 +413,23 @@ def build(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 
         removed = sorted(set(old.manifest["cases"]) - set(cases))
         cache = {"key": key, "manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
                  "sources": sources_map, "fingerprints": fingerprints}
+        written = sum(1 for entry in cases.values() if "derived_from" not in entry)
         if old.exact and manifest_bytes == old.manifest_bytes:
             if not (old.trusted and sources_map == old.sources
                     and fingerprints == old.fingerprints):
                 _write_cache(work, cache, manifest["files"], old.stats, old.folders)
-            return BuildReport(root, len(cases), [], [], False)
+            return BuildReport(root, written, [], [], False)
         stats = _publish(root, work, links, writes, manifest_bytes)
         folders = {f: os.stat(os.path.join(root, f)).st_mtime_ns for f in folders_of(files)}
         _write_cache(work, cache, manifest["files"], stats, folders)
-    return BuildReport(root, len(cases), sorted(rebuilt), removed, True)
+    return BuildReport(root, written, _as_written(rebuilt, cases),
+                       _as_written(removed, old.manifest["cases"]), True)
+
+
+def _as_written(names, entries: dict) -> list[str]:
+    """The cases as written behind `names`: a tensor-boundary variant counts as its case."""
+    return sorted({entries[n].get("derived_from", n) if isinstance(entries.get(n), dict) else n
+                   for n in names})
 
 
 def _new_tree(cases: list[CaseResult], old: Previous):

@@ -236,8 +236,10 @@ def _variant(case: Case, shape: tuple, data_sets: list[DataSet], members: list[i
               "sequence and optional graph outputs are taken apart into tensors.")
     if opset != case.opset:
         note += (f" Opset raised from {case.opset} to {opset}: the wrapping operators need it.")
-    graph = Graph(tuple(builder.inputs), tuple(builder.outputs),
-                  (*builder.before, *case.graph.nodes, *builder.after))
+    # replace, not a new Graph: whatever else the case's graph holds is carried over
+    graph = dataclasses.replace(case.graph, inputs=tuple(builder.inputs),
+                                outputs=tuple(builder.outputs),
+                                nodes=(*builder.before, *case.graph.nodes, *builder.after))
     new_sets = tuple(
         DataSet(tuple(values[i] for values in inputs), tuple(values[i] for values in expected),
                 data_set.where)
