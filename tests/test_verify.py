@@ -286,4 +286,4 @@ def test_whole_project_suite_runs_to_the_end(root, tmp_path):
     results = json.loads((tmp_path / "r.json").read_text())["results"]
     assert len(results) == 2 * total
     assert {r["outcome"] for r in results} <= {"pass", "fail", "error"}
-    assert "## Operator × element type" in (tmp_path / "conformance.md").read_text()
+    assert "## Operator × version × element type" in (tmp_path / "conformance.md").read_text()
