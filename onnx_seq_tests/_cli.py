@@ -183,7 +183,8 @@ def _shown(path: Path) -> str:
 @click.argument("suite_dirs", nargs=-1, metavar="[SUITE_DIR]...",
                 type=click.Path(file_okay=False, path_type=Path))
 @click.option("-b", "--backend", "backends", multiple=True, required=True, metavar="SPEC",
-              help="onnxruntime, reference (onnx's ReferenceEvaluator), or `module`, "
+              help="onnxruntime, reference (onnx's ReferenceEvaluator), openvino, tinygrad, "
+                   "tract, or `module`, "
                    "`module:attr`, `package.module:attr` naming an onnx backend on PYTHONPATH. "
                    "Repeat for a side-by-side table.")
 @click.option("-k", "select", multiple=True, metavar="REGEX",

@@ -318,3 +318,56 @@ class Pid(_Faulty):
         if model.graph.name == "probe":
             return onnxruntime.backend.prepare(model, device, **kwargs)
         raise RuntimeError(str(os.getpid()))
+
+
+class ExtraOutput(_Faulty):
+    """Every run gives one output more than the model has."""
+
+    @staticmethod
+    def spoil(outputs):
+        return [*outputs, np.zeros((1,), np.float32)]
+
+
+class MissingOutput(_Faulty):
+    """Every run gives one output fewer than the model has."""
+
+    @staticmethod
+    def spoil(outputs):
+        return outputs[:-1]
+
+
+class ListForTensor(_Faulty):
+    """Every tensor output comes back wrapped in a list, where a tensor belongs."""
+
+    @staticmethod
+    def spoil(outputs):
+        return [[o] if isinstance(o, np.ndarray) else o for o in outputs]
+
+
+class WrongKind(_Faulty):
+    """Every output comes back as a string, a kind no ONNX value has."""
+
+    @staticmethod
+    def spoil(outputs):
+        return ["not a value" for _ in outputs]
+
+
+class NotAList(_Faulty):
+    """run gives a dict instead of a list of outputs."""
+
+    @staticmethod
+    def spoil(outputs):
+        return {str(k): o for k, o in enumerate(outputs)}
+
+
+class RaiseOnRun(_Faulty):
+    """run raises, as a runtime that refuses a model at run time does."""
+
+    @staticmethod
+    def spoil(outputs):
+        raise RuntimeError("planted failure\n  at frame 1\n  at frame 2")
+
+
+#: Faults in the shape of the outputs rather than their values: every case is judged (fail or
+#: error), none ends the run.
+BAD_SHAPES = (ExtraOutput, MissingOutput, ListForTensor, WrongKind, NotAList, RaiseOnRun)

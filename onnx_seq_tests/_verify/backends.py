@@ -4,11 +4,13 @@ then `run_prepared(rep, inputs)` per data set.
 A spec is one of
   onnxruntime   onnxruntime's CPU backend (`onnxruntime.backend`)
   reference     onnx's ReferenceEvaluator, wrapped as an onnx backend below
+  openvino, tinygrad, tract
+                third-party runtimes, adapted in runtimes/ (the `runtimes` extra installs them)
   module, module:attr, package.module:Class
                 an `onnx.backend.base.Backend` class, or a module, with `prepare(model, device)`
                 returning a rep whose `run(inputs)` gives the outputs; imported from PYTHONPATH
                 (a submodule named after the colon is imported too).
-Names of built-in backends are in REGISTRY.
+Names of built-in backends are in REGISTRY and RUNTIMES.
 Inputs and outputs follow onnx's backend convention: ndarray tensors, lists for sequences,
 None for an empty optional, the value itself for a present optional.
 """
@@ -24,9 +26,11 @@ from onnx import ModelProto
 from onnx.backend.base import Backend, BackendRep
 
 from .._core.problems import SeqTestsError
+from .runtimes import EXTRA, RUNTIMES
 
 #: The device every backend is asked for.
 DEVICE = "CPU"
+BUILTIN = ("onnxruntime", "reference", *RUNTIMES)
 
 
 class BackendSpecError(SeqTestsError, ValueError):
@@ -72,9 +76,16 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 @cache
 def load_backend(spec: str):
     """The backend a spec names; BackendSpecError if it names nothing usable."""
+    if spec in RUNTIMES:
+        adapter = importlib.import_module(f"{__package__}.runtimes.{spec}")
+        try:
+            return adapter.load()
+        except ImportError as error:
+            raise BackendSpecError(f"--backend {spec}: cannot import {error.name or spec} "
+                                   f"({error}); install it with `{EXTRA}`") from None
     target = REGISTRY.get(spec, spec)
     module_name, colon, attr = target.partition(":")
-    names = ", ".join(REGISTRY)
+    names = ", ".join(BUILTIN)
     if not _DOTTED.fullmatch(module_name) or (colon and not _DOTTED.fullmatch(attr)):
         raise BackendSpecError(f"--backend {spec!r}: not a backend name ({names}) nor "
                                "`module`, `module:attr` naming an onnx backend on PYTHONPATH")
@@ -169,6 +180,9 @@ def describe(spec: str) -> str:
         return f"onnxruntime {onnxruntime.__version__}, CPU (onnxruntime.backend)"
     if spec == "reference":
         return f"onnx.reference.ReferenceEvaluator, onnx {onnx.__version__}"
+    if spec in RUNTIMES:
+        adapter = importlib.import_module(f"{__package__}.runtimes.{spec}")
+        return f"{spec} {adapter.version()}, CPU (onnx_seq_tests/_verify/runtimes/{spec}.py)"
     module_name = REGISTRY.get(spec, spec).partition(":")[0].partition(".")[0]
     version = getattr(importlib.import_module(module_name), "__version__", None)
     return f"{spec}" + (f" {version}" if version else "")

@@ -20,7 +20,9 @@ import yaml
 from onnx import defs
 
 from .._casefile.reader import compose_file
+from .._core import operators
 from .._core.problems import CaseFileError, Problem, Problems
+from .._suite.tensor_io import TENSOR_IO_SUITE
 from .backends import describe
 from .verifier import OUTCOMES, Result
 
@@ -406,47 +408,12 @@ def markdown_report(results: list[Result], specs: list[str], suite, command: str
         c = totals.get(spec, Counter())
         out.append(f"| `{spec}` | {sum(c.values())} | " + " | ".join(str(c[o]) for o in OUTCOMES)
                    + " |")
-    out += [
-        "",
-        "## Operator × opset × element type",
-        "",
-        "Each cell is passed/total of the cases that use the operator (as the suite's "
-        "manifest lists them, or the model's nodes), at that opset and element type; what "
-        "did not pass follows in brackets. A case using several operators counts under each.",
-        "",
-        "| operator | opset | element type | " + " | ".join(f"`{s}`" for s in specs) + " |",
-        "|---|---:|---|" + "---|" * len(specs),
-    ]
-    for (operator, opset, element), per_backend in summary(results).items():
-        cells = [cell(per_backend.get(s, Counter())) for s in specs]
-        out.append(f"| {operator} | {opset} | {element} | " + " | ".join(cells) + " |")
+    out += forms_table(results, specs)
+    out += scoreboard_table(results, specs)
     out += ["", "## Where backends disagree with the suite", ""]
     for spec in specs:
         out += _findings(spec, results, noted, notes)
     return "\n".join(out).rstrip() + "\n"
-
-
-def _case_text(result: Result) -> str:
-    source = f", {result.source}" if result.source else ""
-    return f"`{result.name}` ({result.element}, opset {result.opset}, {result.outcome}{source})"
-
-
-def _grouped(results: list[Result], with_operator: bool) -> list[str]:
-    """One list item per distinct message: the message once, then every case that gave it."""
-    groups: dict[str, list[Result]] = {}
-    for result in results:
-        groups.setdefault(_one_line(result.message), []).append(result)
-    out = []
-    for message, members in groups.items():
-        if len(members) == 1:
-            r = members[0]
-            operator = f"{r.operator}, " if with_operator else ""
-            out.append(f"- `{r.name}` ({operator}{r.element}, opset {r.opset}, {r.outcome}"
-                       + (f", {r.source}" if r.source else "") + f"): {message}")
-        else:
-            out.append(f"- {len(members)} cases: {message}")
-            out += [f"  - {_case_text(r)}" for r in members]
-    return out
 
 
 def _findings(spec: str, results: list[Result], noted: dict[int, Note],
@@ -461,13 +428,14 @@ def _findings(spec: str, results: list[Result], noted: dict[int, Note],
         out += [f"**{note.title}**: {note.finding}", "",
                 f"> {note.spec}", ">", f"> -- ONNX operator documentation, {note.operator}", "",
                 f"<details><summary>{len(note.matched)} case(s)</summary>", ""]
-        out += _grouped(note.matched, with_operator=False)
+        out += grouped_messages(note.matched)
         out += ["", "</details>", ""]
     rest = [r for i, r in failing if i not in noted]
     if rest:
         explained = any(n.matched for n in notes if n.backend == spec)
-        out += ["Other cases that did not pass:" if explained else "Cases that did not pass:", ""]
-        out += _grouped(rest, with_operator=True)
+        out += ["Other cases that did not pass, grouped by message:" if explained
+                else "Cases that did not pass, grouped by message:", ""]
+        out += grouped_messages(rest)
         out.append("")
     return out
 
@@ -476,3 +444,111 @@ def _one_line(message: str, limit: int = 240) -> str:
     text = "; ".join(" ".join(line.split()) for line in message.splitlines() if line.strip())
     text = xml_text(text).replace("|", "\\|")
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+# -- the cross-runtime scoreboard: suite forms side by side -----------------------------------
+
+def form_of(result: Result) -> str:
+    """The suite form a result belongs to: `tensor-boundary` for a case under the
+    tensor-boundary suite folder, else `original`."""
+    return "tensor-boundary" if TENSOR_IO_SUITE in result.case.split("/") else "original"
+
+
+def forms_table(results: list[Result], specs: list[str]) -> list[str]:
+    """Outcome counts per backend and suite form: the scoreboard's headline."""
+    forms = sorted({form_of(r) for r in results}, key=lambda f: f != "original")
+    table: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    for result in results:
+        table[(result.backend, form_of(result))][result.outcome] += 1
+    out = ["", "## Per backend and suite form", "",
+           "Case folders of each form: `pass` matched, `fail` gave other values, `error` raised "
+           "(or could not take or give a value of the case's kinds).", "",
+           "| backend | form | case folders | pass | fail | error | xfail | xpass |",
+           "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for spec in specs:
+        for form in forms:
+            c = table.get((spec, form), Counter())
+            out.append(f"| `{spec}` | {form} | {sum(c.values())} | "
+                       + " | ".join(str(c[o]) for o in OUTCOMES) + " |")
+    return out
+
+
+def _short(counter: Counter) -> str:
+    """`passed/total` then `Nf` (fail) and `Ne` (error), for narrow cells."""
+    total = sum(counter.values())
+    if not total:
+        return "-"
+    passed = counter["pass"] + counter["xpass"]
+    rest = "".join(f" {counter[o]}{o[0] if o != 'xfail' else 'x'}" for o in ("fail", "error",
+                                                                           "xfail") if counter[o])
+    return f"{passed}/{total}{rest}"
+
+
+def _version(operator: str, opset: int | None) -> str:
+    """The version of `operator`'s schema in force at `opset` (onnx.defs), or `-`."""
+    op_schema = operators.schema(operator, opset) if opset is not None else None
+    return str(op_schema.since_version) if op_schema is not None else "-"
+
+
+def scoreboard_table(results: list[Result], specs: list[str]) -> list[str]:
+    """Operator x version x element type, each backend's forms side by side, then totals; a
+    case counts under each operator it uses."""
+    forms = sorted({form_of(r) for r in results}, key=lambda f: f != "original")
+    table: dict[tuple[str, str, str], dict[tuple[str, str], Counter]] = defaultdict(
+        lambda: defaultdict(Counter))
+    for r in results:
+        for operator in r.operators or ["(no node)"]:
+            table[(operator, _version(operator, r.opset), r.element)][(r.backend, form_of(r))][
+                r.outcome] += 1
+    columns = [(spec, form) for spec in specs for form in forms]
+    names = {"original": "orig.", "tensor-boundary": "tensors"}
+    out = ["", "## Operator × version × element type", "",
+           "Each cell is passed/total case folders, then how many failed (f), raised (e) or were "
+           "expected failures (x); `orig.`: the original form, `tensors`: the tensor-boundary "
+           f"form (`{TENSOR_IO_SUITE}/`). A case using several operators counts under each.", "",
+           "| operator | version | element type | "
+           + " | ".join(f"`{s}` {names[f]}" for s, f in columns) + " |",
+           "|---|---:|---|" + "---|" * len(columns)]
+    for (operator, version, element), cells in sorted(
+            table.items(), key=lambda kv: (kv[0][0], _as_int(kv[0][1]), kv[0][2])):
+        out.append(f"| {operator} | {version} | {element} | "
+                   + " | ".join(_short(cells.get(c, Counter())) for c in columns) + " |")
+    totals: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    for r in results:
+        totals[(r.backend, form_of(r))][r.outcome] += 1
+    out.append("| **total** | | | " + " | ".join(f"**{_short(totals.get(c, Counter()))}**"
+                                                 for c in columns) + " |")
+    return out
+
+
+def _as_int(text: str) -> int:
+    return int(text) if text.isdigit() else -1
+
+
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+
+
+def message_key(message: str) -> str:
+    """A message's first meaningful line with quoted names and numbers blanked, so messages
+    that differ only in a value name, index or count group together."""
+    first = next((line.strip() for line in message.splitlines() if line.strip()), "")
+    first = re.sub(r"^data set \d+: ", "", first)
+    return re.sub(r"\d+", "N", _QUOTED.sub("'…'", first))
+
+
+def grouped_messages(results: list[Result], shown: int = 6) -> list[str]:
+    """One bullet per distinct message (see message_key), most frequent first, with an example
+    message and the cases it covers (the first `shown`, then a count)."""
+    groups: dict[str, list[Result]] = defaultdict(list)
+    for result in results:
+        groups[message_key(result.message)].append(result)
+    out = []
+    for _, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        names = [f"`{r.name}`" + (f" ({r.source})" if r.source else "") for r in members[:shown]]
+        more = f" and {len(members) - shown} more" if len(members) > shown else ""
+        outcomes = "/".join(sorted({r.outcome for r in members}))
+        first = next((line.strip() for line in members[0].message.splitlines() if line.strip()),
+                     "")
+        out.append(f"- {len(members)} × {outcomes}: {_one_line(first)} -- "
+                   f"{', '.join(names)}{more}")
+    return out

@@ -1,0 +1,215 @@
+"""Minimal models for the runtime bugs the suite found, each written so it can be filed upstream.
+
+    python docs/findings/make_findings.py          # write every <name>.onnx and README.md here
+    python docs/findings/make_findings.py --run    # also run each on its runtime, in a child
+                                                   # process, and print expected vs got
+
+Every model keeps its values as graph inputs (constant folding hides some of these bugs), and
+its expected outputs come from the ONNX operator documentation quoted beside it, never from a
+runtime. The one-line command printed for each finding needs only numpy and the runtime.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import onnx
+from onnx import TensorProto, helper
+
+HERE = Path(__file__).resolve().parent
+F32, F64, I64, BOOL, STR = (TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT64,
+                            TensorProto.BOOL, TensorProto.STRING)
+
+
+@dataclass
+class Finding:
+    name: str
+    runtime: str
+    title: str
+    spec: str  # the ONNX sentence that decides it
+    model: onnx.ModelProto
+    feeds: str  # a Python literal of numpy inputs: a dict by input name, or a list by position
+    expected: str  # what the ONNX documentation says the outputs are
+    crash: bool = False  # the bug is a crash of the process, not a wrong value
+
+    def command(self) -> str:
+        if self.crash:
+            return (f"python -c \"import openvino as ov; ov.Core().read_model('{self.name}.onnx'); "
+                    "print('read')\"")
+        return ("python -c \"import numpy as np, openvino as ov; "
+                f"m = ov.Core().compile_model('{self.name}.onnx', 'CPU'); "
+                f"print([v for v in m({self.feeds}).values()])\"")
+
+
+def _model(nodes, inputs, outputs, opset=18) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "finding", inputs, outputs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                              ir_version=8, producer_name="onnx-seq-tests findings")
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def _t(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def _const(name, value):
+    return helper.make_node("Constant", [], [name],
+                            value=helper.make_tensor(name, I64, [], [value]))
+
+
+def _three_floats():
+    return ([_t(n, F32, [2]) for n in ("x0", "x1", "x2")],
+            helper.make_node("SequenceConstruct", ["x0", "x1", "x2"], ["seq"]))
+
+
+def findings() -> list[Finding]:
+    three = "'x0': np.array([0., 0.], np.float32), 'x1': np.array([1., 1.], np.float32), " \
+            "'x2': np.array([2., 2.], np.float32)"
+    found = []
+
+    inputs, construct = _three_floats()
+    found.append(Finding(
+        "openvino_sequence_at_negative_position_input", "openvino",
+        "SequenceAt with a negative position given as a graph input returns the wrong element",
+        "Negative value means counting positions from the back.",
+        _model([construct, helper.make_node("SequenceAt", ["seq", "position"], ["y"])],
+               [*inputs, _t("position", I64, [])], [_t("y", F32, [2])]),
+        "{" + three + ", 'position': np.array(-3, np.int64)}", "y = [0., 0.] (x0)"))
+
+    inputs, construct = _three_floats()
+    found.append(Finding(
+        "openvino_sequence_erase_negative_position_input", "openvino",
+        "SequenceErase with a negative position given as a graph input erases the wrong element",
+        "Negative value means counting positions from the back.",
+        _model([construct, helper.make_node("SequenceErase", ["seq", "position"], ["rest"]),
+                helper.make_node("SequenceLength", ["rest"], ["n"]), _const("zero", 0),
+                _const("one", 1), helper.make_node("SequenceAt", ["rest", "zero"], ["y0"]),
+                helper.make_node("SequenceAt", ["rest", "one"], ["y1"])],
+               [*inputs, _t("position", I64, [])],
+               [_t("n", I64, []), _t("y0", F32, [2]), _t("y1", F32, [2])]),
+        "{" + three + ", 'position': np.array(-1, np.int64)}",
+        "n = 2, y0 = [0., 0.] (x0), y1 = [1., 1.] (x1)"))
+
+    then_branch = helper.make_graph(
+        [helper.make_node("SequenceConstruct", ["x0", "x1"], ["then_seq"])], "then", [],
+        [helper.make_tensor_sequence_value_info("then_seq", F32, [2])])
+    else_branch = helper.make_graph(
+        [helper.make_node("SequenceEmpty", [], ["else_seq"], dtype=F32)], "else", [],
+        [helper.make_tensor_sequence_value_info("else_seq", F32, [2])])
+    found.append(Finding(
+        "openvino_if_else_empty_sequence_length", "openvino",
+        "If whose else branch gives an empty sequence: SequenceLength of its output is not 0",
+        "Graph to run if condition is false.",
+        _model([helper.make_node("If", ["cond"], ["seq"], then_branch=then_branch,
+                                 else_branch=else_branch),
+                helper.make_node("SequenceLength", ["seq"], ["n"])],
+               [_t("cond", BOOL, []), _t("x0", F32, [2]), _t("x1", F32, [2])],
+               [_t("n", I64, [])]),
+        "{'cond': np.array(False), 'x0': np.array([0., 0.], np.float32), "
+        "'x1': np.array([1., 1.], np.float32)}", "n = 0"))
+
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("SequenceInsert", ["seq_in", "x"], ["seq_out"])], "body",
+        [_t("i", I64, []), _t("cond_in", BOOL, []),
+         helper.make_tensor_sequence_value_info("seq_in", F32, [2])],
+        [_t("cond_out", BOOL, []), helper.make_tensor_sequence_value_info("seq_out", F32, [2])])
+    found.append(Finding(
+        "openvino_loop_zero_trips", "openvino",
+        "Loop whose condition input is false runs its body once",
+        "This is an input to the op that determines whether to run the first iteration and "
+        "also a loop-carried dependency for the body graph.",
+        _model([helper.make_node("SequenceEmpty", [], ["empty"], dtype=F32),
+                helper.make_node("Loop", ["", "cond", "empty"], ["final"], body=body),
+                helper.make_node("SequenceLength", ["final"], ["n"])],
+               [_t("cond", BOOL, []), _t("x", F32, [2])], [_t("n", I64, [])]),
+        "{'cond': np.array(False), 'x': np.array([1., 2.], np.float32)}", "n = 0"))
+
+    found.append(Finding(
+        "openvino_split_to_sequence_strings_0d", "openvino",
+        "SplitToSequence of a string tensor into 0-d parts (keepdims=0) gives wrong strings",
+        "Keep the split dimension or not. Default 1, which means we keep split dimension.",
+        _model([helper.make_node("SplitToSequence", ["text"], ["parts"], keepdims=0),
+                _const("zero", 0), _const("one", 1), _const("two", 2),
+                helper.make_node("SequenceAt", ["parts", "zero"], ["p0"]),
+                helper.make_node("SequenceAt", ["parts", "one"], ["p1"]),
+                helper.make_node("SequenceAt", ["parts", "two"], ["p2"])],
+               [_t("text", STR, [3])], [_t(n, STR, []) for n in ("p0", "p1", "p2")]),
+        "{'text': np.array(['a', 'façade', 'b'])}", "p0 = 'a', p1 = 'façade', p2 = 'b'"))
+
+    found.append(Finding(
+        "openvino_int64_cut_to_32_bits", "openvino",
+        "int64 values are cut to 32 bits (Identity of an int64 graph input)",
+        "Tensor to copy input into.",
+        _model([helper.make_node("Identity", ["x"], ["y"])], [_t("x", I64, [2])],
+               [_t("y", I64, [2])]),
+        "{'x': np.array([2**40 + 3, -2**63], np.int64)}", "y = [1099511627779, "
+        "-9223372036854775808]"))
+
+    found.append(Finding(
+        "openvino_double_squeezed_to_float", "openvino",
+        "double values are squeezed to the float range (SequenceAt of a sequence of doubles, "
+        "position given as a graph input)",
+        "Outputs a tensor copy from the tensor at 'position' in 'input_sequence'.",
+        _model([helper.make_node("SequenceConstruct", ["d0", "d1"], ["seq"]),
+                helper.make_node("SequenceAt", ["seq", "position"], ["y"])],
+               [_t("d0", F64, [2]), _t("d1", F64, [2]), _t("position", I64, [])],
+               [_t("y", F64, [2])]),
+        "{'d0': np.array([0., 1.]), 'd1': np.array([1e300, -np.inf]), "
+        "'position': np.array(1, np.int64)}", "y = [1e300, -inf]"))
+
+    then_branch = helper.make_graph([helper.make_node("Identity", ["left"], ["then_seq"])],
+                                    "then", [],
+                                    [helper.make_tensor_sequence_value_info("then_seq", F32, [2])])
+    else_branch = helper.make_graph([helper.make_node("Identity", ["right"], ["else_seq"])],
+                                    "else", [],
+                                    [helper.make_tensor_sequence_value_info("else_seq", F32, [2])])
+    found.append(Finding(
+        "openvino_read_model_crash_if_identity_outer_sequence", "openvino",
+        "read_model kills the process (segfault) for If branches that are Identity of outer "
+        "sequences",
+        "Graph to run if condition is false.",
+        _model([helper.make_node("SequenceConstruct", ["x0"], ["left"]),
+                helper.make_node("SequenceEmpty", [], ["right"], dtype=F32),
+                helper.make_node("If", ["cond"], ["chosen"], then_branch=then_branch,
+                                 else_branch=else_branch),
+                helper.make_node("SequenceLength", ["chosen"], ["n"])],
+               [_t("cond", BOOL, []), _t("x0", F32, [2])], [_t("n", I64, [])]),
+        "{'cond': np.array(True), 'x0': np.array([1., 2.], np.float32)}",
+        "the model loads; n = 1", crash=True))
+    return found
+
+
+def write(found: list[Finding]) -> None:
+    lines = ["# Runtime bugs found by the suite", "",
+             "Each model below is minimal and self-contained (values are graph inputs, expected "
+             "values come from the ONNX operator documentation). Written by "
+             "`python docs/findings/make_findings.py`; `--run` runs each on its runtime and "
+             "prints what it gives. Run the one-line command from this folder.", ""]
+    for f in found:
+        (HERE / f"{f.name}.onnx").write_bytes(f.model.SerializeToString())
+        lines += [f"## {f.runtime}: {f.title}", "",
+                  f"Model: [`{f.name}.onnx`]({f.name}.onnx). Expected: {f.expected}.", "",
+                  f"> {f.spec}", "", "    " + f.command(), ""]
+    (HERE / "README.md").write_text("\n".join(lines), encoding="utf-8")
+
+
+def run(found: list[Finding]) -> None:
+    for f in found:
+        done = subprocess.run(["bash", "-c", f.command()], cwd=HERE, capture_output=True,
+                              text=True, timeout=300)
+        got = done.stdout.strip() or f"(exit {done.returncode}, no output)"
+        if done.returncode < 0:
+            got = f"process killed by signal {-done.returncode}"
+        print(f"{f.name}\n  expected: {f.expected}\n  got:      {got}")
+
+
+if __name__ == "__main__":
+    everything = findings()
+    write(everything)
+    if "--run" in sys.argv[1:]:
+        run(everything)

@@ -1,0 +1,247 @@
+"""The built-in runtime adapters (openvino, tinygrad, tract) on a handful of tiny models: tensors
+converted bit for bit, sequences and optionals passed where the runtime takes them and refused
+with a clear message where it cannot, a missing package named in one line; and backends that
+return the wrong number of outputs, a wrong kind, a list where a tensor belongs, or raise, are
+judged by verify rather than ending it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import onnx
+import pytest
+from click.testing import CliRunner
+from foreign_suite import (
+    I64,
+    opt_type,
+    seq_type,
+    sequence,
+    tensor,
+    tensor_type,
+    write_case,
+    write_foreign_suite,
+)
+from onnx import OptionalProto, TensorProto, helper, numpy_helper
+
+from onnx_seq_tests._cli import main
+from onnx_seq_tests._verify import backends
+from onnx_seq_tests._verify.verifier import verify
+
+RUNTIMES = ["openvino", "tinygrad", "tract"]
+BF16 = ml_dtypes.bfloat16
+
+
+def _identity_case(root, name, elem, array):
+    array = np.asarray(array)
+    write_case(root, name, [helper.make_node("Identity", ["x"], ["y"])],
+               [("x", tensor_type(elem, list(array.shape)))],
+               [("y", tensor_type(elem, list(array.shape)))],
+               [([numpy_helper.from_array(array)], [numpy_helper.from_array(array)])])
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory) -> dict[tuple[str, str], tuple[str, str]]:
+    """(case, runtime) -> (outcome, message) for a tiny suite run on the three runtimes."""
+    root = tmp_path_factory.mktemp("runtimes")
+    floats = np.array([[1.5, -0.0, np.inf], [np.nan, -2.25, 3e-5]], np.float32)
+    _identity_case(root, "test_identity_float", TensorProto.FLOAT, floats)
+    _identity_case(root, "test_identity_int64", TensorProto.INT64, np.array([-7, 0, 2**31 - 1]))
+    _identity_case(root, "test_identity_bool_0d", TensorProto.BOOL, np.array(True))
+    _identity_case(root, "test_identity_string", TensorProto.STRING,
+                   np.array(["ab", "", "é"], dtype=object))
+    _identity_case(root, "test_identity_bfloat16", TensorProto.BFLOAT16,
+                   np.array([1.5, -0.0, 3.0], BF16))
+    write_case(root, "test_sequence_length_input",
+               [helper.make_node("SequenceLength", ["s"], ["n"])],
+               [("s", seq_type(TensorProto.FLOAT, [2]))], [("n", tensor_type(I64, []))],
+               [([sequence([np.ones(2, np.float32)] * 3)], [tensor(np.array(3, np.int64))])])
+    write_case(root, "test_optional_has_element_empty",
+               [helper.make_node("OptionalHasElement", ["o"], ["b"])],
+               [("o", opt_type(tensor_type(TensorProto.FLOAT, [2])))],
+               [("b", tensor_type(TensorProto.BOOL, []))],
+               [([OptionalProto(elem_type=OptionalProto.TENSOR)], [tensor(np.array(False))])])
+    results = verify(root, RUNTIMES, jobs=2)
+    return {(r.name, r.backend): (r.outcome, r.message) for r in results}
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("case", ["test_identity_float", "test_identity_bool_0d"])
+def test_plain_tensors_pass_on_every_runtime(outcomes, case, runtime):
+    assert outcomes[case, runtime] == ("pass", "")
+
+
+def test_what_each_runtime_takes_or_refuses(outcomes):
+    expected = {
+        ("test_identity_int64", "openvino"): ("pass", ""),
+        ("test_identity_int64", "tinygrad"): ("pass", ""),
+        ("test_identity_int64", "tract"): ("pass", ""),
+        ("test_identity_string", "openvino"): ("pass", ""),
+        ("test_identity_string", "tinygrad"): (
+            "error", "CannotTake: tinygrad has no string tensors (input 'x')"),
+        ("test_identity_string", "tract"): (
+            "error", "CannotTake: tract's Python API takes no string tensors (input 'x')"),
+        ("test_identity_bfloat16", "openvino"): ("pass", ""),
+        ("test_identity_bfloat16", "tinygrad"): ("pass", ""),
+        ("test_identity_bfloat16", "tract"): (
+            "error", "RuntimeError: translating to fact: Tensor { elem_type: Bfloat16, shape: "
+                     "Some(TensorShapeProto { dim: [Dimension { denotation: \"\", value: "
+                     "Some(DimValue(3)) }] }) }"),
+        ("test_sequence_length_input", "openvino"): (
+            "error", "CannotTake: openvino cannot take a sequence input ('s'): OpenVINO's "
+                     "runtime API passes tensors only"),
+        ("test_sequence_length_input", "tinygrad"): (
+            "error", "NotImplementedError: op='SequenceLength' is not supported"),
+        ("test_sequence_length_input", "tract"): (
+            "error", "CannotTake: tract cannot take a sequence input ('s'): tract has no "
+                     "sequence or optional values"),
+        ("test_optional_has_element_empty", "openvino"): (
+            "error", "RuntimeError: the model was not fully converted: No conversion rule found "
+                     "for operations: OptionalHasElement-18"),
+        ("test_optional_has_element_empty", "tinygrad"): ("pass", ""),
+        ("test_optional_has_element_empty", "tract"): (
+            "error", "CannotTake: tract cannot take an optional input ('o'): tract has no "
+                     "sequence or optional values"),
+    }
+    assert {key: outcomes[key] for key in expected} == expected
+
+
+SAMPLES = {
+    "float32": np.array([[1.5, -0.0], [np.nan, -np.inf]], np.float32),
+    "float64": np.array([1e300, -5e-324]),
+    "float16": np.array([65504, -0.0], np.float16),
+    "bfloat16": np.array([3.0e38, -0.0, 1.5], BF16),
+    "float8e4m3fn": np.array([448, -0.0, 0.5], ml_dtypes.float8_e4m3fn),
+    "float8e5m2": np.array([57344, -0.0, np.inf], ml_dtypes.float8_e5m2),
+    "int64": np.array([-(2**63), 2**63 - 1], np.int64),
+    "uint64": np.array([2**64 - 1, 0], np.uint64),
+    "int8": np.array([-128, 127], np.int8),
+    "bool": np.array([True, False]),
+    "0-d": np.array(7, np.int32),
+    "zero-size": np.zeros((0, 3), np.float32),
+}
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return (a.dtype == b.dtype and a.shape == b.shape
+            and a.tobytes() == np.require(b, requirements="C").tobytes())
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_openvino_tensors_round_trip_by_their_bits(name):
+    import openvino as ov
+
+    from onnx_seq_tests._verify.runtimes.openvino import _from_tensor, _to_tensor
+
+    array = SAMPLES[name]
+    assert _same_bits(array, _from_tensor(ov, _to_tensor(ov, array)))
+
+
+def test_openvino_strings_round_trip():
+    import openvino as ov
+
+    from onnx_seq_tests._verify.runtimes.openvino import _from_tensor, _to_tensor
+
+    for array in (np.array(["ab", "", "é"], dtype=object), np.array("x", dtype=object)):
+        back = _from_tensor(ov, _to_tensor(ov, array))
+        assert back.dtype == object and back.shape == array.shape
+        assert [type(v) for v in back.flat] == [str] * array.size and (back == array).all()
+
+
+@pytest.mark.parametrize("name", [n for n in SAMPLES if n != "float64"])
+def test_tinygrad_tensors_round_trip_by_their_bits(name):
+    """float64 is left out: tinygrad's PYTHON device holds it as a Python float, the same bits."""
+    from onnx_seq_tests._verify.runtimes.tinygrad import _from_value, _to_value
+
+    backends.load_backend("tinygrad")
+    array = SAMPLES[name]
+    assert _same_bits(array, _from_value(_to_value(array, "x")))
+
+
+def test_tinygrad_takes_sequences_and_empty_optionals_as_they_are():
+    from onnx_seq_tests._verify.runtimes.tinygrad import _from_value, _to_value
+
+    backends.load_backend("tinygrad")
+    value = [np.array([1, 2], np.int32), np.array([3, 4], np.int32)]
+    back = _from_value(_to_value(value, "s"))
+    assert isinstance(back, list) and [b.tolist() for b in back] == [[1, 2], [3, 4]]
+    assert _from_value(_to_value(None, "o")) is None
+
+
+def test_a_missing_runtime_package_is_one_line_naming_the_extra(monkeypatch):
+    backends.load_backend.cache_clear()
+    monkeypatch.setitem(sys.modules, "tract", None)  # what Python does for a missing package
+    try:
+        done = CliRunner().invoke(main, ["verify", "generated", "-b", "tract"])
+    finally:
+        backends.load_backend.cache_clear()
+    assert done.exit_code == 2
+    message = [line for line in done.output.splitlines() if "tract" in line]
+    assert len(message) == 1 and "pip install 'onnx-seq-tests[runtimes]'" in message[0]
+
+
+@pytest.fixture(scope="module")
+def foreign(tmp_path_factory):
+    return write_foreign_suite(tmp_path_factory.mktemp("foreign"))
+
+
+def test_bad_backends_are_judged_not_a_traceback(foreign):
+    from faulty_backends import BAD_SHAPES
+
+    specs = [f"faulty_backends:{fault.__name__}" for fault in BAD_SHAPES]
+    results = verify(foreign, specs, jobs=2)
+    per_backend = {spec: [r for r in results if r.backend == spec] for spec in specs}
+    cases = {r.name for r in results}
+    def has_tensor_output(result) -> bool:
+        model = onnx.load(str(foreign / result.case / "model.onnx"))
+        return any(o.type.HasField("tensor_type") for o in model.graph.output)
+
+    for spec, mine in per_backend.items():
+        assert {r.name for r in mine} == cases, spec
+        judged = [r for r in mine if spec != "faulty_backends:ListForTensor"
+                  or has_tensor_output(r)]  # the others have no tensor output to wrap
+        assert judged and all(r.outcome in ("fail", "error") for r in judged), spec
+        assert all("Traceback" not in r.message for r in mine), spec
+    first = {spec: next(r.message for r in mine if r.message).splitlines()[0]
+             for spec, mine in per_backend.items()}
+    assert "expected 1 output(s), got 2" in first["faulty_backends:ExtraOutput"]
+    assert "got a sequence" in first["faulty_backends:ListForTensor"]
+    assert first["faulty_backends:RaiseOnRun"] == "RuntimeError: planted failure"
+
+
+def test_readme_adapter_example_runs(foreign, tmp_path, monkeypatch):
+    """The README's own-runtime example, taken from the README, verifies a suite: it passes
+    what onnxruntime passes, and an empty optional input is an error in its own words."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    code = re.search(r'```python\n("""my_backend\.py:.*?)```', readme, flags=re.S).group(1)
+    assert len(code.splitlines()) <= 40
+    (tmp_path / "my_backend.py").write_text(code, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    results = verify(foreign, ["onnxruntime", "my_backend:MyBackend"], jobs=2)
+    outcomes = {(r.name, r.backend): (r.outcome, r.message) for r in results}
+    names = {r.name for r in results}
+    mine = {n: outcomes[n, "my_backend:MyBackend"] for n in names}
+    assert sum(o == "pass" for o, _ in mine.values()) >= 10
+    for name in names:
+        if mine[name][0] == "pass":
+            assert outcomes[name, "onnxruntime"][0] == "pass", name
+    refused = [m for o, m in mine.values() if "cannot take an empty optional" in m]
+    assert refused and all(m.startswith("RuntimeError: my runtime cannot take") for m in refused)
+
+
+def test_onnxruntime_native_error_log_stays_out_of_verify_output(root, tmp_path):
+    """A case on which onnxruntime logs a kernel error: the error is the case's message, and
+    nothing of onnxruntime's own log reaches the terminal."""
+    case = "test_split_to_sequence_scalar_split_2_keepdims_ignored"
+    shutil.copytree(root / "generated" / "sequence_optional" / case, tmp_path / case)
+    cli = Path(sys.executable).parent / "gen-seq-tests"
+    done = subprocess.run([str(cli), "verify", str(tmp_path), "-b", "onnxruntime"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert f"ERROR [onnxruntime] {case}: Fail: [ONNXRuntimeError]" in done.stdout
+    assert done.stderr == ""
