@@ -16,7 +16,7 @@ import pytest
 
 from onnx_seq_tests._suite.layout import read_case_folder
 from onnx_seq_tests._verify.report import Result, attach_notes, load_notes
-from onnx_seq_tests._verify.verifier import _run_on
+from onnx_seq_tests._verify.worker_main import run_on
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTES = ROOT / "docs" / "conformance-notes.yaml"
@@ -54,7 +54,7 @@ def outcome(name: str, backend: str) -> tuple[str, str]:
     """(pass|fail|error, message) of one case folder on one backend, run once per session."""
     key = (name, backend)
     if key not in _CACHE:
-        _CACHE[key] = _run_on(read_case_folder(SUITE / name), backend)
+        _CACHE[key] = run_on(read_case_folder(SUITE / name), backend)
     return _CACHE[key]
 
 
