@@ -15,17 +15,14 @@ from onnx_seq_tests._core.cases import Node
 from onnx_seq_tests._core.oracle import MISSING
 from onnx_seq_tests._core.problems import Where
 from onnx_seq_tests._suite import coverage
-from onnx_seq_tests._suite.build import build
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Where("test", 1, 1)
 
 
 @pytest.fixture(scope="module")
-def suite_root(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("suite") / "generated"
-    build([ROOT / "cases"], root, jobs=2)
-    return root
+def suite_root(committed_suite) -> Path:
+    return committed_suite
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +31,10 @@ def ours(suite_root) -> coverage.Summary:
 
 
 @pytest.fixture(scope="module")
-def theirs() -> coverage.Summary:
+def theirs(node_cases) -> coverage.Summary:
+    """onnx_coverage loads the node cases itself; onnx keeps them once loaded in a process, so
+    after the session's `node_cases` that is no second load."""
+    assert node_cases
     return coverage.summarize(coverage.onnx_coverage())
 
 
