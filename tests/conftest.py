@@ -29,7 +29,7 @@ CONFORMANCE_COMMAND = ("gen-seq-tests verify generated --backend onnxruntime --b
 _QUIET = [HealthCheck.too_slow]
 settings.register_profile("ci", derandomize=True, deadline=None, suppress_health_check=_QUIET,
                           print_blob=True)
-settings.register_profile("dev", max_examples=30, deadline=None, suppress_health_check=_QUIET)
+settings.register_profile("dev", max_examples=25, deadline=None, suppress_health_check=_QUIET)
 settings.register_profile("fuzz", max_examples=5000, deadline=None,
                           suppress_health_check=_QUIET)
 
