@@ -9,11 +9,14 @@ The list is explicit so that a change either way, a newly failing case or a fixe
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from conftest import CONFORMANCE_COMMAND, CONFORMANCE_SPECS
 
+from onnx_seq_tests._cli import main
 from onnx_seq_tests._suite.layout import case_folders
 from onnx_seq_tests._verify import report
 from onnx_seq_tests._verify.verifier import apply_xfail, load_xfail
@@ -80,3 +83,21 @@ def test_committed_conformance_report_is_up_to_date(suite_verification):
     committed = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
     assert committed == rendered, "docs/conformance.md is stale: run `make conformance`"
     assert [n.where for n in notes if not n.matched] == [], "a note matches no case"
+
+
+def test_verify_command_with_notes_json_and_report(mini_suite, tmp_path):
+    """The command behind docs/conformance.md, on the mini-suite: an outcome for every case on
+    both backends, exit 0 or 1, no traceback, the report and the JSON written."""
+    report_file, json_file = tmp_path / "conformance.md", tmp_path / "r.json"
+    result = CliRunner().invoke(main, [
+        "verify", str(mini_suite), "-b", "onnxruntime", "-b", "reference", "-j", "2",
+        "--json", str(json_file), "--notes", str(ROOT / "docs/conformance-notes.yaml"),
+        "--report", str(report_file)])
+    assert result.exit_code in (0, 1), result.output
+    assert not isinstance(result.exception, Exception), result.output
+    assert "Traceback" not in result.output
+    results = json.loads(json_file.read_text())["results"]
+    assert len(results) == 2 * len(case_folders(mini_suite)) == 10
+    assert {r["outcome"] for r in results} <= {"pass", "fail", "error"}
+    text = report_file.read_text()
+    assert "## Operator × element type" in text and f"--report {report_file}" in text
