@@ -364,8 +364,11 @@ def test_a_fault_at_any_step_of_publishing_leaves_a_whole_suite(update, monkeypa
     steps = steps_of_a_build(new_cases, out, monkeypatch)
     assert snapshot(out) == suites["new"]
     assert {"open", "write", "link", "exchange", "rename", "rmtree"} <= set(steps), steps
+    first = 1
+    if swap == "two-renames":  # the steps before the swap are those of the exchange variant
+        first = steps.index("exchange") + 1
     outcomes = []
-    for k in range(1, len(steps) + 1):
+    for k in range(first, len(steps) + 1):
         reset()
         faults = Faults(k, mode)
         where = f"fault at step {k} of {len(steps)} ({steps[k - 1]})"
@@ -386,7 +389,7 @@ def test_a_fault_at_any_step_of_publishing_leaves_a_whole_suite(update, monkeypa
         build([new_cases], out)
         assert snapshot(out) == suites["new"], where
         assert sorted(os.listdir(work)) == ["cache.json"], where
-    assert outcomes[0] == "old" and outcomes[-1] == "new"
+    assert outcomes[0] == "old" and outcomes[-1] == "new" and len(outcomes) > 1
 
 
 def test_a_write_error_is_one_line_and_keeps_the_old_suite(update, monkeypatch):

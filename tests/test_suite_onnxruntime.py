@@ -90,14 +90,14 @@ def test_verify_command_with_notes_json_and_report(mini_suite, tmp_path):
     both backends, exit 0 or 1, no traceback, the report and the JSON written."""
     report_file, json_file = tmp_path / "conformance.md", tmp_path / "r.json"
     result = CliRunner().invoke(main, [
-        "verify", str(mini_suite), "-b", "onnxruntime", "-b", "reference", "-j", "2",
+        "verify", str(mini_suite), "-b", "onnxruntime", "-b", "reference",
         "--json", str(json_file), "--notes", str(ROOT / "docs/conformance-notes.yaml"),
         "--report", str(report_file)])
     assert result.exit_code in (0, 1), result.output
     assert not isinstance(result.exception, Exception), result.output
     assert "Traceback" not in result.output
     results = json.loads(json_file.read_text())["results"]
-    assert len(results) == 2 * len(case_folders(mini_suite)) == 10
+    assert len(results) == 2 * len(case_folders(mini_suite)) == 12
     assert {r["outcome"] for r in results} <= {"pass", "fail", "error"}
     text = report_file.read_text()
     assert "## Operator × element type" in text and f"--report {report_file}" in text
