@@ -6,7 +6,9 @@ Each expensive thing is done once per session here; see tests/README.md for whic
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pickle
 import shutil
 import warnings
 from pathlib import Path
@@ -72,13 +74,30 @@ def committed_suite() -> Path:
     return GENERATED
 
 
+def once_per_run(tmp_path_factory, name: str, compute):
+    """compute(), once per test run: with pytest-xdist the first worker to ask computes it and
+    the others wait for it and read it back (a pickle in the run's shared temporary folder)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return compute()
+    shared = tmp_path_factory.getbasetemp().parent  # the same for every worker of this run
+    stored = shared / f"{name}.pickle"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stored.exists():
+            return pickle.loads(stored.read_bytes())
+        value = compute()
+        stored.write_bytes(pickle.dumps(value))
+        return value
+
+
 @pytest.fixture(scope="session")
-def suite_verification(committed_suite) -> list:
-    """Every case of the committed suite on onnxruntime and the reference evaluator, once
-    (about 1500 results, sorted by case then backend; no --xfail applied)."""
+def suite_verification(tmp_path_factory) -> list:
+    """Every case of the committed suite on onnxruntime and the reference evaluator, once per
+    run (about 1500 results, sorted by case then backend; no --xfail applied)."""
     from onnx_seq_tests._verify.verifier import verify
 
-    return verify(ROOT / "generated", ["onnxruntime", "reference"], jobs=2)
+    return once_per_run(tmp_path_factory, "suite_verification", lambda: verify(
+        ROOT / "generated", ["onnxruntime", "reference"], jobs=2))
 
 
 @pytest.fixture(scope="session")
