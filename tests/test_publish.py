@@ -320,10 +320,10 @@ def test_an_output_root_holding_other_files_is_refused(tmp_path):
 
 @pytest.fixture
 def update(tmp_path):
-    """An output root holding an old build of four cases, and the case file of a new suite:
-    one case gone, one changed, two kept, one new. `reset()` puts the old build back."""
-    old_cases = write_cases(tmp_path / "old.yaml", range(0, 4))
-    new_cases = write_cases(tmp_path / "new.yaml", range(1, 5), values={2: 3.0})
+    """An output root holding an old build of three cases, and the case file of a new suite:
+    one case gone, one changed, one kept, one new. `reset()` puts the old build back."""
+    old_cases = write_cases(tmp_path / "old.yaml", range(0, 3))
+    new_cases = write_cases(tmp_path / "new.yaml", range(1, 4), values={2: 3.0})
     pristine, expected = tmp_path / "pristine", tmp_path / "expected"
     build([old_cases], pristine)
     build([new_cases], expected)
