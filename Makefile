@@ -9,10 +9,14 @@ STAMP := $(VENV)/.installed
 build: $(STAMP)
 	$(BIN)/gen-seq-tests build
 
+# The drift check once, then pytest in two worker processes, a test file per worker at a time
+# (tests/README.md: the shared fixtures). PYTEST_WORKERS=0 runs pytest in one process.
+PYTEST_WORKERS ?= 2
+
 test: $(STAMP)
 	$(BIN)/ruff check onnx_seq_tests tests benchmarks
 	$(BIN)/gen-seq-tests build --check
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/ruff check onnx_seq_tests tests benchmarks

@@ -1,5 +1,10 @@
 """Coverage: the matrix from onnx.defs, the features seen through the oracle, the project's suite
-covering every combination and edge case, onnx's own cases, and the report and its CLI."""
+covering every combination and edge case, onnx's own cases, and the report and its CLI; and the
+oracle's agreement with onnx's own node cases.
+
+Every test that needs onnx's node cases (the `node_cases` fixture: seconds to generate) is in
+this file, so that with pytest-xdist's --dist loadfile one worker loads them.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +17,12 @@ from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core import operators as schemas
+from onnx_seq_tests._core import oracle
 from onnx_seq_tests._core.cases import Node
-from onnx_seq_tests._core.oracle import MISSING
+from onnx_seq_tests._core.compare import compare_outputs
+from onnx_seq_tests._core.oracle import MISSING, OracleError
 from onnx_seq_tests._core.problems import Where
 from onnx_seq_tests._suite import coverage
-from onnx_seq_tests._suite.build import build
 from onnx_seq_tests._verify import mutation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,10 +30,8 @@ HERE = Where("test", 1, 1)
 
 
 @pytest.fixture(scope="module")
-def suite_root(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("suite") / "generated"
-    build([ROOT / "cases"], root, jobs=2)
-    return root
+def suite_root(committed_suite) -> Path:
+    return committed_suite
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +40,10 @@ def ours(suite_root) -> coverage.Summary:
 
 
 @pytest.fixture(scope="module")
-def theirs() -> coverage.Summary:
+def theirs(node_cases) -> coverage.Summary:
+    """onnx_coverage loads the node cases itself; onnx keeps them once loaded in a process, so
+    after the session's `node_cases` that is no second load."""
+    assert node_cases
     return coverage.summarize(coverage.onnx_coverage())
 
 
@@ -198,3 +205,46 @@ def test_cli_without_a_suite_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(main, ["coverage", str(tmp_path)])
     assert result.exit_code == 2
     assert "no case folders" in result.output and "gen-seq-tests build" in result.output
+
+
+# -- the oracle and onnx's own node cases ---------------------------------------------------
+
+#: onnx's node cases whose data the spec gives no result for, and why.
+ONNX_CASES_WITHOUT_RESULT = {
+    # Its position has shape [1]; the spec says "It must be a scalar (tensor of empty shape)".
+    "test_sequence_insert_at_front": "SequenceInsert position has shape [1]",
+}
+
+
+def onnx_sequence_cases(tests):
+    operators = set(oracle.SPEC_OPERATORS) - {"Identity", "If", "Loop"}
+    return [test for test in tests if operators & {
+        node.op_type for node in _nodes(oracle.graph_from_proto(test.model.graph))}]
+
+
+def _nodes(graph):
+    for node in graph.nodes:
+        yield node
+        for _, value in node.attributes:
+            if isinstance(value, oracle.Graph):
+                yield from _nodes(value)
+
+
+def test_oracle_agrees_with_onnx_own_sequence_and_optional_cases(node_cases):
+    tests = onnx_sequence_cases(node_cases)
+    assert len(tests) >= 30
+    no_result, disagree = {}, []
+    for test in tests:
+        for k, (inputs, outputs) in enumerate(test.data_sets):
+            try:
+                answers = oracle.run_model(test.model, inputs)
+            except OracleError as error:
+                no_result[test.name] = str(error)
+                continue
+            differences = compare_outputs(outputs, answers, atol=test.atol, rtol=test.rtol)
+            if differences:
+                disagree.append((test.name, k, differences))
+    assert disagree == []
+    assert set(no_result) == set(ONNX_CASES_WITHOUT_RESULT)
+    for name, reason in ONNX_CASES_WITHOUT_RESULT.items():
+        assert reason in no_result[name]

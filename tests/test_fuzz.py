@@ -3,15 +3,19 @@
 Hypothesis picks a case from cases/, mutates its YAML nodes (drop, rename or duplicate a key,
 swap a value's kind, perturb a number, replace a scalar's text) or truncates its text, and
 compiles the result. Every outcome must be a successful build or a CaseFileError whose every
-problem names the file, a line >= 1 and a column >= 1; any other exception fails the test. A
-smaller run goes through the CLI: exit 0, or exit 2 with `file:line:col:` lines, no traceback,
-and the output folder byte for byte as it was. Examples are bounded (a few seconds on 2 cores).
+problem names the file, a line >= 1 and a column >= 1 and prints as exactly one line whatever
+text the mutation put in it; any other exception fails the test. A smaller run goes through the
+CLI: exit 0, or exit 2 with `file:line:col:` lines, no traceback, and the output folder byte for
+byte as it was.
+
+The number of examples and their randomness come from the hypothesis profile (conftest.py):
+`ci` (CI=true) runs the same examples every time, `dev` a few new ones each run, and
+`HYPOTHESIS_PROFILE=fuzz` a long search. Inputs that once broke a rule stay as @example.
 """
 
 from __future__ import annotations
 
 import copy
-import os
 import re
 import shutil
 import tempfile
@@ -20,20 +24,17 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from conftest import examples
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from onnx_seq_tests._casefile import reader as casefile
 from onnx_seq_tests._casefile.reader import load_cases
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._core.problems import CaseFileError
+from onnx_seq_tests._core.problems import MAX_REPORTED, CaseFileError
 from onnx_seq_tests._suite.build import compile_cases
 
 ROOT = Path(__file__).resolve().parent.parent
-#: CI runs the same examples every time (a failure there reproduces); elsewhere each run draws
-#: new ones, so mutations no earlier run has seen keep being tried.
-IN_CI = bool(os.environ.get("CI"))
-#: FUZZ_EXAMPLES=5000 runs a longer search by hand.
 _RESOLVER = yaml.resolver.Resolver()
 
 
@@ -193,6 +194,23 @@ def mutated_files(draw) -> str:
     return text
 
 
+def with_key(key: str) -> str:
+    """The text of a file holding the first project case with one more key, `key`."""
+    node = copy.deepcopy(CASES[0][1])
+    node.value.insert(0, (scalar(key, quoted=True), scalar("1")))
+    return serialize(node)
+
+
+#: Keys that once made `unknown key '...'` span two lines: a carriage return, U+0085 (NEL).
+REGRESSIONS = [with_key("\r"), with_key(" \x85")]
+
+
+def is_one_line(text: str) -> bool:
+    """No line break of any kind (those str.splitlines knows: \\n, \\r, U+0085, U+2028, ...)
+    and no terminal escape."""
+    return len(text.splitlines()) == 1 and "\x1b" not in text
+
+
 def check_outcome(path: Path) -> None:
     """A clean build or a clean CaseFileError; anything else propagates and fails the test."""
     try:
@@ -203,6 +221,20 @@ def check_outcome(path: Path) -> None:
             assert problem.path == str(path), problem
             assert problem.line >= 1 and problem.column >= 1, problem
             assert problem.message, problem
+            assert is_one_line(str(problem)), repr(str(problem))
+        shown = min(len(error.problems), MAX_REPORTED)
+        assert len(error.report().splitlines()) == shown + (len(error.problems) > shown)
+
+
+def test_regressions_are_refused_on_one_line(scratch):
+    """The keys that broke "one problem per line" reach the message, escaped."""
+    for text, shown in zip(REGRESSIONS, ["'\\r'", "' \\x85'"], strict=True):
+        path = scratch / "regression.yaml"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(CaseFileError) as caught:
+            load_cases([path])
+        [line] = caught.value.report().splitlines()
+        assert f"unknown key {shown}" in line, line
 
 
 @pytest.fixture(scope="module")
@@ -223,9 +255,10 @@ def test_unmutated_cases_build(scratch):
         compile_cases(load_cases([path]))
 
 
-@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", 300)), deadline=None, derandomize=IN_CI,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300))
 @given(text=mutated_files())
+@example(text=REGRESSIONS[0])
+@example(text=REGRESSIONS[1])
 def test_mutated_case_files_build_or_are_refused_cleanly(scratch, text):
     path = scratch / "mutated.yaml"
     path.write_text(text, encoding="utf-8")
@@ -248,9 +281,10 @@ def earlier_build(scratch) -> Path:
 PROBLEM_LINE = re.compile(r"mutated\.yaml:[1-9][0-9]*:[1-9][0-9]*: \S")
 
 
-@settings(max_examples=40, deadline=None, derandomize=IN_CI,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40))
 @given(text=mutated_files())
+@example(text=REGRESSIONS[0])
+@example(text=REGRESSIONS[1])
 def test_mutations_through_the_cli(scratch, earlier_build, text):
     """As a user meets it: exit 0, or exit 2 with file:line:col lines and the output untouched."""
     work = Path(tempfile.mkdtemp(dir=scratch))

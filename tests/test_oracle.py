@@ -1,10 +1,9 @@
 """The spec oracle: hand-written spec examples per operator (those onnx's ReferenceEvaluator gets
-wrong included), the interpreter, the build-time check of authored expectations, and agreement
-with onnx's own node cases."""
+wrong included), the interpreter, and the build-time check of authored expectations. (Its
+agreement with onnx's own node cases is in test_coverage.py, with the other users of those.)"""
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +13,7 @@ from click.testing import CliRunner
 from onnx_seq_tests._casefile.reader import load_cases
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core import oracle
-from onnx_seq_tests._core.compare import compare_outputs, compare_value
+from onnx_seq_tests._core.compare import compare_value
 from onnx_seq_tests._core.oracle import MISSING, OracleError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,7 +24,24 @@ def t(values, dtype=np.float32):
 
 
 def same(expected, actual) -> bool:
-    return compare_value(expected, actual, "value") == []
+    """Exactly equal: kind, length, dtype, shape and every value, the sign of zero included
+    (the oracle is exact, so no tolerance); NaN equals NaN."""
+    return compare_value(expected, actual, "value", atol=0.0, rtol=0.0) == []
+
+
+def test_same_is_exact():
+    assert same(t([1.0, -0.0]), t([1.0, -0.0])) and same(t([np.nan]), t([np.nan]))
+    assert not same(t([1.0]), t([1.0 + 2.0**-23]))
+    assert not same(t([0.0]), t([-0.0]))
+    assert not same(t([1.0]), t([1.0], np.float64))
+    assert not same([A, B], [A, t([3.0 + 2.0**-22])])
+
+
+def test_oracle_keeps_the_sign_of_zero():
+    signed = t([-0.0, 0.0])
+    assert same(oracle.sequence_at([signed], np.array(0, np.int64)), signed)
+    assert not same(oracle.sequence_at([signed], np.array(0, np.int64)), t([0.0, 0.0]))
+    assert same(oracle.concat_from_sequence([signed, signed], axis=0), t([-0.0, 0.0] * 2))
 
 
 A, B, C = t([1.0, 2.0]), t([3.0]), t([[4.0, 5.0]])
@@ -425,51 +441,3 @@ def test_every_project_case_agrees_with_the_oracle():
     assert len(cases) > 700
     problems = [str(p) for case in cases for p in oracle.check_case(case)]
     assert problems == []
-
-
-# -- onnx's own node cases ----------------------------------------------------------------------
-
-#: onnx's node cases whose data the spec gives no result for, and why.
-ONNX_CASES_WITHOUT_RESULT = {
-    # Its position has shape [1]; the spec says "It must be a scalar (tensor of empty shape)".
-    "test_sequence_insert_at_front": "SequenceInsert position has shape [1]",
-}
-
-
-def onnx_sequence_cases():
-    from onnx.backend.test.loader import load_model_tests
-
-    operators = set(oracle.SPEC_OPERATORS) - {"Identity", "If", "Loop"}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tests = load_model_tests(kind="node")
-    return [test for test in tests if operators & {
-        node.op_type for node in _nodes(oracle.graph_from_proto(test.model.graph))}]
-
-
-def _nodes(graph):
-    for node in graph.nodes:
-        yield node
-        for _, value in node.attributes:
-            if isinstance(value, oracle.Graph):
-                yield from _nodes(value)
-
-
-def test_oracle_agrees_with_onnx_own_sequence_and_optional_cases():
-    tests = onnx_sequence_cases()
-    assert len(tests) >= 30
-    no_result, disagree = {}, []
-    for test in tests:
-        for k, (inputs, outputs) in enumerate(test.data_sets):
-            try:
-                answers = oracle.run_model(test.model, inputs)
-            except OracleError as error:
-                no_result[test.name] = str(error)
-                continue
-            differences = compare_outputs(outputs, answers, atol=test.atol, rtol=test.rtol)
-            if differences:
-                disagree.append((test.name, k, differences))
-    assert disagree == []
-    assert set(no_result) == set(ONNX_CASES_WITHOUT_RESULT)
-    for name, reason in ONNX_CASES_WITHOUT_RESULT.items():
-        assert reason in no_result[name]

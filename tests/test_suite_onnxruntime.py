@@ -1,5 +1,7 @@
-"""The whole suite on onnxruntime: every case passes except the known failures listed here, in
-both forms (the cases as written and their tensor-boundary form).
+"""The whole committed suite (both forms: the cases as written and their tensor-boundary form) on
+onnxruntime and the reference evaluator, verified once per session (conftest's
+`suite_verification`): onnxruntime passes every case but the known failures, every case ends with
+an outcome on both, and docs/conformance.md is what those results render.
 
 A failure of onnxruntime on a case the spec defines is a finding about onnxruntime, never a reason
 to change an expectation (those come from the spec and are checked by the oracle at build time).
@@ -8,10 +10,16 @@ The list is explicit so that a change either way, a newly failing case or a fixe
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from conftest import CONFORMANCE_COMMAND, CONFORMANCE_SPECS
 
+from onnx_seq_tests._cli import main
+from onnx_seq_tests._suite.layout import case_folders
+from onnx_seq_tests._verify import report
 from onnx_seq_tests._verify.verifier import apply_xfail, load_xfail
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,7 +31,7 @@ XFAIL = ROOT / "xfail" / "onnxruntime.txt"
 
 @pytest.fixture(scope="module")
 def results(suite_verification):
-    """The committed suite's results on onnxruntime (both forms), judged with the xfail file."""
+    """onnxruntime's results with its --xfail file applied, by case name."""
     entries = load_xfail(XFAIL)
     found = [apply_xfail(r, entries) for r in suite_verification if r.backend == "onnxruntime"]
     assert len(found) > 700
@@ -56,3 +64,41 @@ def test_edge_cases_run_on_onnxruntime(results):
                  "if_v16_optional_either_branch", "concat_from_sequence_new_axis_negative",
                  "split_to_sequence_uneven_sizes", "sequence_erase_default_position"):
         assert results[name].outcome == "pass", (name, results[name].message)
+
+
+def test_every_case_ends_with_an_outcome_on_both_backends(suite_verification, committed_suite):
+    """Whatever a backend answers, each case of the suite ends with one outcome per backend."""
+    cases = [p.relative_to(committed_suite).as_posix() for p in case_folders(committed_suite)]
+    assert [(r.case, r.backend) for r in suite_verification] == [
+        (case, spec) for case in cases for spec in CONFORMANCE_SPECS]
+    assert {r.outcome for r in suite_verification} <= {"pass", "fail", "error"}
+    assert all(r.message for r in suite_verification if r.outcome != "pass")
+    assert "Traceback" not in "".join(r.message for r in suite_verification)
+
+
+def test_committed_conformance_report_is_up_to_date(suite_verification):
+    """docs/conformance.md is what `make conformance` renders from these very results."""
+    notes = report.load_notes(ROOT / "docs" / "conformance-notes.yaml")
+    rendered = report.markdown_report(suite_verification, CONFORMANCE_SPECS, "generated",
+                                      CONFORMANCE_COMMAND, notes)
+    committed = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
+    assert committed == rendered, "docs/conformance.md is stale: run `make conformance`"
+    assert [n.where for n in notes if not n.matched] == [], "a note matches no case"
+
+
+def test_verify_command_with_notes_json_and_report(mini_suite, tmp_path):
+    """The command behind docs/conformance.md, on the mini-suite: an outcome for every case on
+    both backends, exit 0 or 1, no traceback, the report and the JSON written."""
+    report_file, json_file = tmp_path / "conformance.md", tmp_path / "r.json"
+    result = CliRunner().invoke(main, [
+        "verify", str(mini_suite), "-b", "onnxruntime", "-b", "reference",
+        "--json", str(json_file), "--notes", str(ROOT / "docs/conformance-notes.yaml"),
+        "--report", str(report_file)])
+    assert result.exit_code in (0, 1), result.output
+    assert not isinstance(result.exception, Exception), result.output
+    assert "Traceback" not in result.output
+    results = json.loads(json_file.read_text())["results"]
+    assert len(results) == 2 * len(case_folders(mini_suite)) == 12
+    assert {r["outcome"] for r in results} <= {"pass", "fail", "error"}
+    text = report_file.read_text()
+    assert "## Operator × element type" in text and f"--report {report_file}" in text
