@@ -63,8 +63,14 @@ def notes():
     return load_notes(NOTES)
 
 
+#: Backends whose notes are re-checked here, live. The third-party runtimes' notes are checked
+#: against the recorded run behind docs/conformance.md (every note must match a case there), and
+#: their verdicts by `make verify-runtimes` (each runtime's xfail file).
+LIVE = ("onnxruntime", "reference")
+
+
 def test_every_note_has_a_witness(notes):
-    assert sorted(n.title for n in notes) == sorted(WITNESSES)
+    assert sorted(n.title for n in notes if n.backend in LIVE) == sorted(WITNESSES)
 
 
 @pytest.mark.parametrize("title", sorted(WITNESSES))

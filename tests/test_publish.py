@@ -29,7 +29,7 @@ from fault_injection import Crashed, Faults
 from onnx_seq_tests import __version__
 from onnx_seq_tests._casefile.reader import load_cases
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._suite import layout
+from onnx_seq_tests._suite import publish
 from onnx_seq_tests._suite.build import build
 from onnx_seq_tests._suite.layout import SUITE
 from onnx_seq_tests._suite.manifest import MANIFEST, tree_files, verify
@@ -364,7 +364,7 @@ def test_a_fault_at_any_step_of_publishing_leaves_a_whole_suite(update, monkeypa
     new_cases, out, suites, reset = update
     work = work_dir(out)
     if swap == "two-renames":  # as on a system without an atomic exchange of two paths
-        monkeypatch.setattr(layout, "_exchange", lambda a, b: False)
+        monkeypatch.setattr(publish, "_exchange", lambda a, b: False)
     steps = steps_of_a_build(new_cases, out, monkeypatch)
     assert snapshot(out) == suites["new"]
     assert {"open", "write", "link", "exchange", "rename", "rmtree"} <= set(steps), steps

@@ -20,7 +20,7 @@ from conftest import CONFORMANCE_COMMAND, CONFORMANCE_SPECS
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._suite.layout import case_folders
 from onnx_seq_tests._verify import report
-from onnx_seq_tests._verify.verifier import apply_xfail, load_xfail
+from onnx_seq_tests._verify.verifier import apply_xfail, load_xfail, suite_info
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,10 +77,14 @@ def test_every_case_ends_with_an_outcome_on_both_backends(suite_verification, co
 
 
 def test_committed_conformance_report_is_up_to_date(suite_verification):
-    """docs/conformance.md is what `make conformance` renders from these very results."""
+    """docs/conformance.md is what `make conformance` renders from these very results and the
+    third-party runtimes' recorded verdicts (whose currency `make verify-runtimes` checks)."""
     notes = report.load_notes(ROOT / "docs" / "conformance-notes.yaml")
-    rendered = report.markdown_report(suite_verification, CONFORMANCE_SPECS, "generated",
-                                      CONFORMANCE_COMMAND, notes)
+    results = report.recorded_results(ROOT / "docs" / "conformance-runtimes.json",
+                                      suite_verification, CONFORMANCE_SPECS)
+    suite = [{**suite_info(ROOT / "generated"), "name": "generated"}]
+    rendered = report.markdown_report(results, CONFORMANCE_SPECS, suite, CONFORMANCE_COMMAND,
+                                      notes)
     committed = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
     assert committed == rendered, "docs/conformance.md is stale: run `make conformance`"
     assert [n.where for n in notes if not n.matched] == [], "a note matches no case"
@@ -93,7 +97,7 @@ def test_verify_command_with_notes_json_and_report(mini_suite, tmp_path):
     result = CliRunner().invoke(main, [
         "verify", str(mini_suite), "-b", "onnxruntime", "-b", "reference",
         "--json", str(json_file), "--notes", str(ROOT / "docs/conformance-notes.yaml"),
-        "--report", str(report_file)])
+        "--markdown", str(report_file)])
     assert result.exit_code in (0, 1), result.output
     assert not isinstance(result.exception, Exception), result.output
     assert "Traceback" not in result.output
@@ -101,4 +105,4 @@ def test_verify_command_with_notes_json_and_report(mini_suite, tmp_path):
     assert len(results) == 2 * len(case_folders(mini_suite)) == 12
     assert {r["outcome"] for r in results} <= {"pass", "fail", "error"}
     text = report_file.read_text()
-    assert "## Operator × element type" in text and f"--report {report_file}" in text
+    assert "## Operator × version × element type" in text and "--markdown" in text

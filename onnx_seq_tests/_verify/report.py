@@ -552,3 +552,34 @@ def grouped_messages(results: list[Result], shown: int = 6) -> list[str]:
         out.append(f"- {len(members)} × {outcomes}: {_one_line(first)} -- "
                    f"{', '.join(names)}{more}")
     return out
+
+
+# -- recorded verdicts: the third-party runtimes' part of docs/conformance.md -------------------
+
+def record_verdicts(json_report: Path, specs: list[str], path: Path) -> None:
+    """Write the outcome and message of every case on each of `specs`, read from a `verify
+    --json` report, without times: the same run gives the same bytes. docs/conformance.md's
+    third-party columns come from this file, so the tests can re-render the report from it and
+    a live run of onnxruntime and the reference evaluator."""
+    results = json.loads(Path(json_report).read_text(encoding="utf-8"))["results"]
+    verdicts = {spec: {r["case"]: [r["outcome"], r["message"]]
+                       for r in results if r["backend"] == spec} for spec in specs}
+    Path(path).write_text(json.dumps(verdicts, indent=0, sort_keys=True, ensure_ascii=False)
+                          + "\n", encoding="utf-8")
+
+
+def recorded_results(path: Path, like: list[Result], specs: list[str]) -> list[Result]:
+    """`like` (results of one backend run over the same suite) with the recorded verdicts of
+    `specs` merged in, sorted by case then in the order of `specs` as `verify` sorts them."""
+    verdicts = json.loads(Path(path).read_text(encoding="utf-8"))
+    merged = list(like)
+    for result in {r.case: r for r in like}.values():
+        for spec, by_case in verdicts.items():
+            if result.case in by_case:
+                outcome, message = by_case[result.case]
+                merged.append(Result(result.case, result.name, spec, outcome, message,
+                                     result.operator, result.element, 0.0, result.opset,
+                                     result.source))
+    cases = {c: i for i, c in enumerate(dict.fromkeys(r.case for r in like))}
+    order = {s: i for i, s in enumerate(specs)}
+    return sorted(merged, key=lambda r: (cases[r.case], order[r.backend]))
