@@ -93,7 +93,7 @@ def test_foreign_suite_imports_with_equal_values(tmp_path):
     (folder, reason), = imported.skipped  # a Constant node with a tensor value
     assert folder.endswith("/test_tolerance_from_data_json") and "TENSOR" in reason
     originals = {p.name: p for p in case_folders(suite) if p.as_posix() != folder}
-    rebuilt = {p.name: p for p in case_folders(tmp_path / "out")}
+    rebuilt = {p.name: p for p in case_folders(tmp_path / "out" / SUITE)}
     assert sorted(rebuilt) == sorted(originals)
     for name, folder in originals.items():
         assert _values_equal(folder, rebuilt[name]) == [], name
