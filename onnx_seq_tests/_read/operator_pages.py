@@ -21,6 +21,7 @@ from .._core import operators
 from .._suite import coverage
 from .._suite.layout import case_folders
 from .._suite.manifest import MANIFEST
+from .._suite.tensor_io import TENSOR_IO_SUITE
 from .load import read_folder
 from .show import render
 
@@ -65,6 +66,8 @@ def pages(root: Path, out_dir: Path, shown_root: str | None = None) -> dict[str,
     entries = _manifest_cases(root)
     cases = []
     for folder in case_folders(root):
+        if folder.parent.name == TENSOR_IO_SUITE:  # copies of the same cases
+            continue
         relative = folder.relative_to(root).as_posix()
         model = onnx.load(str(folder / "model.onnx"))
         cases.append(_Case(folder, relative, entries.get(relative, {}), model))
