@@ -558,20 +558,29 @@ def grouped_messages(results: list[Result], shown: int = 6) -> list[str]:
 
 def record_verdicts(json_report: Path, specs: list[str], path: Path) -> None:
     """Write the outcome and message of every case on each of `specs`, read from a `verify
-    --json` report, without times: the same run gives the same bytes. docs/conformance.md's
+    --json` report, without times (the same verdicts give the same bytes): per backend, each
+    distinct (outcome, message) once with the cases that gave it. docs/conformance.md's
     third-party columns come from this file, so the tests can re-render the report from it and
     a live run of onnxruntime and the reference evaluator."""
     results = json.loads(Path(json_report).read_text(encoding="utf-8"))["results"]
-    verdicts = {spec: {r["case"]: [r["outcome"], r["message"]]
-                       for r in results if r["backend"] == spec} for spec in specs}
-    Path(path).write_text(json.dumps(verdicts, indent=0, sort_keys=True, ensure_ascii=False)
-                          + "\n", encoding="utf-8")
+    verdicts = {}
+    for spec in specs:
+        groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for r in results:
+            if r["backend"] == spec:
+                groups[(r["outcome"], r["message"])].append(r["case"])
+        verdicts[spec] = [{"outcome": o, "message": m, "cases": sorted(cases)}
+                          for (o, m), cases in sorted(groups.items())]
+    Path(path).write_text(json.dumps(verdicts, indent=1, ensure_ascii=False) + "\n",
+                          encoding="utf-8")
 
 
 def recorded_results(path: Path, like: list[Result], specs: list[str]) -> list[Result]:
     """`like` (results of one backend run over the same suite) with the recorded verdicts of
     `specs` merged in, sorted by case then in the order of `specs` as `verify` sorts them."""
-    verdicts = json.loads(Path(path).read_text(encoding="utf-8"))
+    verdicts = {spec: {case: (group["outcome"], group["message"]) for group in groups
+                       for case in group["cases"]}
+                for spec, groups in json.loads(Path(path).read_text(encoding="utf-8")).items()}
     merged = list(like)
     for result in {r.case: r for r in like}.values():
         for spec, by_case in verdicts.items():
