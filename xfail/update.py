@@ -30,11 +30,11 @@ def xfail_text(results: list[dict], backend: str, describe: str) -> str:
              f"-b {backend} --xfail xfail/{backend}.txt`.",
              "# Written by xfail/update.py from a verify --json report; why each group fails is "
              "in docs/conformance.md.",
-             "# Format: one case folder name (a regex matching the whole name) per line; `#` "
-             "starts a comment.", ""]
+             "# Format: `BACKEND PATTERN` per line, PATTERN a case folder name (a regex "
+             "matching the whole name); `#` starts a comment.", ""]
     for key, names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         lines.append(f"# {len(names)}: {' '.join(key.split())[:150]}")
-        lines.extend(sorted(set(names)))
+        lines.extend(f"{backend} {name}" for name in sorted(set(names)))
         lines.append("")
     return "\n".join(lines)
 
