@@ -13,11 +13,26 @@ import re
 
 import numpy as np
 from onnx import ModelProto, TypeProto
+from onnx.backend.base import Backend
 
 #: The spec of each built-in runtime adapter -> the module under this package.
 RUNTIMES = ("openvino", "tinygrad", "tract")
 #: What to install when a runtime's package is missing.
 EXTRA = "pip install 'onnx-seq-tests[runtimes]'"
+
+
+class CPUBackend(Backend):
+    """An adapter's backend: `prepare` wraps the model in the adapter's rep (`rep`), on CPU."""
+
+    rep: type
+
+    @classmethod
+    def prepare(cls, model: ModelProto, device: str = "CPU", **kwargs):
+        return cls.rep(model)
+
+    @classmethod
+    def supports_device(cls, device: str) -> bool:
+        return device == "CPU"
 
 
 class CannotTake(RuntimeError):

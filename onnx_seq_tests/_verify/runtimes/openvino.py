@@ -18,9 +18,9 @@ import re
 import ml_dtypes
 import numpy as np
 from onnx import ModelProto
-from onnx.backend.base import Backend, BackendRep
+from onnx.backend.base import BackendRep
 
-from . import CannotTake, as_array, boundary, dtype_name, refuse_containers
+from . import CannotTake, CPUBackend, as_array, boundary, dtype_name, refuse_containers
 from . import first_line as _first_line
 
 CONFIG = {"EXECUTION_MODE_HINT": "ACCURACY"}
@@ -99,16 +99,10 @@ class OpenVINORep(BackendRep):
         return outputs
 
 
-class OpenVINOBackend(Backend):
+class OpenVINOBackend(CPUBackend):
     """OpenVINO's CPU plugin; see the module's docstring for what it can take."""
 
-    @classmethod
-    def prepare(cls, model: ModelProto, device: str = "CPU", **kwargs) -> OpenVINORep:
-        return OpenVINORep(model)
-
-    @classmethod
-    def supports_device(cls, device: str) -> bool:
-        return device == "CPU"
+    rep = OpenVINORep
 
 
 _CORE = []

@@ -14,9 +14,9 @@ import warnings
 import ml_dtypes
 import numpy as np
 from onnx import ModelProto
-from onnx.backend.base import Backend, BackendRep
+from onnx.backend.base import BackendRep
 
-from . import CannotTake, as_array, boundary, dtype_name
+from . import CannotTake, CPUBackend, as_array, boundary, dtype_name
 
 #: The device used unless DEV names another: it works on any machine, without a compiler.
 DEFAULT_DEVICE = "PYTHON"
@@ -70,16 +70,10 @@ class TinygradRep(BackendRep):
             return [_from_value(results[name]) for name, _ in self._outputs]
 
 
-class TinygradBackend(Backend):
+class TinygradBackend(CPUBackend):
     """tinygrad; see the module's docstring for what it can take."""
 
-    @classmethod
-    def prepare(cls, model: ModelProto, device: str = "CPU", **kwargs) -> TinygradRep:
-        return TinygradRep(model)
-
-    @classmethod
-    def supports_device(cls, device: str) -> bool:
-        return device == "CPU"
+    rep = TinygradRep
 
 
 def _to_value(value, what: str):

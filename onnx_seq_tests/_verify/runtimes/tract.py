@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 from onnx import ModelProto
-from onnx.backend.base import Backend, BackendRep
+from onnx.backend.base import BackendRep
 
-from . import CannotTake, as_array, boundary, dtype_name, first_line, refuse_containers
+from . import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line, refuse_containers
 
 WHY = "tract has no sequence or optional values"
 _PLAIN = "?bBhHiIlLqQefdFD"  # numpy type characters tract's Python API takes
@@ -66,13 +66,7 @@ class TractRep(BackendRep):
         return [r.to_numpy() for r in results]
 
 
-class TractBackend(Backend):
+class TractBackend(CPUBackend):
     """tract; see the module's docstring for what it can take."""
 
-    @classmethod
-    def prepare(cls, model: ModelProto, device: str = "CPU", **kwargs) -> TractRep:
-        return TractRep(model)
-
-    @classmethod
-    def supports_device(cls, device: str) -> bool:
-        return device == "CPU"
+    rep = TractRep
