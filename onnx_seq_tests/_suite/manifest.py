@@ -63,13 +63,19 @@ def case_entry(case: Case, suite: str) -> dict:
     return entry
 
 
+#: Where an installed wheel keeps the case files (`_data/cases/`), as a checkout has `cases/`.
+_PACKAGE_DATA = Path(__file__).resolve().parent.parent / "_data"
+
+
 def source_path(path: str) -> str:
     """A case file's path as the manifest names it: relative to the working folder when it is
-    below it ('/'-separated, so the same checkout gives the same bytes anywhere), else as given."""
+    below it ('/'-separated, so the same checkout gives the same bytes anywhere); the installed
+    package's case files as in a checkout (`cases/...`), so a rebuild of the packaged cases
+    gives the packaged suite's bytes; else as given."""
     absolute = os.path.abspath(path)
-    here = os.getcwd()
-    if absolute.startswith(here + os.sep):
-        return Path(os.path.relpath(absolute, here)).as_posix()
+    for base in (os.getcwd(), str(_PACKAGE_DATA)):
+        if absolute.startswith(base + os.sep):
+            return Path(os.path.relpath(absolute, base)).as_posix()
     return Path(path).as_posix()
 
 
