@@ -170,15 +170,15 @@ def findings() -> list[Finding]:
         [helper.make_tensor_sequence_value_info("else_seq", F32, ["N"])])
     found.append(Finding(
         "openvino_if_sequence_of_one_tensor_length", "openvino",
-        "If whose then branch is SequenceConstruct of one tensor: SequenceLength of its output "
-        "is the tensor's size (0 for a zero-element tensor), not 1",
+        "If whose then branch is SequenceConstruct of one tensor of dynamic shape: SequenceLength "
+        "of its output is not 1 (0 for a zero-element tensor, 3 for a tensor of shape [3])",
         "Construct a tensor sequence containing 'inputs' tensors.",
         _model([helper.make_node("If", ["cond"], ["seq"], then_branch=then_branch,
                                  else_branch=else_branch),
                 helper.make_node("SequenceLength", ["seq"], ["n"])],
                [_t("cond", BOOL, []), _t("x", F32, ["N"])], [_t("n", I64, [])], opset=16),
         "{'cond': np.array(True), 'x': np.zeros(0, np.float32)}",
-        "n = 1 (a sequence holding the one tensor x; with x of 3 elements, n is still 1)"))
+        "n = 1 (a sequence holding the one tensor x, whatever its size)"))
 
     then_branch = helper.make_graph([helper.make_node("Identity", ["left"], ["then_seq"])],
                                     "then", [],
