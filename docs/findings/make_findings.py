@@ -162,6 +162,24 @@ def findings() -> list[Finding]:
         "{'d0': np.array([0., 1.]), 'd1': np.array([1e300, -np.inf]), "
         "'position': np.array(1, np.int64)}", "y = [1e300, -inf]"))
 
+    then_branch = helper.make_graph(
+        [helper.make_node("SequenceConstruct", ["x"], ["then_seq"])], "then", [],
+        [helper.make_tensor_sequence_value_info("then_seq", F32, ["N"])])
+    else_branch = helper.make_graph(
+        [helper.make_node("SequenceEmpty", [], ["else_seq"], dtype=F32)], "else", [],
+        [helper.make_tensor_sequence_value_info("else_seq", F32, ["N"])])
+    found.append(Finding(
+        "openvino_if_sequence_of_one_tensor_length", "openvino",
+        "If whose then branch is SequenceConstruct of one tensor of dynamic shape: SequenceLength "
+        "of its output is not 1 (0 for a zero-element tensor, 3 for a tensor of shape [3])",
+        "Construct a tensor sequence containing 'inputs' tensors.",
+        _model([helper.make_node("If", ["cond"], ["seq"], then_branch=then_branch,
+                                 else_branch=else_branch),
+                helper.make_node("SequenceLength", ["seq"], ["n"])],
+               [_t("cond", BOOL, []), _t("x", F32, ["N"])], [_t("n", I64, [])], opset=16),
+        "{'cond': np.array(True), 'x': np.zeros(0, np.float32)}",
+        "n = 1 (a sequence holding the one tensor x, whatever its size)"))
+
     then_branch = helper.make_graph([helper.make_node("Identity", ["left"], ["then_seq"])],
                                     "then", [],
                                     [helper.make_tensor_sequence_value_info("then_seq", F32, [2])])
