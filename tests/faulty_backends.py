@@ -320,6 +320,25 @@ class Pid(_Faulty):
         raise RuntimeError(str(os.getpid()))
 
 
+class PidAfterAbort(_Faulty):
+    """Aborts on a model with a SequenceEmpty node, raises with its process id on the others:
+    once it has crashed, verify isolates it, and where its later cases run shows in the ids."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if model.graph.name == "probe":
+            return onnxruntime.backend.prepare(model, device, **kwargs)
+        if _has_sequence_empty(model):
+            os.abort()
+        raise RuntimeError(str(os.getpid()))
+
+
+class PidAfterAbortNotForkSafe(PidAfterAbort):
+    """The same, declared not fork-safe (as the OpenVINO adapter is): never run in a fork."""
+
+    fork_safe = False
+
+
 class ExtraOutput(_Faulty):
     """Every run gives one output more than the model has."""
 

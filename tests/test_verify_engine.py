@@ -327,6 +327,20 @@ def test_workers_are_reused(suite):
     assert f"RuntimeError: {os.getpid()}" not in pids
 
 
+def test_a_backend_that_is_not_fork_safe_runs_in_its_worker_after_a_crash(suite):
+    """After a crash, an isolated backend runs each case in a fresh fork (a new process id per
+    case) unless it says fork_safe = False: a runtime whose thread pool deadlocks a forked
+    child (OpenVINO's) then runs in its worker, the same few processes."""
+    forked = verify(suite, ["faulty_backends:PidAfterAbort"], jobs=1)
+    kept = verify(suite, ["faulty_backends:PidAfterAbortNotForkSafe"], jobs=1)
+    for results in (forked, kept):
+        assert any("SIGABRT" in r.message for r in results)
+    def pids(results):
+        return [r.message for r in results if r.message.startswith("RuntimeError: ")]
+    assert len(set(pids(forked))) > 3  # a fork per case after the crash
+    assert len(set(pids(kept))) <= 2  # the worker, and its replacement after the crash
+
+
 def descendants(pid: int) -> set[int]:
     found, todo = set(), [pid]
     while todo:

@@ -35,7 +35,8 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
 
     A task is (case folder, backends, backends to isolate). An isolated backend runs the case
     in a process forked from this one (a few milliseconds), so when it crashes it takes that
-    process down, not the worker, which reports ("died", exit code) and moves on."""
+    process down, not the worker, which reports ("died", exit code) and moves on (unless the
+    backend is not fork-safe, see _fork_safe)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _end_with_parent()
     fd = os.open(log, os.O_WRONLY | os.O_APPEND)
@@ -63,7 +64,7 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
         folder, info = read(Path(path))
         conn.send(("case", info, os.fstat(2).st_size))
         for spec in task_specs:
-            if spec not in isolated or folder is None:
+            if spec not in isolated or folder is None or not _fork_safe(backends[spec]):
                 _run_one(conn, folder, info, spec, backends[spec])
                 continue
             pid = os.fork()
@@ -81,6 +82,15 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
                 conn.send(("died", code))
                 break  # the parent gives the backends left to another run
         conn.send(("done",))
+
+
+def _fork_safe(backend) -> bool:
+    """Whether a process forked from this worker can run `backend` (its `fork_safe`, default
+    true). A forked child inherits the locks of the threads a runtime started but not the
+    threads, so a runtime whose pool then deadlocks (OpenVINO's) says `fork_safe = False`: it
+    runs its cases in the worker itself, and a crash costs the worker, which the parent
+    replaces."""
+    return getattr(backend, "fork_safe", True)
 
 
 def _run_one(conn, folder: CaseFolder | None, info: dict, spec: str, backend) -> None:

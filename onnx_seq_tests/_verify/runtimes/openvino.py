@@ -103,6 +103,8 @@ class OpenVINOBackend(CPUBackend):
     """OpenVINO's CPU plugin; see the module's docstring for what it can take."""
 
     rep = OpenVINORep
+    #: A process forked after OpenVINO has started its thread pool deadlocks in it.
+    fork_safe = False
 
 
 _CORE = []
