@@ -337,8 +337,9 @@ def test_a_backend_that_is_not_fork_safe_runs_in_its_worker_after_a_crash(suite)
         assert any("SIGABRT" in r.message for r in results)
     def pids(results):
         return [r.message for r in results if r.message.startswith("RuntimeError: ")]
-    assert len(set(pids(forked))) > 3  # a fork per case after the crash
-    assert len(set(pids(kept))) <= 2  # the worker, and its replacement after the crash
+    assert len(set(pids(forked))) > 5  # a fork per case after the crash (9 here)
+    # the worker, its replacement after the crash, and the spare kept ready after a crash
+    assert len(set(pids(kept))) <= 3
 
 
 def descendants(pid: int) -> set[int]:
