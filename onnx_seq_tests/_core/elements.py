@@ -231,3 +231,7 @@ ELEMENTS: dict[str, ElementType] = _build_table()
 BY_PROTO: dict[int, ElementType] = {e.proto: e for e in ELEMENTS.values()}
 #: numpy dtype -> its element type (each element type has a dtype of its own; strings: object).
 BY_DTYPE: dict[np.dtype, ElementType] = {e.dtype: e for e in ELEMENTS.values()}
+
+#: The element types ONNX stores packed, several values to a byte (a tensor of an odd count is
+#: padded), by numpy dtype name -> values per byte.
+PACKED_PER_BYTE = {"int4": 2, "uint4": 2, "float4_e2m1fn": 2, "int2": 4, "uint2": 4}

@@ -24,7 +24,7 @@ from onnx import shape_inference
 
 from .._core import operators, oracle
 from .._core.cases import proto_subgraphs, walk
-from .._core.elements import BY_DTYPE
+from .._core.elements import BY_DTYPE, PACKED_PER_BYTE
 from .._core.value_types import from_type_proto
 from .layout import case_folders, read_case_folder
 from .manifest import MANIFEST
@@ -87,9 +87,6 @@ EDGE_CASES = (
     ("SplitToSequence split from an initializer or Constant node", "SplitToSequence",
      "constant split"),
 )
-#: Packed element types, and how many values one byte holds.
-_PER_BYTE = {"int4": 2, "uint4": 2, "float4_e2m1fn": 2, "int2": 4, "uint2": 4}
-
 
 
 def matrix() -> dict[tuple[str, int], tuple[str, ...]]:
@@ -240,7 +237,7 @@ def _value_features(tensor: np.ndarray) -> set[str]:
     labels = set()
     if tensor.size == 0:
         labels.add("zero-element tensor")
-    if tensor.size % _PER_BYTE.get(tensor.dtype.name, 1):
+    if tensor.size % PACKED_PER_BYTE.get(tensor.dtype.name, 1):
         labels.add("odd packed count")
     element = BY_DTYPE.get(tensor.dtype)
     kind = "string" if tensor.dtype == object else element.kind if element else ""

@@ -22,6 +22,7 @@ import onnx
 from .._core import oracle
 from .._core.cases import Graph, subgraphs
 from .._core.compare import compare_outputs
+from .._core.elements import PACKED_PER_BYTE
 from .._core.value_types import OptionalType, SequenceType, ValueType, from_type_proto
 from .._suite.coverage import onnx_node_tests
 from .._suite.layout import case_folders, read_case_folder
@@ -358,8 +359,7 @@ def _packed_padding(tensor):
     """A reader that sizes a packed buffer as size // per_byte and reads the last value back
     as the padding (zero)."""
     name = tensor.dtype.name
-    if any(name.startswith(p) for p in ("int4", "uint4", "float4", "int2", "uint2")) \
-            and tensor.size % 2:
+    if name in PACKED_PER_BYTE and tensor.size % 2:
         flat = tensor.reshape(-1).copy()
         flat[-1] = np.zeros((), dtype=tensor.dtype)
         return flat.reshape(tensor.shape)
@@ -669,12 +669,11 @@ def _no_kernel_at(op_type, opset):
 def _identity_packed_refused(node, args, attributes, context):
     value = args[0]
     tensors = value if isinstance(value, list) else [value]
-    if any(t is not None and np.asarray(t).dtype.name in _PACKED_DTYPES for t in tensors):
+    if any(t is not None and np.asarray(t).dtype.name in PACKED_PER_BYTE for t in tensors):
         raise MutantError("Could not find an implementation for Identity")
     return _base("Identity")(node, args, attributes, context)
 
 
-_PACKED_DTYPES = {"int4", "uint4", "float4_e2m1fn", "int2", "uint2"}
 
 
 def mutants() -> list[Mutant]:
