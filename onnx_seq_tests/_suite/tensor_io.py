@@ -11,9 +11,12 @@ From a validated case, each variant is a new case whose graph
   - takes each optional output apart: OptionalHasElement (`<name>_has_element`) and, when
     present, OptionalGetElement, its value taken apart the same way (`<name>_value`, or
     `<name>_value_length` and `<name>_value_<k>` for a sequence).
-Each new graph input and output says in its doc string what it is: `element 2 of input 's'`,
-`value of input 'o'`, `length of output 's'`, `presence of output 'o'`, `element 0 of the
-value of output 'o'` (a name already taken gets a `_` appended).
+Every boundary tensor of a variant declares the most specific shape the variant's data sets
+allow (a dim fixed where they agree, a named dim where they differ; see `_specific`), so a
+runtime's handling of unknown dims, pinned by cases of its own, does not stand in front of the
+operators a variant tests. Each new graph input and output says in its doc string what it
+is: `element 2 of input 's'`, `value of input 'o'`, `length of output 's'`, `presence of
+output 'o'`, `element 0 of the value of output 'o'` (a name already taken gets a `_` appended).
 The case's own values stay graph inputs, never constants. The number of graph inputs and
 outputs depends on the lengths and presence of the sequence and optional values, so a case is
 split into one variant per distinct signature of its data sets, named
@@ -142,8 +145,8 @@ class _Builder:
         """Make `name` hold `value` (its value in each data set) of `value_type`, from new
         tensor graph inputs whose values (one list per data set) are appended to `values`;
         `of` says what it is ("input 'x'"), for the new inputs' doc strings."""
-        if isinstance(value_type, TensorType):  # a tensor graph input stays as it is
-            self.inputs.append(self.decl(name, value_type))
+        if isinstance(value_type, TensorType):  # a tensor graph input stays, its shape fixed
+            self.inputs.append(self.decl(name, _specific(value_type, [[v] for v in value], name)))
             values.append(list(value))
         elif isinstance(value_type, SequenceType):
             element = value_type.element
@@ -154,7 +157,8 @@ class _Builder:
             sources = []
             for k in range(len(value[0])):
                 source = self.fresh(f"{name}_{k}")
-                self.inputs.append(self.decl(source, _ranked(element, [v[k] for v in value]),
+                self.inputs.append(self.decl(source, _specific(element, [[v[k]] for v in value],
+                                                               source),
                                              f"element {k} of {of}"))
                 values.append([v[k] for v in value])
                 sources.append(source)
@@ -167,7 +171,8 @@ class _Builder:
                 return
             inner = self.fresh(f"{name}_value")
             if isinstance(value_type.element, TensorType):
-                self.inputs.append(self.decl(inner, value_type.element, f"value of {of}"))
+                fixed = _specific(value_type.element, [[v] for v in value], inner)
+                self.inputs.append(self.decl(inner, fixed, f"value of {of}"))
                 values.append(list(value))
             else:
                 self.build(inner, value_type.element, value, values, f"the value of {of}")
@@ -181,8 +186,9 @@ class _Builder:
         """Make graph outputs of the tensors `name` holds; their expected values (one list per
         data set) go to `expected`. `value` is its value in each data set; `of` says what it
         is ("output 'x'"), for the new outputs' doc strings."""
-        if isinstance(value_type, TensorType):  # a tensor graph output stays as it is
-            self.outputs.append(self.decl(name, value_type))
+        if isinstance(value_type, TensorType):  # a tensor graph output stays, its shape fixed
+            self.outputs.append(self.decl(name, _specific(value_type, [[v] for v in value],
+                                                          name)))
             expected.append(list(value))
         elif isinstance(value_type, SequenceType):
             length = self.fresh(f"{name}_length")
@@ -195,8 +201,8 @@ class _Builder:
                           value=np.array(k, dtype=np.int64))
                 self.node(self.after, "SequenceAt", [name, position], [element],
                           [value_type, _INT64], [value_type.element])
-                self.outputs.append(self.decl(element, _ranked(value_type.element,
-                                                               [v[k] for v in value]),
+                self.outputs.append(self.decl(element, _element_type(value_type.element,
+                                                                     value, k, name),
                                               f"element {k} of {of}"))
                 expected.append([v[k] for v in value])
         else:
@@ -210,21 +216,49 @@ class _Builder:
             self.node(self.after, "OptionalGetElement", [name], [inner], [value_type],
                       [value_type.element])
             if isinstance(value_type.element, TensorType):
-                self.outputs.append(self.decl(inner, value_type.element, f"value of {of}"))
+                fixed = _specific(value_type.element, [[v] for v in value], inner)
+                self.outputs.append(self.decl(inner, fixed, f"value of {of}"))
                 expected.append(list(value))
             else:
                 self.take_apart(inner, value_type.element, value, expected,
                                 f"the value of {of}")
 
 
-def _ranked(element: TensorType, values: list) -> TensorType:
-    """A sequence's element type for one element taken out as a tensor: with unknown dims of
-    the values' rank where the sequence's type gives no shape (elements differing in rank), as
-    onnx's checker wants a shape on a graph output."""
+def _element_type(element: TensorType, value: list, k: int, name: str) -> TensorType:
+    """The type of element `k` of a sequence output taken apart (`value`: the sequence in each
+    data set): described with every element of the sequence, as onnx infers one element type
+    per sequence, unless the elements differ in rank (onnx then infers none)."""
+    every = [list(v) for v in value]
+    if len({np.ndim(e) for group in every for e in group}) > 1:
+        every = [[v[k]] for v in value]
+    return _specific(element, every, f"{name}_element")
+
+
+def _specific(declared: TensorType, groups: list[list], name: str) -> TensorType:
+    """The most specific type that the values of one new boundary tensor allow. `groups` holds,
+    per data set, the values the type must describe (one for an input; every element of the
+    sequence for an output taken apart, as onnx infers one element type per sequence). A dim
+    is fixed where all values have one size; else a named dim (the declared one, or
+    `<name>_dim<axis>`) where each data set's values have one size; else unknown. The rank is
+    left unknown only when the values differ in rank. So a runtime is given every shape it can
+    know, and its handling of unknown dims (pinned by cases of their own) no longer stands in
+    front of the operators a variant tests."""
+    values = [v for group in groups for v in group]
     ranks = {np.ndim(v) for v in values}
-    if element.shape is not None or len(ranks) != 1:
-        return element
-    return TensorType(element.element, (None,) * ranks.pop())
+    if len(ranks) != 1:
+        return declared
+    rank = ranks.pop()
+    dims = declared.shape if declared.shape is not None else (None,) * rank
+    shape = []
+    for axis, dim in enumerate(dims):
+        sizes = {np.shape(v)[axis] for v in values}
+        if len(sizes) == 1:
+            shape.append(sizes.pop())
+        elif all(len({np.shape(v)[axis] for v in group}) <= 1 for group in groups):
+            shape.append(dim if isinstance(dim, str) else f"{name}_dim{axis}")
+        else:
+            shape.append(None)
+    return TensorType(declared.element, tuple(shape))
 
 
 def _variant(case: Case, shape: tuple, data_sets: list[DataSet], members: list[int],
