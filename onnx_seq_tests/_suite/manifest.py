@@ -23,9 +23,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import __version__
+from .._core import versions
 from .._core.problems import SeqTestsError
-from . import freshness
 
 if TYPE_CHECKING:  # nothing here imports onnx: a no-op build reads manifests without it
     from .._core.cases import Case
@@ -82,8 +81,8 @@ def source_path(path: str) -> str:
 def make_manifest(cases: dict[str, dict], files: dict[str, dict], suite: str,
                   empty_optional: str) -> dict:
     """The manifest of a suite: `cases` name -> case_entry, `files` path -> file_entry."""
-    return {"format": FORMAT, "generator": GENERATOR, "generator_version": __version__,
-            "onnx_version": freshness.installed_onnx(), "empty_optional": empty_optional,
+    return {"format": FORMAT, "generator": GENERATOR, "generator_version": versions.PACKAGE_VERSION,
+            "onnx_version": versions.installed_onnx(), "empty_optional": empty_optional,
             "suite": suite, "cases": cases, "files": files}
 
 
