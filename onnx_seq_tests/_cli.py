@@ -147,6 +147,8 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
             advice = ("the installed onnx is not the pinned one (see the warning above), which "
                       "alone can explain them" if drift else
                       "run `gen-seq-tests build` to update it")
+            if any(line.startswith("foreign:") for line in differences):
+                advice = f"move the foreign paths out of {out_root} first; then {advice}"
             raise Failed(f"{len(differences)} difference(s) between {out_root} and the cases; "
                          f"{advice}")
         _say(f"{out_root} is exactly what the cases give")

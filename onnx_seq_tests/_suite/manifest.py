@@ -118,6 +118,21 @@ def read(root: Path) -> dict:
     return manifest
 
 
+def unlisted(listed, files, folders) -> list[str]:
+    """The paths of a tree that no build wrote: `files` and `folders` (relative,
+    '/'-separated, as publish.scan_tree gives them) that the manifest's `listed` files neither
+    name nor hold, each named once at its top (a folder ends in '/'), sorted. The manifest
+    itself is the build's."""
+    holding = {""}
+    for relative in listed:
+        parts = relative.split("/")
+        holding.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    found = [f"{f}/" for f in folders if f not in holding and f.rpartition("/")[0] in holding]
+    found += [f for f in files if f not in listed and f != MANIFEST
+              and f.rpartition("/")[0] in holding]
+    return sorted(found)
+
+
 def tree_files(root: Path) -> list[str]:
     """Every file under `root` as a '/'-separated relative path, sorted."""
     found = []
