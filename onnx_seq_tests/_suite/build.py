@@ -41,8 +41,7 @@ from .._core.elements import ElementType
 from .._core.problems import CaseFileError, Problem, Problems, SeqTestsError
 from .freshness import build_key, folders_hold
 from .layout import SUITE, case_files
-from .manifest import (MANIFEST, case_entry, dumps, file_entry, make_manifest, source_path,
-                       unlisted)
+from .manifest import MANIFEST, case_entry, dumps, file_entry, make_manifest, source_path, unlisted
 from .model import ModelError, build_model
 from .publish import CACHE, Stager, folders_of, locked, recover, scan_tree, swap_in, work_dir
 from .tensor_io import FORM, TENSOR_IO_SUITE, derive
