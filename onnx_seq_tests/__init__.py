@@ -14,13 +14,9 @@ private. Names are imported on first use, so `import onnx_seq_tests` loads no on
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
-try:
-    __version__ = version("onnx-seq-tests")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0"
+from ._core.versions import PACKAGE_VERSION as __version__
 
 #: public name -> (private module, name there)
 _PUBLIC = {

@@ -103,6 +103,7 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
     file hashes and the manifest without loading onnx. The new tree is staged beside the output
     root and swapped in, so an interrupted build leaves the old suite or the new one.
     """
+    from ._core.versions import installed_onnx
     from ._suite import freshness
     from ._suite.resources import SuiteError, cases_dir
 
@@ -113,9 +114,9 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
     drift = freshness.onnx_drift()
     if drift and not check:
         stamped = freshness.stamped_onnx(out_root)
-        if stamped is not None and stamped != freshness.installed_onnx() and not adopt_onnx:
+        if stamped is not None and stamped != installed_onnx() and not adopt_onnx:
             raise Refused(f"{out_root} was built with onnx {stamped}; rebuilding it would "
-                          f"restamp it with onnx {freshness.installed_onnx()}, so nothing was "
+                          f"restamp it with onnx {installed_onnx()}, so nothing was "
                           f"written: {drift} (or pass --adopt-onnx to rebuild it anyway)")
         _warn(drift)
     elif drift:
@@ -146,6 +147,8 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
             advice = ("the installed onnx is not the pinned one (see the warning above), which "
                       "alone can explain them" if drift else
                       "run `gen-seq-tests build` to update it")
+            if any(line.startswith("foreign:") for line in differences):
+                advice = f"move the foreign paths out of {out_root} first; then {advice}"
             raise Failed(f"{len(differences)} difference(s) between {out_root} and the cases; "
                          f"{advice}")
         _say(f"{out_root} is exactly what the cases give")

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 import onnx_seq_tests
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._core import operators, oracle
-from onnx_seq_tests._suite import coverage, freshness
+from onnx_seq_tests._core import operators, oracle, versions
+from onnx_seq_tests._suite import coverage
 from onnx_seq_tests._suite.build import fingerprint
 from onnx_seq_tests._suite.manifest import MANIFEST
 
@@ -183,17 +183,17 @@ def test_for_each_refuses_an_unreleased_opset_with_a_case_error(tmp_path, monkey
 
 def test_the_pin_comes_from_the_installed_metadata():
     text = (ROOT / "pyproject.toml").read_text()
-    assert f'"onnx=={freshness.pinned_onnx()}"' in text
-    assert freshness.installed_onnx() == __import__("onnx").__version__
+    assert f'"onnx=={versions.pinned_onnx()}"' in text
+    assert versions.installed_onnx() == __import__("onnx").__version__
 
 
 def test_another_onnx_never_restamps_a_suite_unless_adopted(built, monkeypatch):
     """The installed onnx version is the environment: faked in-process."""
     cases, out = built
-    pinned = freshness.pinned_onnx()
+    pinned = versions.pinned_onnx()
     before = (out / MANIFEST).read_bytes()
     assert json.loads(before)["onnx_version"] == pinned
-    monkeypatch.setattr(freshness, "installed_onnx", lambda: "1.99.0")
+    monkeypatch.setattr(versions, "installed_onnx", lambda: "1.99.0")
     code, _, stderr = cli("build", cases, "-o", out)
     assert code == 2 and len(stderr.splitlines()) == 1
     assert stderr.startswith(f"error: {out} was built with onnx {pinned}; rebuilding it would "

@@ -12,10 +12,24 @@ PACKAGE = Path(__file__).resolve().parent.parent / "onnx_seq_tests"
 LAYERS = ["_cli", "_verify", "_read", "_suite", "_casefile", "_core"]  # top to bottom
 
 
+ROOT = "the package root"  # onnx_seq_tests/__init__.py: it imports every layer, so it is above
+#                            all of them but the CLI
+
+
 def _layer(module: str) -> str | None:
-    """The layer of a dotted module name inside the package (None for the package root)."""
+    """The layer of a dotted module name inside the package: ROOT for the package root itself
+    or a name in it (`from .. import __version__`), None for a module outside the package."""
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else None
+    if parts[0] != "onnx_seq_tests":
+        return None
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else ROOT
+
+
+def _above(layer: str, own: str) -> bool:
+    """Whether `layer` is above the layer `own`."""
+    if layer == ROOT:
+        return own != "_cli"
+    return LAYERS.index(layer) < LAYERS.index(own)
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
@@ -53,12 +67,12 @@ def _modules():
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_imports_go_only_downward(path):
     own = _layer(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts))
-    if own is None:
+    if own == ROOT:
         return  # the package root and __main__ may import any layer
     upward = [
         f"{path.name}:{line}: imports {module} ({_layer(module)} is above {own})"
         for line, module in _imports(path)
-        if _layer(module) is not None and LAYERS.index(_layer(module)) < LAYERS.index(own)
+        if _layer(module) not in (None, own) and _above(_layer(module), own)
     ]
     assert not upward, "\n".join(upward)
 
@@ -78,3 +92,64 @@ def test_the_check_sees_an_upward_import(tmp_path):
             test_imports_go_only_downward(probe)
     finally:
         probe.unlink()
+
+
+def test_the_check_sees_an_import_from_the_package_root(tmp_path):
+    """`from .. import __version__` in a lower layer imports the package root, which imports
+    every layer: the checker finds it (the versions live in the leaf `_core/versions.py`)."""
+    probe = PACKAGE / "_suite" / "_layer_probe_root_tmp.py"
+    probe.write_text("from .. import __version__\n")
+    try:
+        with pytest.raises(AssertionError, match="package root is above _suite"):
+            test_imports_go_only_downward(probe)
+    finally:
+        probe.unlink()
+
+
+def _graph() -> dict[str, set[str]]:
+    """module -> the package's modules it imports (anywhere in it, functions included)."""
+    modules = {".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts): p
+               for p in _modules()}
+    modules = {m.removesuffix(".__init__"): p for m, p in modules.items()}
+    return {m: {i for _, i in _imports(p) if i in modules and i != m}
+            for m, p in modules.items()}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every import circle (strongly connected group of more than one module), sorted."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):  # Tarjan's algorithm
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def test_no_import_circle():
+    """freshness and manifest once imported each other (over `installed_onnx`)."""
+    assert _circles(_graph()) == []
+
+
+def test_the_circle_check_can_fail():
+    assert _circles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]

@@ -195,20 +195,28 @@ def test_check_names_the_case_whose_value_changed_and_writes_nothing(tmp_path):
 
 
 def test_check_names_missing_and_stale_folders(tmp_path):
-    cases_file = write_cases(tmp_path / "cases.yaml", range(3))
+    """Stale: a build's product (its manifest lists it) that no case gives any more."""
+    cases_file = write_cases(tmp_path / "cases.yaml", range(4))
     out = tmp_path / "out"
     assert run("build", cases_file, "-o", out).returncode == 0
+    write_cases(cases_file, range(3))
     shutil.rmtree(out / SUITE / "test_pub_at_0")
-    shutil.copytree(out / SUITE / "test_pub_at_1", out / SUITE / "test_ghost")
-    (out / MANIFEST).unlink()
     result = run("build", cases_file, "-o", out, "--check")
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
-        "missing: test_pub_at_0", "stale: test_ghost (no case builds it)",
-        "missing: manifest.json"]
+        "missing: test_pub_at_0", "stale: test_pub_at_3 (no case builds it)",
+        "stale: test_pub_at_3__len2 (no case builds it)",
+        "changed: manifest.json (its entries differ)"]
+    (out / MANIFEST).unlink()  # then nothing in the tree is known to be a build's
+    lines = run("build", cases_file, "-o", out, "--check").stdout.splitlines()
+    assert lines[:2] == [f"foreign: {SUITE}/ (no build wrote it; `gen-seq-tests build` refuses "
+                         "to run until it is moved out)", f"foreign: {SUITE}_tensor_io/ (no "
+                         "build wrote it; `gen-seq-tests build` refuses to run until it is "
+                         "moved out)"]
+    assert lines[-1] == "missing: manifest.json"
 
 
-def test_check_names_stray_files_and_writes_nothing(tmp_path):
+def test_check_names_foreign_paths_apart_from_stale_ones_and_writes_nothing(tmp_path):
     cases_file = write_cases(tmp_path / "cases.yaml", range(2))
     out = tmp_path / "out"
     assert run("build", cases_file, "-o", out).returncode == 0
@@ -216,13 +224,16 @@ def test_check_names_stray_files_and_writes_nothing(tmp_path):
     (out / SUITE / "README").write_text("mine")
     (out / "extra").mkdir()
     (out / "extra" / "model.onnx").write_bytes(b"")
+    shutil.copytree(out / SUITE / "test_pub_at_1", out / SUITE / "test_mine")
+    (out / SUITE / "test_pub_at_0" / "notes.txt").write_text("mine")
     before = stamps(out)
     result = run("build", cases_file, "-o", out, "--check")
     assert result.returncode == 1
+    why = "(no build wrote it; `gen-seq-tests build` refuses to run until it is moved out)"
     assert result.stdout.splitlines() == [
-        "stray: extra/model.onnx (gen-seq-tests does not write it)",
-        "stray: notes.txt (gen-seq-tests does not write it)",
-        f"stray: {SUITE}/README (gen-seq-tests does not write it)"]
+        f"foreign: extra/ {why}", f"foreign: notes.txt {why}", f"foreign: {SUITE}/README {why}",
+        f"foreign: {SUITE}/test_mine/ {why}", f"foreign: {SUITE}/test_pub_at_0/notes.txt {why}"]
+    assert "move the foreign paths out of" in result.stderr
     assert stamps(out) == before
 
 
@@ -263,7 +274,7 @@ def test_only_changed_cases_are_rebuilt_and_gone_ones_removed(tmp_path):
     assert snapshot(out) == snapshot(cold)
 
 
-def test_files_edited_or_added_by_hand_are_undone(tmp_path):
+def test_files_edited_by_hand_are_undone(tmp_path):
     cases_file = write_cases(tmp_path / "cases.yaml", range(3))
     out = tmp_path / "out"
     assert run("build", cases_file, "-o", out).returncode == 0
@@ -273,11 +284,46 @@ def test_files_edited_or_added_by_hand_are_undone(tmp_path):
     result = run("build", cases_file, "-o", out)
     assert result.stdout.strip() == f"built 3 case(s) into {out}: 1 rebuilt, 0 removed"
     assert snapshot(out) == expected
+
+
+def test_files_added_by_hand_are_never_deleted(tmp_path):
+    """A build once deleted files a person put inside the suite folders, with exit 0 and
+    "0 rebuilt, 0 removed": it now refuses (exit 2), names each, and touches nothing."""
+    cases_file = write_cases(tmp_path / "cases.yaml", range(3))
+    out = tmp_path / "out"
+    assert run("build", cases_file, "-o", out).returncode == 0
+    expected = snapshot(out)
     (out / SUITE / "test_pub_at_0" / "test_data_set_0" / "input_9.pb").write_bytes(b"")
-    (out / SUITE / "notes.txt").write_text("stray")
+    (out / SUITE / "notes.txt").write_text("mine")
+    shutil.copytree(out / SUITE / "test_pub_at_1", out / SUITE / "test_my_own_case")
+    before = stamps(out)
     result = run("build", cases_file, "-o", out)
-    assert result.stdout.strip() == f"built 3 case(s) into {out}: 1 rebuilt, 0 removed"
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1
+    for path in (f"{SUITE}/test_pub_at_0/test_data_set_0/input_9.pb", f"{SUITE}/notes.txt",
+                 f"{SUITE}/test_my_own_case/"):
+        assert repr(path) in result.stderr
+    assert "nothing was written" in result.stderr and "move them out" in result.stderr
+    assert stamps(out) == before
+    write_cases(cases_file, range(2))  # not even when the build would remove a case
+    assert run("build", cases_file, "-o", out).returncode == 2 and stamps(out) == before
+    write_cases(cases_file, range(3))
+    for path in ("test_pub_at_0/test_data_set_0/input_9.pb", "notes.txt"):
+        (out / SUITE / path).unlink()
+    shutil.rmtree(out / SUITE / "test_my_own_case")
+    assert run("build", cases_file, "-o", out).returncode == 0
     assert snapshot(out) == expected
+
+
+def test_a_tree_without_a_manifest_is_never_replaced(tmp_path):
+    """Without a manifest nothing says what a build wrote: the build refuses."""
+    cases_file = write_cases(tmp_path / "cases.yaml", range(1))
+    out = tmp_path / "out"
+    (out / SUITE / "test_mine").mkdir(parents=True)
+    (out / SUITE / "test_mine" / "model.onnx").write_bytes(b"mine")
+    result = run("build", cases_file, "-o", out)
+    assert result.returncode == 2 and f"'{SUITE}/'" in result.stderr
+    assert tree_files(out) == [f"{SUITE}/test_mine/model.onnx"]
 
 
 def test_changing_the_empty_optional_form_rebuilds_everything(tmp_path):

@@ -205,14 +205,15 @@ def test_build_check_pack_and_drop_in_cover_both_forms(small_suite, tmp_path):
         "manifest.json", "sequence_optional", FORM_DIR]
     assert len(list((small_suite / FORM_DIR).iterdir())) == 5
     assert check([small_suite.parent / "tio.yaml"], small_suite) == []
-    # a stale folder and a stray file in the form's folder are drift
+    # a folder and a file in the form's folder that no build wrote are drift
     copy = tmp_path / "generated"
     shutil.copytree(small_suite, copy)
     shutil.copytree(copy / FORM_DIR / "test_tio_plain__tensors", copy / FORM_DIR / "test_gone")
     (copy / FORM_DIR / "notes.txt").write_text("x")
     drift = check([small_suite.parent / "tio.yaml"], copy)
-    assert "stale: test_gone (no case builds it)" in drift
-    assert f"stray: {FORM_DIR}/notes.txt (gen-seq-tests does not write it)" in drift
+    why = "(no build wrote it; `gen-seq-tests build` refuses to run until it is moved out)"
+    assert f"foreign: {FORM_DIR}/test_gone/ {why}" in drift
+    assert f"foreign: {FORM_DIR}/notes.txt {why}" in drift
     # pack takes both forms
     sha, count = pack(small_suite, tmp_path / "suite.tar.gz")
     assert count == 1 + len(json.loads((small_suite / "manifest.json").read_bytes())["files"])

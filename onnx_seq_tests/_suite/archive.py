@@ -2,12 +2,18 @@
 
 An archive handed to the tool is untrusted input: nothing is extracted to disk; members are read
 into memory; a member whose path is absolute or holds `..`, a link, a device or any entry other
-than a folder or a regular file is refused; the archive's size on disk, its members' total size
-and their number are bounded. Every member must sit under one top folder.
+than a folder or a regular file is refused; so is a path that two members name (a second
+manifest.json would otherwise win). Before tarfile reads anything, the raw headers are walked in
+a stream (`_prescan`), so every bound holds before any allocation: the archive's size on disk,
+the size of each header record (a GNU long name or a pax header), the bytes and number of its
+members, the length and depth of a name. Every member must sit under one top folder.
 """
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import lzma
 import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
@@ -19,6 +25,15 @@ from .._core.problems import SeqTestsError, one_line
 MAX_ARCHIVE_BYTES = 64 * 1024 * 1024
 MAX_TOTAL_BYTES = 512 * 1024 * 1024
 MAX_MEMBERS = 100_000
+#: Bounds on one header record (a GNU long name or link, a pax header: a pack writes pax headers
+#: of a few hundred bytes) and on a member's name, in bytes and in folder levels.
+MAX_HEADER_BYTES = 64 * 1024
+MAX_NAME_BYTES = 4096
+MAX_NAME_DEPTH = 32
+#: Header records that tarfile reads whole into memory before the member they describe.
+_HEADER_RECORDS = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHDTYPE,
+                   tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
+_BLOCK = tarfile.BLOCKSIZE
 
 
 class ArchiveError(SeqTestsError, ValueError):
@@ -46,6 +61,7 @@ def read_archive(path: Path, *, max_total: int = MAX_TOTAL_BYTES,
     tops: set[str] = set()
     total = count = 0
     try:
+        _prescan(path, max_total, max_members)
         with tarfile.open(path, "r:*") as tar:
             for member in tar:
                 count += 1
@@ -67,11 +83,16 @@ def read_archive(path: Path, *, max_total: int = MAX_TOTAL_BYTES,
                     raise ArchiveError(f"{path}: its files add up to more than {max_total} "
                                        "bytes")
                 tops.add(parts[0])
+                relative = "/".join(parts[1:])
+                if relative in files:
+                    raise ArchiveError(f"{path}: {one_line(member.name)!r} appears twice; a "
+                                       "suite archive names each file once")
                 handle = tar.extractfile(member)
-                files["/".join(parts[1:])] = handle.read(member.size) if handle else b""
+                files[relative] = handle.read(member.size) if handle else b""
     except ArchiveError:
         raise
-    except (tarfile.TarError, EOFError, zlib.error, OSError, UnicodeError, ValueError) as error:
+    except (tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, OSError, UnicodeError,
+            ValueError) as error:
         raise ArchiveError(f"{path}: not a readable tar archive: {one_line(str(error))}") \
             from None
     if len(tops) != 1:
@@ -80,8 +101,61 @@ def read_archive(path: Path, *, max_total: int = MAX_TOTAL_BYTES,
     return files
 
 
+def _prescan(path: Path, max_total: int, max_members: int) -> None:
+    """Walk the tar headers in a stream, decompressing as needed, in bounded memory: refuse
+    (ArchiveError) a header record over MAX_HEADER_BYTES, more than `max_members` records, or
+    more than `max_total` bytes of content, before tarfile allocates for any of them."""
+    count = total = 0
+    with _open_stream(path) as stream:
+        while True:
+            header = stream.read(_BLOCK)
+            if len(header) < _BLOCK or header == tarfile.NUL * _BLOCK:
+                return  # the end, or a truncated archive: tarfile says which
+            try:
+                size = tarfile.nti(header[124:136])
+            except (tarfile.TarError, ValueError):
+                return  # not a header tarfile can read: it reports the archive as damaged
+            count += 1
+            if count > max_members:
+                raise ArchiveError(f"{path}: more than {max_members} entries")
+            if header[156:157] in _HEADER_RECORDS and size > MAX_HEADER_BYTES:
+                raise ArchiveError(f"{path}: a header record of {size} bytes (a long name or "
+                                   f"pax header); a suite archive's are under {MAX_HEADER_BYTES}")
+            total += max(size, 0)
+            if total > max_total:
+                raise ArchiveError(f"{path}: its files add up to more than {max_total} bytes")
+            _skip(stream, -(-max(size, 0) // _BLOCK) * _BLOCK)
+
+
+def _open_stream(path: Path):
+    """The archive's tar bytes as a stream, decompressed by its magic number."""
+    with open(path, "rb") as file:
+        magic = file.read(6)
+    if magic.startswith(b"\x1f\x8b"):
+        return gzip.open(path, "rb")
+    if magic.startswith(b"BZh"):
+        return bz2.open(path, "rb")
+    if magic.startswith(b"\xfd7zXZ\x00"):
+        return lzma.open(path, "rb")
+    return open(path, "rb")
+
+
+def _skip(stream, count: int) -> None:
+    """Read and drop `count` bytes, a MiB at a time."""
+    while count > 0:
+        chunk = stream.read(min(count, 1 << 20))
+        if not chunk:
+            return
+        count -= len(chunk)
+
+
 def _checked_parts(path: Path, name: str) -> tuple[str, ...]:
-    """The parts of a member name; ArchiveError for an absolute path or one holding `..`."""
+    """The parts of a member name; ArchiveError for an absolute path, one holding `..`, or one
+    longer or deeper than a suite's names are."""
+    if len(name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+        raise ArchiveError(f"{path}: an entry name longer than {MAX_NAME_BYTES} bytes")
+    if name.count("/") > MAX_NAME_DEPTH:
+        raise ArchiveError(f"{path}: an entry name deeper than {MAX_NAME_DEPTH} folders")
     pure = PurePosixPath(name)
     if pure.is_absolute() or "\\" in name or (pure.parts and ":" in pure.parts[0]):
         raise ArchiveError(f"{path}: unsafe entry {one_line(name)!r} (absolute path)")

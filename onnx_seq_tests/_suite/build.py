@@ -41,7 +41,7 @@ from .._core.elements import ElementType
 from .._core.problems import CaseFileError, Problem, Problems, SeqTestsError
 from .freshness import build_key, folders_hold
 from .layout import SUITE, case_files
-from .manifest import MANIFEST, case_entry, dumps, file_entry, make_manifest, source_path
+from .manifest import MANIFEST, case_entry, dumps, file_entry, make_manifest, source_path, unlisted
 from .model import ModelError, build_model
 from .publish import CACHE, Stager, folders_of, locked, recover, scan_tree, swap_in, work_dir
 from .tensor_io import FORM, TENSOR_IO_SUITE, derive
@@ -240,6 +240,7 @@ class Previous:
     by_case: dict[str, list[str]] = field(default_factory=dict)  # name -> its listed files
     intact: set[str] = field(default_factory=set)  # cases whose files are as listed
     exact: bool = False  # the tree is exactly what the manifest lists
+    foreign: list[str] = field(default_factory=list)  # paths no build wrote (manifest.unlisted)
 
 
 def previous(root: Path, work: Path, key: str) -> Previous:
@@ -262,7 +263,8 @@ def previous(root: Path, work: Path, key: str) -> Previous:
         old.by_case = {name: old.by_case[entry["folder"]] for name, entry in cases.items()}
         old.manifest = manifest
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return Previous()
+        files, folders = scan_tree(root)  # no manifest to say what a build wrote: nothing
+        return Previous(foreign=unlisted({}, files, folders))
     cache = _read_cache(work, key, old.manifest_bytes)
     if cache is not None and len(cache["mtimes"]) != len(listed):
         cache = None
@@ -278,6 +280,7 @@ def previous(root: Path, work: Path, key: str) -> Previous:
             on_disk_by_folder.setdefault(_case_folder(relative), set()).add(relative)
         old.exact = (old.stats.keys() == listed.keys() | {MANIFEST}
                      and old.folders.keys() == folders_of(listed))
+        old.foreign = unlisted(listed, old.stats, old.folders)
     if cache is not None:
         old.trusted, old.sources, old.fingerprints = True, cache["sources"], cache["fingerprints"]
         good = {r for r, mtime in zip(listed, cache["mtimes"], strict=True)
@@ -325,13 +328,18 @@ def _read_cache(work: Path, key: str, manifest_bytes: bytes) -> dict | None:
 def _check_root(root: Path) -> None:
     if os.path.lexists(root) and not root.is_dir():
         raise OutputError(f"{root} is not a folder; give the output root with -o")
-    if root.is_dir():
-        foreign = sorted(set(os.listdir(root)) - {MANIFEST, *SUITES})
-        if foreign:
-            raise OutputError(
-                f"{root} holds {', '.join(repr(f) for f in foreign[:3])}, which gen-seq-tests "
-                f"does not write; a build replaces {root} as a whole, so move other files "
-                "elsewhere or give another output root with -o")
+
+
+def _refuse_foreign(root: Path, foreign: list[str]) -> None:
+    """OutputError naming the paths in the output root that no build wrote: a build replaces
+    the root as a whole, so it never runs over them (nothing of them is lost)."""
+    if foreign:
+        shown = ", ".join(repr(f) for f in foreign[:5])
+        more = f" and {len(foreign) - 5} more" if len(foreign) > 5 else ""
+        raise OutputError(
+            f"{root} holds {len(foreign)} path(s) that no build wrote (its manifest.json does "
+            f"not list them): {shown}{more}; a build replaces {root} as a whole, so nothing "
+            f"was written: move them out of {root}, or give another output root with -o")
 
 
 # -- build ---------------------------------------------------------------------------------------
@@ -360,6 +368,7 @@ def build(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 
         recover(root, work)
         _check_root(root)
         old = previous(root, work, key)
+        _refuse_foreign(root, old.foreign)
         kept, to_parse = [], []
         for path, sha in sources:
             names = old.sources.get(sha) if sha else None
@@ -462,18 +471,27 @@ def check(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 
     """Compile every case and compare with `out_root` byte for byte, writing nothing.
 
     Returns one line per difference, [] when the root is exactly what the cases give:
-    `changed: test_x (model.onnx, ...)`, `missing: test_x`, `stale: test_x (...)`,
-    `changed: manifest.json (...)`, `stray: path (...)`."""
+    `foreign: path (...)` for what no build wrote (its manifest does not list it; a build
+    refuses to run over it), then `changed: test_x (model.onnx, ...)`, `missing: test_x`,
+    `stale: test_x (...)` for a build's products no case gives any more, `changed:
+    manifest.json (...)`."""
     root = Path(out_root)
     sources = [path for path, _ in _sources(paths)]
     results = _compile_files(sources, empty_optional, {}, jobs)
     _raise_problems(paths, results, [c.name for r in results for c in r.cases])
     cases = sorted((c for r in results for c in r.cases), key=lambda c: c.name)
     on_disk, folders = scan_tree(root) if root.is_dir() else ({}, {})
+    listed = _listed(root) if on_disk or folders else {}
+    foreign = unlisted(listed, on_disk, folders)
+    drift = [f"foreign: {f} (no build wrote it; `gen-seq-tests build` refuses to run until it "
+             "is moved out)" for f in foreign]
+    tops = set(foreign)
+    on_disk = {r: v for r, v in on_disk.items() if not _within(r, tops)}
+    folders = {r: v for r, v in folders.items() if not _within(f"{r}/", tops)}
     by_folder: dict[str | None, set[str]] = {}
     for relative in on_disk:
         by_folder.setdefault(_case_folder(relative), set()).add(relative)
-    drift, entries, files = [], {}, {}
+    entries, files = {}, {}
     for case in cases:
         folder = case.entry["folder"]
         entries[case.name] = case.entry
@@ -498,7 +516,7 @@ def check(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 
     for relative in sorted(on_disk):
         folder = _case_folder(relative)
         if relative != MANIFEST and (folder is None or folder.split("/")[0] not in SUITES):
-            drift.append(f"stray: {relative} (gen-seq-tests does not write it)")
+            drift.append(f"stale: {relative} (no case builds it)")
     manifest = make_manifest(entries, files, SUITE, empty_optional)
     try:
         written = (root / MANIFEST).read_bytes()
@@ -509,6 +527,23 @@ def check(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 
     elif written != dumps(manifest):
         drift.append(f"changed: {MANIFEST} ({_manifest_difference(written, manifest)})")
     return drift
+
+
+def _within(relative: str, tops: set[str]) -> bool:
+    """Whether `relative` (a folder ends in '/') is one of `tops` or inside one that is a
+    folder."""
+    parts = relative.rstrip("/").split("/")
+    return relative in tops or any("/".join(parts[:i]) + "/" in tops
+                                   for i in range(1, len(parts)))
+
+
+def _listed(root: Path) -> dict:
+    """The files the manifest at `root` lists; {} when there is no readable manifest."""
+    try:
+        listed = json.loads((root / MANIFEST).read_bytes())["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return listed if isinstance(listed, dict) else {}
 
 
 def _manifest_difference(written: bytes, manifest: dict) -> str:

@@ -10,51 +10,25 @@ root is what the cases give and nothing is compiled, so onnx is never imported.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
-import re
 import sys
-from importlib import metadata
 from pathlib import Path
 
 from .._casefile.discovery import case_files
+from .._core import versions
+from .manifest import MANIFEST, file_entry
 from .publish import CACHE, folders_of, locked, scan_tree, work_dir
 
-#: The distribution whose requirements hold the onnx pin.
-DISTRIBUTION = "onnx-seq-tests"
-#: The layers whose code decides the bytes of a built suite.
-_LAYERS = ("_core", "_casefile", "_suite")
-
-
-def installed_onnx() -> str | None:
-    """The version of the installed onnx (as `onnx.__version__` gives it), without importing it;
-    None when onnx is not installed."""
-    for name in ("onnx", "onnx-weekly"):
-        try:
-            return metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-    return None
-
-
-def pinned_onnx() -> str | None:
-    """The onnx version this package pins (`onnx==X` in pyproject.toml, read from the installed
-    metadata), or None when it is not installed as a distribution or pins no exact version."""
-    try:
-        requirements = metadata.requires(DISTRIBUTION) or []
-    except metadata.PackageNotFoundError:
-        return None
-    for requirement in requirements:
-        found = re.fullmatch(r"\s*onnx\s*==\s*([^\s;,]+)\s*", requirement)
-        if found:
-            return found.group(1)
-    return None
-
+#: The package folder; the build's code is the modules `_suite/build.py` imports, at any depth.
+_PACKAGE = Path(__file__).resolve().parent.parent
+_BUILD_MODULE = ("_suite", "build")
 
 def onnx_drift() -> str | None:
     """What to do when the installed onnx is not the pinned one; None when it is."""
-    installed, pinned = installed_onnx(), pinned_onnx()
+    installed, pinned = versions.installed_onnx(), versions.pinned_onnx()
     if pinned is None or installed == pinned:
         return None
     return (f"the installed onnx is {installed}, but onnx-seq-tests pins onnx=={pinned}, and "
@@ -66,8 +40,6 @@ def onnx_drift() -> str | None:
 
 def stamped_onnx(root: Path) -> str | None:
     """The onnx version the manifest at `root` was built with, None if there is none."""
-    from .manifest import MANIFEST
-
     try:
         version = json.loads((Path(root) / MANIFEST).read_bytes()).get("onnx_version")
     except (OSError, ValueError, AttributeError):
@@ -76,25 +48,51 @@ def stamped_onnx(root: Path) -> str | None:
 
 
 def build_key(empty_optional: str) -> str:
-    """What the bytes of every case depend on besides the case itself: the code of the layers
-    below the verifier, the versions of Python, this package (the manifest names it), onnx,
+    """What the bytes of every case depend on besides the case itself: the code of the build
+    (`build_modules`), the versions of Python, this package (the manifest names it), onnx,
     numpy, protobuf and ml_dtypes, and the empty-optional form."""
     digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent.parent
-    for layer in _LAYERS:
-        for path in sorted((package / layer).glob("*.py")):
-            digest.update(f"{layer}/{path.name}".encode() + b"\0" + path.read_bytes() + b"\0")
-    versions = (sys.version_info[:2], _version(DISTRIBUTION), installed_onnx(), *map(
-        _version, ("numpy", "protobuf", "ml_dtypes")), empty_optional)
-    digest.update(repr(versions).encode())
+    for relative in build_modules():
+        digest.update(relative.encode() + b"\0" + (_PACKAGE / relative).read_bytes() + b"\0")
+    environment = (sys.version_info[:2], versions.PACKAGE_VERSION, versions.installed_onnx(),
+                   *map(versions.version_of, ("numpy", "protobuf", "ml_dtypes")), empty_optional)
+    digest.update(repr(environment).encode())
     return digest.hexdigest()
 
 
-def _version(distribution: str) -> str | None:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return None
+def build_modules() -> list[str]:
+    """The package's modules a build runs: `_suite/build.py` and every module of the package
+    it imports, at any depth (imports inside functions included), as sorted '/'-separated paths
+    relative to the package folder. Editing any other module (a report, diff, pack) leaves the
+    build key, and so a no-op build, as it is."""
+    found: set[tuple[str, ...]] = set()
+    pending = [_BUILD_MODULE]
+    while pending:
+        parts = pending.pop()
+        path = _PACKAGE.joinpath(*parts[:-1], parts[-1] + ".py")
+        if parts in found or not path.is_file():
+            continue
+        found.add(parts)
+        pending.extend(_package_imports(path, parts))
+    return sorted("/".join(p) + ".py" for p in found)
+
+
+def _package_imports(path: Path, parts: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The modules of the package that the module `parts` (at `path`) imports: for `from X
+    import a, b`, X and X.a, X.b (either may be a module; what is not one is skipped)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = parts[:len(parts) - node.level]
+            module = base + tuple(node.module.split(".")) if node.module else base
+            found.append(module)
+            found.extend(module + (alias.name,) for alias in node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [node.module] if isinstance(node, ast.ImportFrom) else [
+                a.name for a in node.names]
+            found.extend(tuple(n.split(".")[1:]) for n in names
+                         if n and n.split(".")[0] == "onnx_seq_tests")
+    return [m + ("__init__",) if (_PACKAGE.joinpath(*m)).is_dir() else m for m in found if m]
 
 
 def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = False
@@ -106,8 +104,6 @@ def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = 
     A build trusts the tree's sizes and mtimes against the cache, as build.py does;
     `compare_bytes` (for `build --check`) hashes every file against the manifest and lists the
     whole tree instead."""
-    from .manifest import MANIFEST, file_entry
-
     root = Path(out_root).resolve()
     work = work_dir(root)
     try:

@@ -23,9 +23,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import __version__
+from .._core import versions
 from .._core.problems import SeqTestsError
-from . import freshness
 
 if TYPE_CHECKING:  # nothing here imports onnx: a no-op build reads manifests without it
     from .._core.cases import Case
@@ -82,8 +81,8 @@ def source_path(path: str) -> str:
 def make_manifest(cases: dict[str, dict], files: dict[str, dict], suite: str,
                   empty_optional: str) -> dict:
     """The manifest of a suite: `cases` name -> case_entry, `files` path -> file_entry."""
-    return {"format": FORMAT, "generator": GENERATOR, "generator_version": __version__,
-            "onnx_version": freshness.installed_onnx(), "empty_optional": empty_optional,
+    return {"format": FORMAT, "generator": GENERATOR, "generator_version": versions.PACKAGE_VERSION,
+            "onnx_version": versions.installed_onnx(), "empty_optional": empty_optional,
             "suite": suite, "cases": cases, "files": files}
 
 
@@ -117,6 +116,21 @@ def read(root: Path) -> dict:
             manifest.get("files"), dict) or not isinstance(manifest.get("cases"), dict):
         raise ManifestError(f"{path}: not a format-{FORMAT} manifest of gen-seq-tests")
     return manifest
+
+
+def unlisted(listed, files, folders) -> list[str]:
+    """The paths of a tree that no build wrote: `files` and `folders` (relative,
+    '/'-separated, as publish.scan_tree gives them) that the manifest's `listed` files neither
+    name nor hold, each named once at its top (a folder ends in '/'), sorted. The manifest
+    itself is the build's."""
+    holding = {""}
+    for relative in listed:
+        parts = relative.split("/")
+        holding.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    found = [f"{f}/" for f in folders if f not in holding and f.rpartition("/")[0] in holding]
+    found += [f for f in files if f not in listed and f != MANIFEST
+              and f.rpartition("/")[0] in holding]
+    return sorted(found)
 
 
 def tree_files(root: Path) -> list[str]:

@@ -17,8 +17,8 @@ import os
 import tarfile
 from pathlib import Path
 
-from .. import __version__
 from .._core.problems import SeqTestsError
+from .._core.versions import PACKAGE_VERSION
 from .manifest import MANIFEST, ManifestError, read, verify
 
 #: The one mtime of every entry.
@@ -34,7 +34,7 @@ def default_archive() -> Path:
 
 
 def top_folder() -> str:
-    return f"onnx-seq-tests-suite-{__version__}"
+    return f"onnx-seq-tests-suite-{PACKAGE_VERSION}"
 
 
 def pack(root: Path, archive: Path) -> tuple[str, int]:

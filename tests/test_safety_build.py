@@ -1,0 +1,131 @@
+"""What the build and the readers of a built suite promise on any input (docs/safety.md):
+nothing a build did not write is lost, bad input is one line and exit 2, work and memory are
+bounded (archives, oracle budgets); and the build key covers the build's own code only.
+
+Small case files are built into tmp folders (test_publish.py's helpers), in this process.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import tarfile
+import tracemalloc
+import zlib
+from pathlib import Path
+
+import pytest
+from test_publish import run, write_cases
+
+from onnx_seq_tests._suite import freshness
+from onnx_seq_tests._suite.archive import ArchiveError, read_archive
+
+PACKAGE = Path(freshness.__file__).resolve().parent.parent
+
+
+# -- the build key: the build's own code only -----------------------------------------------------
+
+def test_the_build_key_covers_the_modules_a_build_runs_and_no_other():
+    modules = freshness.build_modules()
+    for needed in ("_suite/build.py", "_suite/publish.py", "_suite/tensor_io.py",
+                   "_core/oracle.py", "_casefile/reader.py", "_core/versions.py"):
+        assert needed in modules
+    for reader in ("_suite/diff.py", "_suite/pack.py", "_suite/archive.py", "_suite/coverage.py",
+                   "_suite/resources.py", "_verify/report.py", "_read/show.py"):
+        assert reader not in modules
+
+
+def test_editing_a_module_that_does_not_build_keeps_a_no_op_build_a_no_op(tmp_path,
+                                                                           monkeypatch):
+    """Appending a comment to `_suite/diff.py` once made a 0.3 s no-op build a full recompile."""
+    package = tmp_path / "package"
+    shutil.copytree(PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__", "_data"))
+    monkeypatch.setattr(freshness, "_PACKAGE", package)
+    cases_file = write_cases(tmp_path / "cases.yaml", range(2))
+    out = tmp_path / "out"
+    assert run("build", cases_file, "-o", out).returncode == 0
+    assert freshness.unchanged([cases_file], out, "undefined") == 2
+    for reader in ("_suite/diff.py", "_suite/pack.py", "_verify/report.py"):
+        with open(package / reader, "a") as file:
+            file.write("# a comment\n")
+    assert freshness.unchanged([cases_file], out, "undefined") == 2  # still a no-op
+    with open(package / "_core" / "oracle.py", "a") as file:
+        file.write("# a comment\n")
+    assert freshness.unchanged([cases_file], out, "undefined") is None  # the build's code
+
+
+# -- archives: every bound holds before tarfile allocates -----------------------------------------
+
+def _header(name: bytes, size: int, kind: bytes) -> bytes:
+    """One raw ustar header block (checksum filled in)."""
+    block = bytearray(512)
+    block[0:len(name)] = name
+    block[100:108] = b"0000644\0"
+    block[124:136] = b"%011o\0" % size
+    block[136:148] = b"00000000000\0"
+    block[156:157] = kind
+    block[257:265] = b"ustar\x0000"
+    block[148:156] = b" " * 8
+    block[148:156] = b"%06o\0 " % sum(block)
+    return bytes(block)
+
+
+def _header_bomb(path: Path, kind: bytes, claimed: int) -> Path:
+    """A .tar.gz whose first record (a GNU long name 'L' or a pax header 'x') claims
+    `claimed` bytes, and holds them: zeros, which gzip shrinks a thousandfold."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    parts = [compressor.compress(_header(b"././@LongLink", claimed, kind))]
+    chunk = bytes(1 << 20)
+    for _ in range(claimed >> 20):
+        parts.append(compressor.compress(chunk))
+    parts.append(compressor.compress(_header(b"top/manifest.json", 0, b"0") + bytes(1024)))
+    parts.append(compressor.flush())
+    path.write_bytes(b"".join(parts))
+    return path
+
+
+@pytest.mark.parametrize("kind", [b"L", b"x"], ids=["long-name", "pax"])
+def test_an_archive_header_bomb_is_refused_quickly_in_little_memory(tmp_path, kind):
+    """A small archive whose long-name or pax header claims 256 MiB once made tarfile read it
+    all into memory (2.1 GB and a traceback for a 9 MB archive): refused, in under 20 MiB."""
+    bomb = _header_bomb(tmp_path / "bomb.tar.gz", kind, 256 << 20)
+    assert bomb.stat().st_size < 2 << 20
+    tracemalloc.start()
+    try:
+        with pytest.raises(ArchiveError, match="a header record of 268435456 bytes"):
+            read_archive(bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 << 20
+    done = run("diff", bomb, bomb)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
+
+
+def test_an_archive_naming_a_file_twice_is_refused(tmp_path):
+    """A second manifest.json once won silently, injecting a case into `diff`."""
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w:gz") as tar:
+        for content in (b"{}", b'{"format": 1}'):
+            info = tarfile.TarInfo("top/manifest.json")
+            info.size = len(content)
+            tar.addfile(info, io.BytesIO(content))
+    archive = tmp_path / "twice.tar.gz"
+    archive.write_bytes(data.getvalue())
+    with pytest.raises(ArchiveError, match="'top/manifest.json' appears twice"):
+        read_archive(archive)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("top/" + "a" * 5000, "longer than 4096 bytes"),
+    ("top/" + "a/" * 40 + "f", "deeper than 32 folders"),
+])
+def test_archive_names_are_bounded(tmp_path, name, message):
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        info = tarfile.TarInfo(name)
+        tar.addfile(info, io.BytesIO(b""))
+    archive = tmp_path / "names.tar"
+    archive.write_bytes(data.getvalue())
+    with pytest.raises(ArchiveError, match=message):
+        read_archive(archive)
