@@ -21,12 +21,16 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import tempfile
 import threading
 import time
+import types
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from multiprocessing import connection, get_context
+from multiprocessing import connection, get_context, popen_forkserver
+from multiprocessing.context import ForkServerProcess
 from pathlib import Path
 
 from .._core.problems import SeqTestsError
@@ -82,6 +86,40 @@ def worker_context(preload: list[str]):
     return context
 
 
+class _WorkerPopen(popen_forkserver.Popen):
+    """multiprocessing's fork-server start, without telling the child to import the caller's
+    `__main__` (which a child started this way does first: a script without a main guard would
+    run again in every worker)."""
+
+    def _launch(self, process_obj):
+        with _main_hidden():
+            super()._launch(process_obj)
+
+
+class WorkerProcess(ForkServerProcess):
+    """A worker process, forked by the fork server; it never imports the caller's
+    `__main__`."""
+
+    @staticmethod
+    def _Popen(process_obj):
+        return _WorkerPopen(process_obj)
+
+
+@contextmanager
+def _main_hidden():
+    """While the child's start-up data is written, `__main__` is a blank module: the data then
+    names no main module to import (the rest, sys.path and the working folder, is kept)."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is None:
+            sys.modules.pop("__main__", None)
+        else:
+            sys.modules["__main__"] = main
+
+
 class Pool:
     """Run tasks in at most `jobs` workers; `on_event(kind, task, spec, payload)` receives
 
@@ -129,9 +167,8 @@ class Pool:
         log = Path(self._logs.name) / f"worker-{self._count}.log"
         log.touch()
         parent, child = self.context.Pipe()
-        process = self.context.Process(target=serve, args=(child, self.specs, str(log),
-                                                           with_probe),
-                                       daemon=True, name="seq-verify-worker")
+        process = WorkerProcess(target=serve, args=(child, self.specs, str(log), with_probe),
+                                daemon=True, name="seq-verify-worker")
         process.start()
         child.close()
         worker = _Worker(process, parent, log)
