@@ -195,8 +195,10 @@ def _shown(path: Path) -> str:
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=0),
               metavar="N", help="Run cases in N worker processes (0: one per CPU).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Give each backend at most SECONDS per case; a backend that takes longer has "
-                   "its process ended, and the case is its error.")
+              help="Give each backend at most SECONDS per case, counting for the first backend "
+                   "of a case the reading of its folder (model.onnx and the .pb files), then "
+                   "prepare and every data set; a backend that takes longer has its worker's "
+                   "process group ended, and the case is its `timeout`.")
 @click.option("--xfail", "xfail_path", metavar="FILE|NAME",
               help="Known failures: per line `[BACKEND] PATTERN`, a case name (with or without "
                    "test_) or a regex matching the whole name; '#' starts a comment. A NAME "
@@ -228,9 +230,13 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     checkout the suite installed with the package. The first lines name the suites run (path,
     version, manifest sha256).
 
+    Outcomes: pass, fail (wrong values), refused (prepare raised, or the adapter cannot take a
+    value kind), error (a run raised, or the adapter broke its output contract), crash,
+    timeout; xfail and xpass with --xfail.
+
     Exit status: 0 when nothing failed unexpectedly (an unexpected pass of a --xfail entry is
-    reported, not failed), 1 when a case failed or a backend raised, crashed or overran
-    --timeout, 2 for bad usage or a bad input file.
+    reported, not failed), 1 when a case failed, was refused, erred, crashed or timed out, 2 for
+    bad usage or a bad input file, 130 when interrupted (Ctrl-C; the workers are ended first).
     """
     import re
 
@@ -301,13 +307,17 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     show = sys.stderr.isatty() if progress is None else progress
     bar = report.Progress(len(cases), sys.stderr, sys.stderr.isatty()) if show else None
     try:
-        results = run_verify(suites, specs, xfail=xfail, jobs=jobs, timeout=timeout,
-                             cases=cases, on_case=bar.update if bar else None)
+        try:
+            results = run_verify(suites, specs, xfail=xfail, jobs=jobs, timeout=timeout,
+                                 cases=cases, on_case=bar.update if bar else None)
+        finally:
+            if bar:
+                bar.close()
     except BackendSpecError as error:
         raise Refused(str(error)) from None
-    finally:
-        if bar:
-            bar.close()
+    except KeyboardInterrupt:  # Ctrl-C: the workers and their process groups are ended by now
+        _say("verify: interrupted; no report written", err=True)
+        sys.exit(130)
     click.echo(report.text_report(results, specs), nl=False)
     infos = [{**suite_info(s), "name": _shown(s)} for s in suites]
     try:

@@ -390,3 +390,90 @@ class RaiseOnRun(_Faulty):
 #: Faults in the shape of the outputs rather than their values: every case is judged (fail or
 #: error), none ends the run.
 BAD_SHAPES = (ExtraOutput, MissingOutput, ListForTensor, WrongKind, NotAList, RaiseOnRun)
+
+
+# -- the output contract, refusals, huge messages, processes left behind ----------------------
+
+class ArrayImpl:
+    """A tensor type of another library (as jax's jaxlib...ArrayImpl): convertible by
+    numpy.asarray, but not a numpy.ndarray."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self._array, dtype=dtype)
+
+
+def _foreign(value):
+    if isinstance(value, np.ndarray):
+        return ArrayImpl(value)
+    if isinstance(value, list):
+        return [_foreign(v) for v in value]
+    return value
+
+
+class ForeignArrays(_Faulty):
+    """Every tensor (also inside sequences) comes back as an ArrayImpl: an adapter that
+    forgot numpy.asarray."""
+
+    @staticmethod
+    def spoil(outputs):
+        return [_foreign(o) for o in outputs]
+
+
+class CannotTake(RuntimeError):
+    """Like runtimes.CannotTake: the API cannot take a value kind."""
+
+
+class CannotTakeOnRun(_Faulty):
+    """Prepares every model, then refuses every run as an adapter refuses a value kind."""
+
+    @staticmethod
+    def spoil(outputs):
+        raise CannotTake("this runtime cannot take a sequence input ('s')")
+
+
+class HugeMessage(Backend):
+    """prepare raises with a 10 MB message (the one-node check model aside)."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if model.graph.name == "probe":
+            return onnxruntime.backend.prepare(model, device, **kwargs)
+        raise RuntimeError("x" * 10_000_000)
+
+
+def sleep_mark() -> str:
+    """`3600.<pid of the process that called verify>`: the argument of the `sleep` processes
+    SpawnSleepers starts, by which a test finds those of its own run."""
+    import multiprocessing
+
+    parent = multiprocessing.parent_process()
+    return f"3600.{parent.pid if parent else os.getpid()}"
+
+
+class SpawnSleepers(_Faulty):
+    """On every case, starts a `sleep` child and an orphan `sleep` (its shell exits at once,
+    so it is reparented), as a runtime's compiler subprocess could be left behind; then answers
+    like onnxruntime."""
+
+    hang = False
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if model.graph.name != "probe":
+            import subprocess
+
+            mark = sleep_mark()
+            subprocess.Popen(["sleep", mark])
+            subprocess.run(["sh", "-c", f"sleep {mark} &"], check=True)
+            while cls.hang and _has_sequence_empty(model):
+                time.sleep(1)
+        return onnxruntime.backend.prepare(model, device, **kwargs)
+
+
+class SpawnSleepersThenHang(SpawnSleepers):
+    """The same, and it never returns on a model with a SequenceEmpty node."""
+
+    hang = True

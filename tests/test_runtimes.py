@@ -83,29 +83,29 @@ def test_what_each_runtime_takes_or_refuses(outcomes):
         ("test_identity_int64", "tract"): ("pass", ""),
         ("test_identity_string", "openvino"): ("pass", ""),
         ("test_identity_string", "tinygrad"): (
-            "error", "CannotTake: tinygrad has no string tensors (input 'x')"),
+            "refused", "CannotTake: tinygrad has no string tensors (input 'x')"),
         ("test_identity_string", "tract"): (
-            "error", "CannotTake: tract's Python API takes no string tensors (input 'x')"),
+            "refused", "CannotTake: tract's Python API takes no string tensors (input 'x')"),
         ("test_identity_bfloat16", "openvino"): ("pass", ""),
         ("test_identity_bfloat16", "tinygrad"): ("pass", ""),
         ("test_identity_bfloat16", "tract"): (
-            "error", "RuntimeError: translating to fact: Tensor { elem_type: Bfloat16, shape: "
+            "refused", "RuntimeError: translating to fact: Tensor { elem_type: Bfloat16, shape: "
                      "Some(TensorShapeProto { dim: [Dimension { denotation: \"\", value: "
                      "Some(DimValue(3)) }] }) }"),
         ("test_sequence_length_input", "openvino"): (
-            "error", "CannotTake: openvino cannot take a sequence input ('s'): OpenVINO's "
+            "refused", "CannotTake: openvino cannot take a sequence input ('s'): OpenVINO's "
                      "runtime API passes tensors only"),
         ("test_sequence_length_input", "tinygrad"): (
             "error", "NotImplementedError: op='SequenceLength' is not supported"),
         ("test_sequence_length_input", "tract"): (
-            "error", "CannotTake: tract cannot take a sequence input ('s'): tract has no "
+            "refused", "CannotTake: tract cannot take a sequence input ('s'): tract has no "
                      "sequence or optional values"),
         ("test_optional_has_element_empty", "openvino"): (
-            "error", "RuntimeError: the model was not fully converted: No conversion rule found "
+            "refused", "RuntimeError: the model was not fully converted: No conversion rule found "
                      "for operations: OptionalHasElement-18"),
         ("test_optional_has_element_empty", "tinygrad"): ("pass", ""),
         ("test_optional_has_element_empty", "tract"): (
-            "error", "CannotTake: tract cannot take an optional input ('o'): tract has no "
+            "refused", "CannotTake: tract cannot take an optional input ('o'): tract has no "
                      "sequence or optional values"),
     }
     assert {key: outcomes[key] for key in expected} == expected

@@ -121,22 +121,22 @@ def test_reference_evaluator_runs_to_the_end(suite):
     assert results["test_strings_sequence"].outcome == "pass"
 
 
-def test_a_crashing_backend_is_an_error_of_its_case(suite):
+def test_a_crashing_backend_is_a_crash_of_its_case(suite):
     results = verify(suite, ["onnxruntime", "faulty_backends:CrashOnSequenceEmpty"], jobs=2)
     crashed = [r for r in results if r.outcome != "pass"]
     assert [(r.name, r.backend, r.outcome) for r in crashed] == [
-        ("test_sequence_empty_int64", "faulty_backends:CrashOnSequenceEmpty", "error")]
+        ("test_sequence_empty_int64", "faulty_backends:CrashOnSequenceEmpty", "crash")]
     assert "crashed" in crashed[0].message
     assert len(results) == 2 * len(case_names())
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_a_hanging_backend_is_an_error_of_its_case_after_the_timeout(suite, jobs):
+def test_a_hanging_backend_is_a_timeout_of_its_case(suite, jobs):
     specs = ["onnxruntime", "faulty_backends:HangOnSequenceEmpty"]
     results = verify(suite, specs, jobs=jobs, timeout=2)
     stuck = [r for r in results if r.outcome != "pass"]
     assert [(r.name, r.backend, r.outcome) for r in stuck] == [
-        ("test_sequence_empty_int64", "faulty_backends:HangOnSequenceEmpty", "error")]
+        ("test_sequence_empty_int64", "faulty_backends:HangOnSequenceEmpty", "timeout")]
     assert stuck[0].message == ("the backend gave no result within 2 s; its process was "
                                 "ended")
     assert len(results) == 2 * len(case_names())

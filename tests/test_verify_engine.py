@@ -68,8 +68,8 @@ def test_a_crash_names_its_signal_or_exit_code_and_stderr(suite, fault, expected
     spec = f"faulty_backends:{fault}"
     results = verify(suite, ["onnxruntime", spec, "reference"], jobs=2,
                      select=["sequence_empty", "strings"])
-    assert not_passed(results) == [(EMPTY_CASE, spec, "error")]
-    (crashed,) = [r for r in results if r.outcome == "error"]
+    assert not_passed(results) == [(EMPTY_CASE, spec, "crash")]
+    (crashed,) = [r for r in results if r.outcome == "crash"]
     assert crashed.message.startswith("the backend crashed the process running this case: it ")
     assert expected in crashed.message
     # the backends after the crashed one still ran the case, in another worker
@@ -80,16 +80,16 @@ def test_a_crash_names_its_signal_or_exit_code_and_stderr(suite, fault, expected
 
 def test_a_crash_costs_its_real_time(suite):
     results = verify(suite, ["faulty_backends:AbortOnSequenceEmpty"], select=["sequence_empty"])
-    assert results[0].outcome == "error" and results[0].seconds >= 0.2
+    assert results[0].outcome == "crash" and results[0].seconds >= 0.2
 
 
 def test_a_backend_that_crashes_on_every_case_still_gives_every_result(suite):
     results = verify(suite, ["faulty_backends:CrashAlways", "onnxruntime"], jobs=2)
     assert len(results) == 2 * len(case_names())
     outcomes = {(r.backend, r.outcome) for r in results}
-    assert outcomes == {("faulty_backends:CrashAlways", "error"), ("onnxruntime", "pass")}
+    assert outcomes == {("faulty_backends:CrashAlways", "crash"), ("onnxruntime", "pass")}
     # after its first crash the backend runs each case in a forked process: same message
-    assert {r.message for r in results if r.outcome == "error"} == {
+    assert {r.message for r in results if r.outcome == "crash"} == {
         "the backend crashed the process running this case: it exited with code 70; it wrote "
         "nothing on stderr"}
 
@@ -99,8 +99,8 @@ def test_the_timeout_is_per_backend_whatever_else_is_listed(suite):
     spec = "faulty_backends:SlowOnSequenceEmpty"
     for specs in ([spec], ["reference", spec, "onnxruntime"]):
         results = verify(suite, specs, timeout=1, select=["sequence_empty"])
-        assert not_passed(results) == [(EMPTY_CASE, spec, "error")], specs
-        (slow,) = [r for r in results if r.outcome == "error"]
+        assert not_passed(results) == [(EMPTY_CASE, spec, "timeout")], specs
+        (slow,) = [r for r in results if r.outcome == "timeout"]
         assert slow.message == "the backend gave no result within 1 s; its process was ended"
         assert 1.0 <= slow.seconds < 1.5
     # with room to spare it passes, alone or not
@@ -114,7 +114,7 @@ def test_a_timeout_spares_the_callers_own_processes(suite):
     try:
         results = verify(suite, ["faulty_backends:HangOnSequenceEmpty"], timeout=1, jobs=2)
         assert not_passed(results) == [(EMPTY_CASE, "faulty_backends:HangOnSequenceEmpty",
-                                        "error")]
+                                        "timeout")]
         assert bystander.is_alive()
         assert our_workers() == []
     finally:

@@ -24,9 +24,10 @@ from .._core import operators
 from .._core.problems import CaseFileError, Problem, Problems
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .backends import describe
-from .verifier import OUTCOMES, Result
+from .verifier import OUTCOMES, UNEXPECTED, Result
 
-_LABELS = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "xfail": "XFAIL", "xpass": "XPASS"}
+_LABELS = {"pass": "PASS", "fail": "FAIL", "refused": "REFUSED", "error": "ERROR",
+           "crash": "CRASH", "timeout": "TIMEOUT", "xfail": "XFAIL", "xpass": "XPASS"}
 
 
 def counts(results: list[Result]) -> dict[str, Counter]:
@@ -75,7 +76,7 @@ def result_line(result: Result) -> str:
 def text_report(results: list[Result], specs: list[str]) -> str:
     """One line per case and backend that failed or erred, then unexpected passes, the count
     of expected failures in one line, a summary per operator and element type, and totals."""
-    lines = [result_line(r) for r in results if r.outcome in ("fail", "error")]
+    lines = [result_line(r) for r in results if r.outcome in UNEXPECTED]
     lines += [result_line(r) for r in results if r.outcome == "xpass"]
     xfails = Counter(r.backend for r in results if r.outcome == "xfail")
     if xfails:
@@ -92,9 +93,10 @@ def text_report(results: list[Result], specs: list[str]) -> str:
     totals = counts(results)
     for spec in specs:
         c = totals.get(spec, Counter())
-        lines.append(f"{spec}: {c['pass']} passed, {c['fail']} failed, {c['error']} error(s), "
-                     f"{c['xfail']} expected failure(s), {c['xpass']} unexpected pass(es) "
-                     f"of {sum(c.values())} case(s)")
+        others = "".join(f"{c[o]} {o}, " for o in ("refused", "crash", "timeout") if c[o])
+        lines.append(f"{spec}: {c['pass']} passed, {c['fail']} failed, {others}"
+                     f"{c['error']} error(s), {c['xfail']} expected failure(s), "
+                     f"{c['xpass']} unexpected pass(es) of {sum(c.values())} case(s)")
     return "\n".join(lines) + "\n"
 
 
@@ -159,7 +161,8 @@ def write_junit(results: list[Result], specs: list[str], path: Path) -> None:
         mine = [r for r in results if r.backend == spec]
         c = Counter(r.outcome for r in mine)
         suite = ET.SubElement(root, "testsuite", name=xml_text(spec), tests=str(len(mine)),
-                              failures=str(c["fail"]), errors=str(c["error"]),
+                              failures=str(c["fail"]),
+                              errors=str(sum(c[o] for o in UNEXPECTED if o != "fail")),
                               skipped=str(c["xfail"]),
                               time=f"{sum(r.seconds for r in mine):.3f}")
         for result in mine:
@@ -179,7 +182,7 @@ def write_junit(results: list[Result], specs: list[str], path: Path) -> None:
             first = message.splitlines()[0] if message else ""
             if result.outcome == "fail":
                 ET.SubElement(case, "failure", message=first).text = message
-            elif result.outcome == "error":
+            elif result.outcome in UNEXPECTED:  # refused, error, crash, timeout
                 ET.SubElement(case, "error", message=first).text = message
             elif result.outcome == "xfail":
                 ET.SubElement(case, "skipped", type="xfail",
@@ -208,7 +211,7 @@ class Progress:
         self.done += 1
         self.outcomes.update(r.outcome for r in results)
         for result in results:
-            if result.outcome in ("fail", "error"):
+            if result.outcome in UNEXPECTED:
                 self._write(result_line(result), final=True)
         now = time.monotonic()
         tenth = self.done * 10 // max(1, self.total)
@@ -223,8 +226,9 @@ class Progress:
         elapsed = time.monotonic() - self.start
         left = elapsed / self.done * (self.total - self.done) if self.done else 0.0
         c = self.outcomes
+        others = "".join(f"{c[o]} {o}, " for o in ("refused", "crash", "timeout") if c[o])
         return (f"verifying {self.done}/{self.total} cases: {c['pass']} pass, {c['fail']} fail, "
-                f"{c['error']} error, {c['xfail']} xfail, {c['xpass']} xpass; "
+                f"{others}{c['error']} error, {c['xfail']} xfail, {c['xpass']} xpass; "
                 f"{_clock(elapsed)} spent, about {_clock(left)} left")
 
     def close(self) -> None:
@@ -461,10 +465,12 @@ def forms_table(results: list[Result], specs: list[str]) -> list[str]:
     for result in results:
         table[(result.backend, form_of(result))][result.outcome] += 1
     out = ["", "## Per backend and suite form", "",
-           "Case folders of each form: `pass` matched, `fail` gave other values, `error` raised "
-           "(or could not take or give a value of the case's kinds).", "",
-           "| backend | form | case folders | pass | fail | error | xfail | xpass |",
-           "|---|---|---:|---:|---:|---:|---:|---:|"]
+           "Case folders of each form: `pass` matched, `fail` gave other values, `refused` would "
+           "not prepare the model (or could not take or give a value of the case's kinds), "
+           "`error` raised while running, `crash` ended its process, `timeout` overran the "
+           "limit.", "",
+           "| backend | form | case folders | " + " | ".join(OUTCOMES) + " |",
+           "|---|---|---:|" + "---:|" * len(OUTCOMES)]
     for spec in specs:
         for form in forms:
             c = table.get((spec, form), Counter())
@@ -474,13 +480,14 @@ def forms_table(results: list[Result], specs: list[str]) -> list[str]:
 
 
 def _short(counter: Counter) -> str:
-    """`passed/total` then `Nf` (fail) and `Ne` (error), for narrow cells."""
+    """`passed/total` then `Nf` (fail), `Nr` (refused), `Ne` (error), `Nc` (crash), `Nt`
+    (timeout) and `Nx` (xfail), for narrow cells."""
     total = sum(counter.values())
     if not total:
         return "-"
     passed = counter["pass"] + counter["xpass"]
-    rest = "".join(f" {counter[o]}{o[0] if o != 'xfail' else 'x'}" for o in ("fail", "error",
-                                                                           "xfail") if counter[o])
+    rest = "".join(f" {counter[o]}{o[0] if o != 'xfail' else 'x'}"
+                   for o in (*UNEXPECTED, "xfail") if counter[o])
     return f"{passed}/{total}{rest}"
 
 

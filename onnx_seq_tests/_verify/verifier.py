@@ -3,15 +3,20 @@
 A suite is any folder holding case folders (`test_*/model.onnx`) at any depth, symbolic links
 followed. Each case is read like any consumer reads it (layout.read_case_folder: .pb files decoded
 by the model's graph types), prepared once per backend and run on every data set. Per case and
-backend the outcome is
-  pass    every data set's outputs match
-  fail    an output differs (the comparator's messages are kept)
-  error   the backend raised, crashed its process or overran --timeout, or the case folder could
-          not be read (the message is kept)
-  xfail   fail or error, and the case is listed in the --xfail file
-  xpass   pass, but the case is listed in the --xfail file
-Cases run in worker processes (workers.py), so a backend that crashes or hangs ends as an error
-of the case it was running rather than ending the run. A case's operators, opset and source
+backend the outcome is (the message says why, for all but a pass)
+  pass     every data set's outputs match
+  fail     an output differs (the comparator's messages are kept)
+  refused  the runtime would not prepare the model (prepare raised), or its API cannot take a
+           value kind (the adapter raised CannotTake, or a message saying "cannot take")
+  error    a run raised after a successful prepare, the outputs broke the adapter's output
+           contract (outputs.py; the message starts `adapter error:`), or the case folder could
+           not be read
+  crash    the process running the backend died (its signal or exit code, its stderr's end)
+  timeout  the backend overran --timeout (which counts reading the case folder too)
+  xfail    any of the above but pass, and the case is listed in the --xfail file
+  xpass    pass, but the case is listed in the --xfail file
+Cases run in worker processes (workers.py), so a backend that crashes or hangs ends as a crash
+or timeout of the case it was running rather than ending the run. A case's operators, opset and source
 come from the suite's manifest.json when it lists the case, else from its model.
 """
 
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, replace
@@ -33,9 +39,9 @@ __all__ = ["OUTCOMES", "UNEXPECTED", "CaseRef", "Result", "SuiteError", "XfailEn
            "XfailError", "apply_xfail", "case_elements", "check_xfail", "find_cases",
            "load_xfail", "model_operators", "model_opset", "suite_info", "verify"]
 
-OUTCOMES = ("pass", "fail", "error", "xfail", "xpass")
-#: Outcomes that make `verify` exit 1.
-UNEXPECTED = ("fail", "error")
+OUTCOMES = ("pass", "fail", "refused", "error", "crash", "timeout", "xfail", "xpass")
+#: Outcomes that make `verify` exit 1 (unless the case is listed in the --xfail file).
+UNEXPECTED = ("fail", "refused", "error", "crash", "timeout")
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,7 @@ class Result:
     seconds: float  # wall time of this backend on this case, also when it crashed or hung
     opset: int | None = None  # the case's opset (manifest, else the model's)
     source: str = ""  # where the case is written, `file:line`, when the manifest says
+    raw_outcome: str = ""  # the outcome before the --xfail list was applied; "": the same
 
     @property
     def operators(self) -> list[str]:
@@ -109,16 +116,17 @@ def load_xfail(path: Path) -> list[XfailEntry]:
 
 
 def apply_xfail(result: Result, entries: list[XfailEntry]) -> Result:
-    """The result with fail/error turned into xfail, and pass into xpass, when listed."""
+    """The result with any unexpected outcome (UNEXPECTED) turned into xfail, and pass into
+    xpass, when listed; `raw_outcome` then keeps the outcome it had."""
     for entry in entries:
         if entry.backend not in (None, result.backend):
             continue
         if _xfail_matches(entry, result.name, result.case):
             entry.used = True
             if result.outcome in UNEXPECTED:
-                return replace(result, outcome="xfail")
+                return replace(result, outcome="xfail", raw_outcome=result.outcome)
             if result.outcome == "pass":
-                return replace(result, outcome="xpass",
+                return replace(result, outcome="xpass", raw_outcome="pass",
                                message=f"listed as an expected failure at {entry.where}")
     return result
 
@@ -259,12 +267,17 @@ def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
     `select` keeps the cases whose name or path a regex finds; `cases` (from find_cases) is
     used as given instead. `on_case(results)` is called as each case finishes. Results come back
     sorted by case, then in the order of `specs`. With `timeout`, a backend that gives no result
-    for a case within that many seconds has its process ended, and the case is its error; the
-    limit is per backend and case, whatever other backends are listed. Raises SuiteError for
-    a root without cases and BackendSpecError for a backend that cannot be used (checked once,
-    up front: prepare(model, device) must give a rep with run).
+    for a case within that many seconds has its process group ended, and the case is its
+    `timeout`; the limit is per backend and case, whatever other backends are listed, and for
+    the first backend of a case it counts reading the case folder too. Every process a worker
+    or a backend started in the worker's process group is ended before this returns.
+
+    Raises ValueError for a bad argument (`specs` not a non-empty list of strings, `jobs` not
+    an int >= 0, `timeout` not a number > 0), SuiteError for a root without cases and
+    BackendSpecError for a backend that cannot be used (checked once, up front:
+    prepare(model, device) must give a rep with run).
     """
-    specs = list(specs)
+    specs = _checked_arguments(specs, jobs, timeout)
     for spec in specs:  # fail early, in this process, on a spec that names nothing
         load_backend(spec)
     refs = find_cases(root, select) if cases is None else cases
@@ -295,7 +308,7 @@ def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
         elif kind == "result":
             add(task.key, spec, *payload)
         else:  # crash or timeout
-            add(task.key, spec, "error", *payload)
+            add(task.key, spec, kind, *payload)
 
     def probe(problems: list) -> list[str]:
         return [p for p in problems if p]
@@ -309,3 +322,24 @@ def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
     except WorkerStartError as error:
         raise BackendSpecError(str(error)) from None
     return sorted(collected, key=lambda r: (position[r.case], order[r.backend]))
+
+
+def _checked_arguments(specs, jobs, timeout) -> list[str]:
+    """`specs` as a list; ValueError naming the first bad argument of verify."""
+    try:
+        listed = None if isinstance(specs, (str, bytes)) else list(specs)
+    except TypeError:
+        listed = None
+    if listed is None or not all(isinstance(s, str) and s for s in listed):
+        raise ValueError(f"verify: specs must be a list of backend specs (strings), got "
+                         f"{specs!r}")
+    specs = listed
+    if not specs:
+        raise ValueError("verify: specs is empty; name at least one backend")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
+        raise ValueError(f"verify: jobs must be an int >= 0 (0: one per CPU), got {jobs!r}")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not math.isfinite(timeout) or timeout <= 0):
+        raise ValueError(f"verify: timeout must be a number of seconds > 0 or None, got "
+                         f"{timeout!r}")
+    return specs

@@ -1,11 +1,12 @@
 """What a verify worker process does: load the backends once, then read each case folder it is
 sent, run it on each backend and judge every data set with the comparator.
 
-Messages to the parent, in order: ("probe", problems) if asked, ("ready",), then per case
-("case", info, size of its log so far), and per backend ("start", spec, pid) ... ("result", spec,
-outcome, message, seconds), then ("done",); ("died", exit code) before ("done",) when the
-process forked to run an isolated backend ended badly. A broken backend module gives ("broken",
-message) instead of ("ready",).
+Messages to the parent, in order: ("group",) once the worker leads a session of its own, then
+("probe", problems) if asked, ("ready",), then per case ("begin",) before reading it, ("case",
+info, size of its log so far), and per backend ("start", spec) ... ("result", spec, outcome,
+message, seconds), then ("done",); ("died", exit code) before ("done",) when the process forked
+to run an isolated backend ended badly. A broken backend module gives ("broken", message)
+instead of ("ready",).
 """
 
 from __future__ import annotations
@@ -25,9 +26,12 @@ from .._core.compare import compare_outputs
 from .._core.value_types import from_type_proto, innermost
 from .._suite.layout import CaseFolder, read_case_folder
 from .backends import check_backend, load_backend, prepare, run_prepared
+from .outputs import contract_problem
 
 #: At most this many comparator messages are kept per case and backend.
 MAX_MESSAGES = 10
+#: A message (a backend's error, the comparator's findings) is cut to this many characters.
+MAX_TEXT = 64 * 1024
 
 
 def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
@@ -38,6 +42,8 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
     process down, not the worker, which reports ("died", exit code) and moves on (unless the
     backend is not fork-safe, see _fork_safe)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    os.setsid()  # a group of its own: what a backend starts here is ended with the worker
+    conn.send(("group",))
     _end_with_parent()
     fd = os.open(log, os.O_WRONLY | os.O_APPEND)
     os.dup2(fd, 1)
@@ -61,6 +67,7 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
         if task is None:
             return
         path, task_specs, isolated = task
+        conn.send(("begin",))  # the first backend's --timeout covers reading the case
         folder, info = read(Path(path))
         conn.send(("case", info, os.fstat(2).st_size))
         for spec in task_specs:
@@ -94,25 +101,29 @@ def _fork_safe(backend) -> bool:
 
 
 def _run_one(conn, folder: CaseFolder | None, info: dict, spec: str, backend) -> None:
-    conn.send(("start", spec, os.getpid()))
+    conn.send(("start", spec))
     start = time.perf_counter()
     if folder is None:
-        outcome, message = "error", info["error"]
+        outcome, message = "error", cap(info["error"])
     else:
         outcome, message = run_on(folder, backend)
     conn.send(("result", spec, outcome, message, round(time.perf_counter() - start, 6)))
 
 
 def _end_with_parent() -> None:
-    """End this worker as soon as the process that started it ends, however it ends, even
-    while a backend is stuck: a thread waits on the parent's sentinel."""
+    """End this worker and its process group (what its backends started) as soon as the process
+    that started it ends, however it ends, even while a backend is stuck: a thread waits on the
+    parent's sentinel."""
     parent = multiprocessing.parent_process()
     if parent is None:
         return
 
     def watch() -> None:
         connection.wait([parent.sentinel])
-        os._exit(3)
+        try:
+            os.killpg(0, signal.SIGKILL)  # its own group, itself included
+        finally:
+            os._exit(3)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
@@ -160,25 +171,52 @@ def _quiet(spec: str) -> None:
 
 
 def run_on(folder: CaseFolder, backend) -> tuple[str, str]:
-    """(outcome, message) of one case folder on one backend (object or spec)."""
+    """(outcome, message) of one case folder on one backend (object or spec): `refused` when
+    prepare raises or the adapter cannot take a value kind (see refusal), `error` when a run
+    raises after a successful prepare or the outputs break the contract (outputs.py), `fail`
+    when the comparator finds a difference, else `pass`. The message is capped (cap)."""
     if not folder.data_sets:
         return "error", "the case folder has no test_data_set_* folder"
     names = [o.name for o in folder.model.graph.output]
     problems = []
     try:
         rep = prepare(backend, folder.model)
+    except Exception as error:  # the runtime would not prepare the model
+        return "refused", cap(error_text(error))
+    try:
         for k, (inputs, expected) in enumerate(folder.data_sets):
             actual = run_prepared(rep, inputs)
+            broken = contract_problem(actual, folder.output_types)
+            if broken:
+                return "error", cap(f"data set {k}: {broken}" if k else broken)
             found = compare_outputs(expected, actual, atol=folder.atol, rtol=folder.rtol,
                                     names=names, types=folder.output_types)
             problems.extend(f"data set {k}: {p}" for p in found)
     except Exception as error:  # the backend raised: an outcome, with its message kept
-        return "error", error_text(error)
+        return ("refused" if refusal(error) else "error"), cap(error_text(error))
     if problems:
         hidden = len(problems) - MAX_MESSAGES
         kept = problems[:MAX_MESSAGES] + ([f"... and {hidden} more"] if hidden > 0 else [])
-        return "fail", "\n".join(kept)
+        return "fail", cap("\n".join(kept))
     return "pass", ""
+
+
+def refusal(error: BaseException) -> bool:
+    """Whether an error raised while running says the runtime's API cannot take (or give) a
+    value kind: an adapter's CannotTake (any class of that name), or a message saying
+    "cannot take" / "cannot give"."""
+    if any(kind.__name__ == "CannotTake" for kind in type(error).__mro__):
+        return True
+    text = str(error).lower()
+    return "cannot take" in text or "cannot give" in text
+
+
+def cap(text: str, limit: int = MAX_TEXT) -> str:
+    """`text` cut to `limit` characters, with a note of how much was cut: no backend can make
+    a report grow without bound."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n... [{len(text) - limit} more characters cut]"
 
 
 def error_text(error: BaseException) -> str:

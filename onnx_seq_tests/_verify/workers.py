@@ -9,21 +9,31 @@ the first crash or hang a spare worker is kept ready, so the next case need not 
 and a backend that crashed once runs each later case in a process its worker forks (a few
 milliseconds), so a backend that crashes on many cases costs a fork each, not a worker each;
 the other backends keep running in the workers themselves.
-Only the processes started here are ever signalled. A worker's stdout and stderr go to a file of
-its own: what a backend printed before it crashed is quoted in the case's message.
+Each worker starts a session of its own (a new process group), which every process it or a
+backend in it starts (a forked case, a compiler subprocess) belongs to unless it leaves it; a
+worker is ended by killing its whole group, on a crash, on a timeout and when the run ends, so
+nothing a backend started outlives the run. Only these groups are ever signalled. A worker's
+stdout and stderr go to a file of its own: what a backend printed before it crashed is quoted in
+the case's message.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 import tempfile
 import threading
 import time
+import types
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from multiprocessing import connection, get_context
+from multiprocessing import connection, get_context, popen_forkserver
+from multiprocessing.context import ForkServerProcess
 from pathlib import Path
+
+from .._core.problems import SeqTestsError
 
 #: Lines of a crashed worker's output quoted in the case's message.
 STDERR_LINES = 8
@@ -33,7 +43,7 @@ QUEUE_DEPTH = 2
 START_TIMEOUT = 300.0
 
 
-class WorkerStartError(RuntimeError):
+class WorkerStartError(SeqTestsError, RuntimeError):
     """A worker process could not start or load a backend; the message says why."""
 
 
@@ -54,7 +64,8 @@ class _Worker:
     ready: bool = False
     queue: deque = field(default_factory=deque)  # tasks sent, the first one running
     spec: str | None = None  # the backend running now
-    runner: int | None = None  # the process running it: the worker's or one it forked
+    grouped: bool = False  # it said it leads a process group of its own (pgid = its pid)
+    case_started: float = 0.0  # when it started reading its current case
     finished: int = 0  # backends of the task that gave a result
     started: float = 0.0  # when `spec` started
     deadline: float | None = None
@@ -68,10 +79,45 @@ class _Worker:
 
 def worker_context(preload: list[str]):
     """The fork-server context; `preload` (module names) is imported by the fork server when it
-    starts, which is once per process."""
+    starts, which is once per process. The caller's `__main__` is never preloaded: a script
+    that calls verify without an `if __name__ == "__main__"` guard must not run again."""
     context = get_context("forkserver")
-    context.set_forkserver_preload(["__main__", "onnx_seq_tests._verify.warm", *preload])
+    context.set_forkserver_preload(["onnx_seq_tests._verify.warm", *preload])
     return context
+
+
+class _WorkerPopen(popen_forkserver.Popen):
+    """multiprocessing's fork-server start, without telling the child to import the caller's
+    `__main__` (which a child started this way does first: a script without a main guard would
+    run again in every worker)."""
+
+    def _launch(self, process_obj):
+        with _main_hidden():
+            super()._launch(process_obj)
+
+
+class WorkerProcess(ForkServerProcess):
+    """A worker process, forked by the fork server; it never imports the caller's
+    `__main__`."""
+
+    @staticmethod
+    def _Popen(process_obj):
+        return _WorkerPopen(process_obj)
+
+
+@contextmanager
+def _main_hidden():
+    """While the child's start-up data is written, `__main__` is a blank module: the data then
+    names no main module to import (the rest, sys.path and the working folder, is kept)."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is None:
+            sys.modules.pop("__main__", None)
+        else:
+            sys.modules["__main__"] = main
 
 
 class Pool:
@@ -121,9 +167,8 @@ class Pool:
         log = Path(self._logs.name) / f"worker-{self._count}.log"
         log.touch()
         parent, child = self.context.Pipe()
-        process = self.context.Process(target=serve, args=(child, self.specs, str(log),
-                                                           with_probe),
-                                       daemon=True, name="seq-verify-worker")
+        process = WorkerProcess(target=serve, args=(child, self.specs, str(log), with_probe),
+                                daemon=True, name="seq-verify-worker")
         process.start()
         child.close()
         worker = _Worker(process, parent, log)
@@ -131,13 +176,15 @@ class Pool:
         return worker
 
     def _end(self, worker: _Worker) -> None:
+        """End the worker and every process of its group: a case it forked, whatever a backend
+        started (a compiler, a `sleep`), also when the worker itself has exited."""
         self.workers.remove(worker)
-        if worker.runner not in (None, worker.process.pid) and worker.process.is_alive():
-            try:  # the case's process forked by this worker, stuck in a backend
-                os.kill(worker.runner, signal.SIGKILL)
-            except OSError:
+        if worker.grouped:
+            try:
+                os.killpg(worker.process.pid, signal.SIGKILL)
+            except OSError:  # the group has no process left
                 pass
-        if worker.process.is_alive():
+        if worker.process.is_alive():  # it died, or was ended, before starting its group
             worker.process.kill()
         worker.process.join()
         worker.conn.close()
@@ -197,12 +244,20 @@ class Pool:
             kind = message[0]
             if kind == "ready":
                 worker.ready = True
+            elif kind == "group":
+                worker.grouped = True
+            elif kind == "begin":  # the clock of the case's first backend starts: reading
+                worker.case_started = worker.started = time.monotonic()
+                worker.deadline = None if self.timeout is None else (
+                    worker.started + self.timeout)
             elif kind == "case":
                 worker.log_offset, worker.finished = message[2], 0
                 self.on_event("case", worker.task, None, message[1])
             elif kind == "start":
-                worker.spec, worker.runner = message[1], message[2]
-                worker.started = time.monotonic()
+                worker.spec = message[1]
+                # the first backend's time counts from the start of reading the case
+                worker.started = worker.case_started if worker.finished == 0 else (
+                    time.monotonic())
                 worker.deadline = None if self.timeout is None else (
                     worker.started + self.timeout)
             elif kind == "result":
@@ -215,17 +270,18 @@ class Pool:
                 worker.spec = worker.deadline = None
             elif kind == "done":
                 worker.queue.popleft()
-                worker.spec = worker.deadline = worker.runner = None
+                worker.spec = worker.deadline = None
                 worker.finished = 0
 
     def _lost(self, worker: _Worker, kind: str, message: str, ended: bool = True) -> None:
         """The running backend of an ended worker gets `message`; the task's backends not yet
         run go back to the front of the queue."""
         task = worker.task
+        seconds = time.monotonic() - worker.started if worker.started else 0.0
         if worker.spec is None:  # it died reading the case: blame the next backend
-            spec, seconds = task.specs[min(worker.finished, len(task.specs) - 1)], 0.0
+            spec = task.specs[min(worker.finished, len(task.specs) - 1)]
         else:
-            spec, seconds = worker.spec, time.monotonic() - worker.started
+            spec = worker.spec
         if kind == "crash":
             self.isolated.add(spec)
         self.on_event(kind, task, spec, (message, round(seconds, 6)))
@@ -262,6 +318,8 @@ class Pool:
                 problems = probe(message[1])
                 if problems:
                     raise WorkerStartError("\n".join(problems))
+            if message[0] == "group":
+                worker.grouped = True
             if message[0] == "ready":
                 worker.ready = True
 
