@@ -59,6 +59,7 @@ def read_archive(path: Path, *, max_total: int = MAX_TOTAL_BYTES,
                            f"({MAX_ARCHIVE_BYTES})")
     files: dict[str, bytes] = {}
     tops: set[str] = set()
+    seen: set[tuple[str, ...]] = set()
     total = count = 0
     try:
         _prescan(path, max_total, max_members)
@@ -83,12 +84,12 @@ def read_archive(path: Path, *, max_total: int = MAX_TOTAL_BYTES,
                     raise ArchiveError(f"{path}: its files add up to more than {max_total} "
                                        "bytes")
                 tops.add(parts[0])
-                relative = "/".join(parts[1:])
-                if relative in files:
+                if parts in seen:
                     raise ArchiveError(f"{path}: {one_line(member.name)!r} appears twice; a "
                                        "suite archive names each file once")
+                seen.add(parts)
                 handle = tar.extractfile(member)
-                files[relative] = handle.read(member.size) if handle else b""
+                files["/".join(parts[1:])] = handle.read(member.size) if handle else b""
     except ArchiveError:
         raise
     except (tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, OSError, UnicodeError,
