@@ -46,7 +46,7 @@ from .._core.value_types import (
     innermost,
     parse_type,
 )
-from .discovery import case_files
+from .discovery import MAX_FILE_BYTES, case_files, read_case_file
 from .vocabulary import (
     ATTRIBUTE_FORMS,
     CASE_KEYS,
@@ -64,7 +64,6 @@ from .vocabulary import (
 )
 
 #: A case file may be at most this many bytes.
-MAX_FILE_BYTES = 4 * 1024 * 1024
 #: A file may hold at most this many YAML nodes once aliases are followed.
 MAX_YAML_NODES = 250_000
 #: Collections (lists, mappings) may nest at most this deep, aliases followed.
@@ -106,8 +105,7 @@ def compose_file(path: Path, problems: Problems) -> tuple[bool, yaml.Node | None
     the problem added to `problems` as file:line:col."""
     shown = str(path)
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
+        raw = read_case_file(path)
     except OSError as error:
         problems.add(Where(shown, 1, 1), f"cannot read the file: {error.strerror}")
         return False, None

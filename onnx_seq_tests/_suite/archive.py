@@ -14,6 +14,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
+import stat
 import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
@@ -51,9 +52,12 @@ def read_archive(path: Path, *, max_total: int = MAX_TOTAL_BYTES,
     """Every regular file of the archive, by its '/'-separated path under the top folder."""
     path = Path(path)
     try:
-        size = path.stat().st_size
+        status = path.stat()
     except OSError as error:
         raise ArchiveError(f"{path}: cannot read it: {error.strerror or error}") from None
+    if not stat.S_ISREG(status.st_mode):
+        raise ArchiveError(f"{path}: not a regular file (a FIFO, a device or a socket)")
+    size = status.st_size
     if size > MAX_ARCHIVE_BYTES:
         raise ArchiveError(f"{path}: {size} bytes, more than a suite archive may have "
                            f"({MAX_ARCHIVE_BYTES})")

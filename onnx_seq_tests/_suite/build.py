@@ -23,11 +23,13 @@ imported.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import json
 import os
 import shutil
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
@@ -35,13 +37,31 @@ from pathlib import Path
 import numpy as np
 
 from .._casefile import reader as casefile
+from .._casefile.discovery import read_case_file
 from .._core import ir_checks, oracle
 from .._core.cases import Case
 from .._core.elements import ElementType
-from .._core.problems import CaseFileError, Problem, Problems, SeqTestsError
+from .._core.problems import (
+    ArgumentError,
+    CaseFileError,
+    Problem,
+    Problems,
+    SeqTestsError,
+    path_argument,
+)
 from .freshness import build_key, folders_hold
 from .layout import SUITE, case_files
-from .manifest import MANIFEST, case_entry, dumps, file_entry, make_manifest, source_path, unlisted
+from .manifest import (
+    EMPTY_OPTIONAL_FORMS,
+    MANIFEST,
+    case_entry,
+    dumps,
+    file_entry,
+    load_json,
+    make_manifest,
+    source_path,
+    unlisted,
+)
 from .model import ModelError, build_model
 from .publish import CACHE, Stager, folders_of, locked, recover, scan_tree, swap_in, work_dir
 from .tensor_io import FORM, TENSOR_IO_SUITE, derive
@@ -201,7 +221,7 @@ def _sources(paths) -> list[tuple[Path, str | None]]:
     sources = []
     for path in found:
         try:
-            sources.append((path, hashlib.sha256(path.read_bytes()).hexdigest()))
+            sources.append((path, hashlib.sha256(read_case_file(path)).hexdigest()))
         except OSError:
             sources.append((path, None))
     return sources
@@ -254,7 +274,7 @@ def previous(root: Path, work: Path, key: str) -> Previous:
         return old
     try:
         old.manifest_bytes = (root / MANIFEST).read_bytes()
-        manifest = json.loads(old.manifest_bytes)
+        manifest = load_json(old.manifest_bytes, str(root / MANIFEST))
         listed, cases = manifest["files"], manifest["cases"]
         for entry in cases.values():
             old.by_case[entry["folder"]] = []
@@ -314,7 +334,7 @@ def _case_folder(relative: str) -> str | None:
 def _read_cache(work: Path, key: str, manifest_bytes: bytes) -> dict | None:
     """The cache, when it belongs to this build key and to the tree with this manifest."""
     try:
-        cache = json.loads((work / CACHE).read_bytes())
+        cache = load_json((work / CACHE).read_bytes(), str(work / CACHE))
         if (cache["key"] == key and cache["manifest_sha256"]
                 == hashlib.sha256(manifest_bytes).hexdigest()
                 and isinstance(cache["sources"], dict) and isinstance(cache["fingerprints"], dict)
@@ -323,6 +343,23 @@ def _read_cache(work: Path, key: str, manifest_bytes: bytes) -> dict | None:
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return None
+
+
+#: What the file system says when the output root's folder can never be written (as opposed
+#: to a full or failing disk): exit 2, the root untouched.
+_UNUSABLE = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EEXIST)
+
+
+@contextmanager
+def _unusable_as_output(root: Path):
+    """Turn an OSError saying the root's folder cannot be written at all into OutputError."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno not in _UNUSABLE:
+            raise
+        raise OutputError(f"{root} cannot be used as the output root: {error.strerror or error} "
+                          f"({error.filename}); give a writable output root with -o") from None
 
 
 def _check_root(root: Path) -> None:
@@ -355,15 +392,41 @@ class BuildReport:
     changed: bool  # False when the root already held exactly this suite
 
 
+def arguments(paths, out_root, empty_optional: str, jobs: int) -> tuple[list[Path], Path, int]:
+    """The arguments of build and check, checked: `paths` a path or paths (str or os.PathLike)
+    of case files or folders, `out_root` a path, `empty_optional` one of EMPTY_OPTIONAL_FORMS,
+    `jobs` an int >= 0 (0: one process per CPU). ArgumentError (a ValueError) otherwise."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    try:
+        paths = list(paths)
+    except TypeError:
+        raise ArgumentError(f"paths must be a path or a list of paths of case files or "
+                            f"folders, not {type(paths).__name__}") from None
+    paths = [path_argument(path, "each of paths") for path in paths]
+    out_root = path_argument(out_root, "out_root")
+    if empty_optional not in EMPTY_OPTIONAL_FORMS:
+        raise ArgumentError(f"empty_optional must be one of {', '.join(EMPTY_OPTIONAL_FORMS)}, "
+                            f"not {empty_optional!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
+        raise ArgumentError(f"jobs must be an int >= 0 (0: one process per CPU), not {jobs!r}")
+    return paths, out_root, jobs or os.cpu_count() or 1
+
+
 def build(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 1) -> BuildReport:
     """Build the case files in `paths` into `out_root`, rebuilding only what changed.
 
-    Raises CaseFileError (nothing written) for refused cases, OutputError for an unusable root,
-    OSError when the disk refuses (the root then still holds the old suite)."""
+    Raises ArgumentError (a ValueError) for a bad argument (see `arguments`), CaseFileError
+    (nothing written) for refused cases, OutputError for an unusable root (one holding paths no
+    build wrote included: nothing is ever deleted that a build did not write), OSError when the
+    disk refuses (the root then still holds the old suite)."""
+    paths, out_root, jobs = arguments(paths, out_root, empty_optional, jobs)
     root = Path(out_root).resolve()  # a symlinked root: swap the folder it names
     sources = _sources(paths)
     key = build_key(empty_optional)
     work = work_dir(root)
+    with _unusable_as_output(root):
+        work.mkdir(parents=True, exist_ok=True)
     with locked(work):
         recover(root, work)
         _check_root(root)
@@ -439,8 +502,9 @@ def _publish(root: Path, work: Path, links: list[str], writes: dict[str, bytes],
     """Stage the new tree (kept files hard-linked from the old one) and swap it in."""
     staging = work / "staging"
     stager = Stager(staging)
-    try:
+    with _unusable_as_output(root):
         os.makedirs(staging)
+    try:
         for relative in sorted(links):
             stager.link(root / relative, relative)
         for relative in sorted(writes):
@@ -470,12 +534,13 @@ def _write_cache(work: Path, cache: dict, files: dict[str, dict],
 def check(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 1) -> list[str]:
     """Compile every case and compare with `out_root` byte for byte, writing nothing.
 
+    Raises ArgumentError and CaseFileError as `build` does.
     Returns one line per difference, [] when the root is exactly what the cases give:
     `foreign: path (...)` for what no build wrote (its manifest does not list it; a build
     refuses to run over it), then `changed: test_x (model.onnx, ...)`, `missing: test_x`,
     `stale: test_x (...)` for a build's products no case gives any more, `changed:
     manifest.json (...)`."""
-    root = Path(out_root)
+    paths, root, jobs = arguments(paths, out_root, empty_optional, jobs)
     sources = [path for path, _ in _sources(paths)]
     results = _compile_files(sources, empty_optional, {}, jobs)
     _raise_problems(paths, results, [c.name for r in results for c in r.cases])
@@ -540,7 +605,7 @@ def _within(relative: str, tops: set[str]) -> bool:
 def _listed(root: Path) -> dict:
     """The files the manifest at `root` lists; {} when there is no readable manifest."""
     try:
-        listed = json.loads((root / MANIFEST).read_bytes())["files"]
+        listed = load_json((root / MANIFEST).read_bytes(), MANIFEST)["files"]
     except (OSError, ValueError, KeyError, TypeError):
         return {}
     return listed if isinstance(listed, dict) else {}
@@ -548,7 +613,7 @@ def _listed(root: Path) -> dict:
 
 def _manifest_difference(written: bytes, manifest: dict) -> str:
     try:
-        old = json.loads(written)
+        old = load_json(written, MANIFEST)
     except ValueError:
         return "not valid JSON"
     if not isinstance(old, dict):
