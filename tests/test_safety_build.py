@@ -222,3 +222,103 @@ def test_one_path_is_a_list_of_one(tmp_path):
     """`build("cases.yaml", out)` once iterated the string's characters."""
     cases_file = write_cases(tmp_path / "cases.yaml", range(1))
     assert build(str(cases_file), tmp_path / "out").cases == 1
+
+
+# -- budgets: the builder and the oracle stop, with file:line:col --------------------------------
+
+LOOP_CASE = """
+- name: runaway_loop
+  opset: 16
+  inputs:
+    - {name: trip_count, type: tensor(int64), shape: []}
+    - {name: initial, type: seq(tensor(int64)), shape: []}
+  outputs:
+    - {name: final, type: seq(tensor(int64)), shape: []}
+  nodes:
+    - op_type: Loop
+      inputs: {M: trip_count, cond: "", v_initial: [initial]}
+      outputs: {v_final_and_scan_outputs: [final]}
+      attributes:
+        body:
+          inputs:
+            - {name: iteration, type: tensor(int64), shape: []}
+            - {name: cond_in, type: tensor(bool), shape: []}
+            - {name: sequence_in, type: seq(tensor(int64)), shape: []}
+          outputs:
+            - {name: cond_out, type: tensor(bool), shape: []}
+            - {name: sequence_out, type: seq(tensor(int64)), shape: []}
+          nodes:
+            - op_type: Identity
+              inputs: {input: cond_in}
+              outputs: {output: cond_out}
+            - op_type: Identity
+              inputs: {input: sequence_in}
+              outputs: {output: sequence_out}
+  data_sets:
+    - inputs: {trip_count: 1000000000000, initial: []}
+      outputs: {final: []}
+"""
+
+
+def _broadcast_case(n: int) -> str:
+    column = "[" + ", ".join(["[1.0]"] * n) + "]"
+    return f"""
+- name: huge_broadcast
+  opset: 14
+  inputs:
+    - {{name: a, type: tensor(float), shape: [{n}, 1]}}
+    - {{name: b, type: tensor(float), shape: [1, {n}]}}
+  outputs:
+    - {{name: c, type: tensor(float), shape: [~, ~]}}
+  nodes:
+    - op_type: Add
+      inputs: {{A: a, B: b}}
+      outputs: {{C: c}}
+  data_sets:
+    - inputs: {{a: {column}, b: [[{column[1:-1].replace("[", "").replace("]", "")}]]}}
+      outputs: {{c: [[2.0]]}}
+"""
+
+
+def _aliased_string_case(size: int, times: int) -> str:
+    return f"""
+- name: aliased_strings
+  opset: 11
+  inputs:
+    - {{name: s, type: seq(tensor(string)), shape: []}}
+  outputs:
+    - {{name: n, type: tensor(int64), shape: []}}
+  nodes:
+    - op_type: SequenceLength
+      inputs: {{input_sequence: s}}
+      outputs: {{length: n}}
+  data_sets:
+    - inputs: {{s: [&big "{'x' * size}", {", ".join(["*big"] * times)}]}}
+      outputs: {{n: {times + 1}}}
+"""
+
+
+@pytest.mark.parametrize("text, where, budget", [
+    (LOOP_CASE, ":30:7: case 'runaway_loop': data set 0: Loop iterations", "MAX_LOOP_ITERATIONS"),
+    (_broadcast_case(10_000), ":14:7: case 'huge_broadcast': data set 0: Add's result would "
+                              "hold 100000000 elements", "MAX_ELEMENTS"),
+    (_aliased_string_case(3_000_000, 1000), ":13:", "MAX_YAML_TEXT_BYTES"),
+], ids=["loop-trip-count-10**12", "broadcast-of-1e8-elements", "3MB-string-aliased-1000x"])
+def test_the_builder_and_the_oracle_have_budgets(tmp_path, text, where, budget):
+    """A Loop with trip count 10**12 once ran forever in the oracle; a broadcast asked numpy
+    for 18.6 GiB; one 3 MB string aliased 1,000 times reached 3 GB (a MemoryError traceback in
+    the fingerprint). Each is now one line at its place, naming the budget, within seconds and
+    in little memory."""
+    cases_file = tmp_path / "budget.yaml"
+    cases_file.write_text(text)
+    tracemalloc.start()
+    try:
+        done = run("build", cases_file, "-o", tmp_path / "out")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[0].startswith(f"{cases_file}{where}"), done.stderr
+    assert budget in done.stderr and "_core/budgets.py" in done.stderr
+    assert not (tmp_path / "out").exists()
+    assert peak < 200 << 20

@@ -9,8 +9,7 @@ import os
 import stat
 from pathlib import Path
 
-#: The largest case file read (bytes); a bigger one is refused before it is read whole.
-MAX_FILE_BYTES = 4 * 1024 * 1024
+from .._core.budgets import MAX_FILE_BYTES
 
 
 def read_case_file(path: Path) -> bytes:
