@@ -152,7 +152,7 @@ def test_the_json_schema_and_the_reader_share_one_opset_ceiling():
 
 
 def test_fingerprints_tell_apart_element_types_of_the_same_bytes():
-    from onnx_seq_tests._suite.build import _canonical
+    from onnx_seq_tests._suite.compiling import _canonical
 
     int4 = np.zeros(2, dtype=ml_dtypes.int4)
     uint4 = np.zeros(2, dtype=ml_dtypes.uint4)

@@ -8,6 +8,7 @@ Small case files are built into tmp folders (test_publish.py's helpers), in this
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import tarfile
 import tracemalloc
@@ -17,8 +18,14 @@ from pathlib import Path
 import pytest
 from test_publish import run, write_cases
 
+from onnx_seq_tests import SeqTestsError, build, check
+from onnx_seq_tests._core.problems import ArgumentError
 from onnx_seq_tests._suite import freshness
 from onnx_seq_tests._suite.archive import ArchiveError, read_archive
+from onnx_seq_tests._suite.diff import load as load_side
+from onnx_seq_tests._suite.layout import SUITE
+from onnx_seq_tests._suite.manifest import MANIFEST
+from onnx_seq_tests._suite.pack import pack
 
 PACKAGE = Path(freshness.__file__).resolve().parent.parent
 
@@ -129,3 +136,189 @@ def test_archive_names_are_bounded(tmp_path, name, message):
     archive.write_bytes(data.getvalue())
     with pytest.raises(ArchiveError, match=message):
         read_archive(archive)
+
+
+# -- one line, not a traceback: manifests, special files, output roots ----------------------------
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+def test_a_deeply_nested_manifest_is_one_line_everywhere(tmp_path):
+    """A deeply nested manifest.json once gave a RecursionError in diff and pack."""
+    cases_file = write_cases(tmp_path / "cases.yaml", range(1))
+    out = tmp_path / "out"
+    assert run("build", cases_file, "-o", out).returncode == 0
+    (out / MANIFEST).write_bytes(DEEP)
+    alone = tmp_path / "deep.json"
+    alone.write_bytes(b'{"format": 1, "x": ' + DEEP + b"}")
+    for args in (("diff", out, out), ("diff", alone, alone), ("pack", out, "-o",
+                                                             tmp_path / "a.tar.gz")):
+        done = run(*args)
+        assert done.returncode in (1, 2) and len(done.stderr.splitlines()) == 1, args
+        assert "nested more than 32 deep" in done.stderr, args
+    for args in (("build", cases_file, "-o", out), ("build", "--check", cases_file, "-o", out)):
+        done = run(*args)  # no manifest to trust: the build refuses, the check names it
+        assert done.returncode in (1, 2) and "Traceback" not in done.stderr, args
+
+
+def test_special_files_are_never_read(tmp_path):
+    """A FIFO as a case file, a manifest or a listed file once hung build, diff and pack."""
+    cases_file = write_cases(tmp_path / "cases.yaml", range(1))
+    out = tmp_path / "out"
+    assert run("build", cases_file, "-o", out).returncode == 0
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    done = run("build", fifo, "-o", tmp_path / "other")
+    assert done.returncode == 2 and "not a regular file" in done.stderr
+    listed = next(p for p in (out / SUITE).rglob("*.pb"))
+    listed.unlink()
+    os.mkfifo(listed)
+    for args in (("diff", out, out), ("pack", out, "-o", tmp_path / "a.tar.gz")):
+        done = run(*args)
+        assert done.returncode in (1, 2) and "not a regular file" in done.stderr, args
+    (out / MANIFEST).unlink()
+    os.mkfifo(out / MANIFEST)
+    done = run("pack", out, "-o", tmp_path / "a.tar.gz")
+    assert done.returncode in (1, 2) and "not a regular file" in done.stderr
+    os.mkfifo(tmp_path / "pipe.tar.gz")
+    with pytest.raises(ArchiveError, match="not a regular file"):
+        read_archive(tmp_path / "pipe.tar.gz")
+
+
+def test_an_unusable_output_root_is_exit_2_and_one_line(tmp_path):
+    """A read-only output root once ended with exit 1, kept for a failed check."""
+    cases_file = write_cases(tmp_path / "cases.yaml", range(1))
+    a_file = tmp_path / "a_file"
+    a_file.write_text("mine")
+    for out in (a_file / "out", Path("/sys/onnx-seq-tests-out")):  # /sys: read-only, even to root
+        done = run("build", cases_file, "-o", out)
+        assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, out
+        assert "cannot be used as the output root" in done.stderr
+    assert a_file.read_text() == "mine"
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda c, o: build([c], o, empty_optional="bogus"), "empty_optional must be one of"),
+    (lambda c, o: build([c], o, jobs=-3), "jobs must be an int >= 0"),
+    (lambda c, o: build([c], o, jobs="2"), "jobs must be an int >= 0"),
+    (lambda c, o: build(None, o), "paths must be a path or a list of paths"),
+    (lambda c, o: build([3], o), "each of paths must be a path"),
+    (lambda c, o: build([c], None), "out_root must be a path"),
+    (lambda c, o: check([c], o, empty_optional="typo"), "empty_optional must be one of"),
+    (lambda c, o: check([c], o, jobs=True), "jobs must be an int >= 0"),
+    (lambda c, o: load_side(None), "path must be a path"),
+    (lambda c, o: pack(None, o), "root must be a path"),
+])
+def test_bad_api_arguments_raise_argument_error(tmp_path, call, message):
+    """`build(empty_optional='bogus')` and `jobs=-3` were once accepted silently."""
+    cases_file = write_cases(tmp_path / "cases.yaml", range(1))
+    with pytest.raises(ArgumentError, match=message) as raised:
+        call(cases_file, tmp_path / "out")
+    assert isinstance(raised.value, SeqTestsError) and isinstance(raised.value, ValueError)
+    assert not (tmp_path / "out").exists()
+
+
+def test_one_path_is_a_list_of_one(tmp_path):
+    """`build("cases.yaml", out)` once iterated the string's characters."""
+    cases_file = write_cases(tmp_path / "cases.yaml", range(1))
+    assert build(str(cases_file), tmp_path / "out").cases == 1
+
+
+# -- budgets: the builder and the oracle stop, with file:line:col --------------------------------
+
+LOOP_CASE = """
+- name: runaway_loop
+  opset: 16
+  inputs:
+    - {name: trip_count, type: tensor(int64), shape: []}
+    - {name: initial, type: seq(tensor(int64)), shape: []}
+  outputs:
+    - {name: final, type: seq(tensor(int64)), shape: []}
+  nodes:
+    - op_type: Loop
+      inputs: {M: trip_count, cond: "", v_initial: [initial]}
+      outputs: {v_final_and_scan_outputs: [final]}
+      attributes:
+        body:
+          inputs:
+            - {name: iteration, type: tensor(int64), shape: []}
+            - {name: cond_in, type: tensor(bool), shape: []}
+            - {name: sequence_in, type: seq(tensor(int64)), shape: []}
+          outputs:
+            - {name: cond_out, type: tensor(bool), shape: []}
+            - {name: sequence_out, type: seq(tensor(int64)), shape: []}
+          nodes:
+            - op_type: Identity
+              inputs: {input: cond_in}
+              outputs: {output: cond_out}
+            - op_type: Identity
+              inputs: {input: sequence_in}
+              outputs: {output: sequence_out}
+  data_sets:
+    - inputs: {trip_count: 1000000000000, initial: []}
+      outputs: {final: []}
+"""
+
+
+def _broadcast_case(n: int) -> str:
+    column = "[" + ", ".join(["[1.0]"] * n) + "]"
+    return f"""
+- name: huge_broadcast
+  opset: 14
+  inputs:
+    - {{name: a, type: tensor(float), shape: [{n}, 1]}}
+    - {{name: b, type: tensor(float), shape: [1, {n}]}}
+  outputs:
+    - {{name: c, type: tensor(float), shape: [~, ~]}}
+  nodes:
+    - op_type: Add
+      inputs: {{A: a, B: b}}
+      outputs: {{C: c}}
+  data_sets:
+    - inputs: {{a: {column}, b: [[{column[1:-1].replace("[", "").replace("]", "")}]]}}
+      outputs: {{c: [[2.0]]}}
+"""
+
+
+def _aliased_string_case(size: int, times: int) -> str:
+    return f"""
+- name: aliased_strings
+  opset: 11
+  inputs:
+    - {{name: s, type: seq(tensor(string)), shape: []}}
+  outputs:
+    - {{name: n, type: tensor(int64), shape: []}}
+  nodes:
+    - op_type: SequenceLength
+      inputs: {{input_sequence: s}}
+      outputs: {{length: n}}
+  data_sets:
+    - inputs: {{s: [&big "{'x' * size}", {", ".join(["*big"] * times)}]}}
+      outputs: {{n: {times + 1}}}
+"""
+
+
+@pytest.mark.parametrize("text, where, budget", [
+    (LOOP_CASE, ":30:7: case 'runaway_loop': data set 0: Loop iterations", "MAX_LOOP_ITERATIONS"),
+    (_broadcast_case(10_000), ":14:7: case 'huge_broadcast': data set 0: Add's result would "
+                              "hold 100000000 elements", "MAX_ELEMENTS"),
+    (_aliased_string_case(3_000_000, 1000), ":13:", "MAX_YAML_TEXT_BYTES"),
+], ids=["loop-trip-count-10**12", "broadcast-of-1e8-elements", "3MB-string-aliased-1000x"])
+def test_the_builder_and_the_oracle_have_budgets(tmp_path, text, where, budget):
+    """A Loop with trip count 10**12 once ran forever in the oracle; a broadcast asked numpy
+    for 18.6 GiB; one 3 MB string aliased 1,000 times reached 3 GB (a MemoryError traceback in
+    the fingerprint). Each is now one line at its place, naming the budget, within seconds and
+    in little memory."""
+    cases_file = tmp_path / "budget.yaml"
+    cases_file.write_text(text)
+    tracemalloc.start()
+    try:
+        done = run("build", cases_file, "-o", tmp_path / "out")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[0].startswith(f"{cases_file}{where}"), done.stderr
+    assert budget in done.stderr and "_core/budgets.py" in done.stderr
+    assert not (tmp_path / "out").exists()
+    assert peak < 200 << 20

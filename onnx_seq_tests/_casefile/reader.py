@@ -14,13 +14,15 @@ lacks it). Every file of a run is read and every mistake collected before anythi
 
 Limits, each checked before the thing it guards is built:
 - a file is at most MAX_FILE_BYTES bytes (checked before it is read);
-- a file holds at most MAX_YAML_NODES YAML nodes counting every alias as the nodes it repeats,
-  and nests at most MAX_DEPTH collections deep (checked on the event stream, before any node
-  exists, so an alias bomb costs a few milliseconds); an alias inside its own anchor is refused;
+- a file holds at most MAX_YAML_NODES YAML nodes and MAX_YAML_TEXT_BYTES bytes of scalar text,
+  counting every alias as the nodes and text it repeats, and nests at most MAX_DEPTH collections
+  deep (checked on the event stream, before any node exists, so an alias bomb costs a few
+  milliseconds); an alias inside its own anchor is refused;
 - explicit YAML tags (`!!python/...`, `!!str`, `!custom`) are refused, never resolved;
 - one tensor value holds at most MAX_TENSOR_ELEMENTS elements (checked from the YAML list
   lengths before any element is read);
 - integers anywhere (opsets, dims, attributes, int64 data) must fit in int64 or their own type.
+The limits are budgets, all in `_core/budgets.py`.
 """
 
 from __future__ import annotations
@@ -34,6 +36,13 @@ import numpy as np
 import yaml
 
 from .._core import operators
+from .._core.budgets import (
+    MAX_DEPTH,
+    MAX_FILE_BYTES,
+    MAX_TENSOR_ELEMENTS,
+    MAX_YAML_NODES,
+    MAX_YAML_TEXT_BYTES,
+)
 from .._core.cases import Case, DataSet, Expansion, Graph, Initializer, Node, ValueDecl
 from .._core.elements import ELEMENTS, ScalarError, int_hint
 from .._core.problems import CaseFileError, Problems, Where
@@ -46,7 +55,7 @@ from .._core.value_types import (
     innermost,
     parse_type,
 )
-from .discovery import case_files
+from .discovery import case_files, read_case_file
 from .vocabulary import (
     ATTRIBUTE_FORMS,
     CASE_KEYS,
@@ -62,15 +71,6 @@ from .vocabulary import (
     TYPE_GROUPS,
     VALUE_KEYS,
 )
-
-#: A case file may be at most this many bytes.
-MAX_FILE_BYTES = 4 * 1024 * 1024
-#: A file may hold at most this many YAML nodes once aliases are followed.
-MAX_YAML_NODES = 250_000
-#: Collections (lists, mappings) may nest at most this deep, aliases followed.
-MAX_DEPTH = 64
-#: A single tensor value may hold at most this many elements.
-MAX_TENSOR_ELEMENTS = 100_000
 
 NAME_PATTERN = re.compile(r"[a-z0-9_]+")
 _INT64 = (-(2**63), 2**63 - 1)
@@ -106,8 +106,7 @@ def compose_file(path: Path, problems: Problems) -> tuple[bool, yaml.Node | None
     the problem added to `problems` as file:line:col."""
     shown = str(path)
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
+        raw = read_case_file(path)
     except OSError as error:
         problems.add(Where(shown, 1, 1), f"cannot read the file: {error.strerror}")
         return False, None
@@ -198,9 +197,9 @@ def _check_events(text: str, path: str, problems: Problems) -> bool:
     Runs before any node is built: each anchor's size (nodes, aliases expanded) and depth is
     known when it closes, so an alias adds its full expansion in one step.
     """
-    sizes: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, collection depth), expanded
-    stack: list[list] = []  # open collections: [anchor, nodes before it, deepest inside]
-    count = 0
+    sizes: dict[str, tuple[int, int, int]] = {}  # anchor -> (nodes, depth, text), expanded
+    stack: list[list] = []  # open collections: [anchor, nodes, text before it, deepest inside]
+    count = text_bytes = 0
 
     def refuse(event, message: str) -> bool:
         mark = event.start_mark
@@ -215,8 +214,9 @@ def _check_events(text: str, path: str, problems: Problems) -> bool:
                                      f"&{event.anchor}; a case file cannot be recursive")
             if event.anchor not in sizes:
                 continue  # composing reports the undefined alias
-            nodes, inner_depth = sizes[event.anchor]
+            nodes, inner_depth, text = sizes[event.anchor]
             count += nodes
+            text_bytes += text
             deepest = level + inner_depth
         elif isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent,
                                 yaml.MappingStartEvent)):
@@ -227,20 +227,22 @@ def _check_events(text: str, path: str, problems: Problems) -> bool:
             count += 1
             if isinstance(event, yaml.ScalarEvent):
                 deepest = level
+                size = len(event.value.encode("utf-8", "surrogatepass"))
+                text_bytes += size
                 if event.anchor is not None:
-                    sizes[event.anchor] = (1, 0)
+                    sizes[event.anchor] = (1, 0, size)
             else:
                 deepest = level + 1
-                stack.append([event.anchor, count - 1, deepest])
+                stack.append([event.anchor, count - 1, text_bytes, deepest])
         elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-            anchor, before, inner = stack.pop()
+            anchor, before, text_before, inner = stack.pop()
             if anchor is not None:
-                sizes[anchor] = (count - before, inner - len(stack))
+                sizes[anchor] = (count - before, inner - len(stack), text_bytes - text_before)
             deepest = inner
         else:
             continue
         if stack:
-            stack[-1][2] = max(stack[-1][2], deepest)
+            stack[-1][3] = max(stack[-1][3], deepest)
         if deepest > MAX_DEPTH:
             return refuse(event, f"lists and mappings nest more than {MAX_DEPTH} deep here "
                                  "(aliases followed), the limit for case files")
@@ -248,6 +250,11 @@ def _check_events(text: str, path: str, problems: Problems) -> bool:
             return refuse(event, f"the file holds more than {MAX_YAML_NODES} YAML nodes once "
                                  "aliases are expanded (an alias bomb?), the limit for one "
                                  "case file; split it or repeat fewer aliases")
+        if text_bytes > MAX_YAML_TEXT_BYTES:
+            return refuse(event, f"the file's values add up to more than {MAX_YAML_TEXT_BYTES} "
+                                 "bytes of text once aliases are expanded (the budget "
+                                 "MAX_YAML_TEXT_BYTES of onnx_seq_tests/_core/budgets.py); "
+                                 "repeat fewer aliases of long strings, or raise the budget")
     return True
 
 

@@ -13,11 +13,14 @@ sequence concatenated), the oracle raises OracleError: a case must not expect an
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
 from . import operators
+from .budgets import MAX_ELEMENTS, MAX_LOOP_ITERATIONS
 from .cases import Case, Graph, Initializer, Node, ValueDecl
 from .compare import compare_outputs
 from .problems import Problem, SeqTestsError, Where
@@ -26,12 +29,26 @@ from .value_types import ValueType, from_type_proto
 #: The operators whose spec behaviour this module implements, beside the helpers below: every
 #: sequence/optional operator onnx.defs knows and the carriers (tests check each has a function).
 SPEC_OPERATORS = operators.sequence_operators() + operators.CARRIERS
-#: A Loop with neither trip count nor condition stops being followed after this many turns.
-MAX_LOOP_ITERATIONS = 10_000
 
 
 class OracleError(SeqTestsError):
     """The spec gives no result for these inputs; the message says why."""
+
+
+class BudgetError(OracleError):
+    """Running the graph would go over one of the oracle's budgets (budgets.py)."""
+
+
+def _budget(name: str, value: int) -> str:
+    return (f"the oracle's budget {name} ({value}) of onnx_seq_tests/_core/budgets.py; make the "
+            "case smaller, or raise the budget")
+
+
+def _check_elements(count: int, what: str) -> None:
+    """BudgetError when `what` would hold `count` elements, more than MAX_ELEMENTS."""
+    if count > MAX_ELEMENTS:
+        raise BudgetError(f"{what} would hold {count} elements, more than "
+                          + _budget("MAX_ELEMENTS", MAX_ELEMENTS))
 
 
 class _Missing:
@@ -246,21 +263,25 @@ def _same_dtype(tensors, what: str) -> None:
 class _Context:
     """What a node needs besides its inputs: the opset, outer scope names, and the trace."""
 
-    def __init__(self, opset: int, scope: dict, trace):
+    def __init__(self, opset: int, scope: dict, trace, turns: list[int]):
         self.opset = opset
         self.scope = scope
         self.trace = trace
+        self.turns = turns  # [Loop iterations so far], shared with every subgraph's context
 
     def subgraph(self, graph: Graph):
         """A callable running `graph` on positional inputs, seeing this scope's values."""
-        return lambda inputs: run_graph(graph, self.opset, inputs, self.scope, self.trace)
+        return lambda inputs: run_graph(graph, self.opset, inputs, self.scope, self.trace,
+                                        turns=self.turns)
 
 
 def run_graph(graph: Graph, opset: int, inputs, outer_scope: dict | None = None,
-              trace=None) -> list:
-    """The outputs of `graph` on positional `inputs`; OracleError where the spec has none.
+              trace=None, *, turns: list[int] | None = None) -> list:
+    """The outputs of `graph` on positional `inputs`; OracleError where the spec has none,
+    BudgetError (an OracleError) where running it would go over a budget (budgets.py).
 
     `trace(node, inputs, outputs)`, when given, is called after every node, subgraphs included.
+    `turns` counts Loop iterations across subgraphs (a subgraph's run shares its caller's).
     """
     if len(inputs) != len(graph.inputs):
         raise OracleError(f"the graph takes {len(graph.inputs)} input(s), got {len(inputs)}")
@@ -269,7 +290,7 @@ def run_graph(graph: Graph, opset: int, inputs, outer_scope: dict | None = None,
         scope[initializer.name] = initializer.value
     for decl, value in zip(graph.inputs, inputs, strict=True):
         scope[decl.name] = value
-    context = _Context(opset, scope, trace)
+    context = _Context(opset, scope, trace, [0] if turns is None else turns)
     for node in graph.nodes:
         args = []
         for name in node.inputs:
@@ -284,6 +305,7 @@ def run_graph(graph: Graph, opset: int, inputs, outer_scope: dict | None = None,
             raise OracleError(f"{node.op_type} gave {len(results)} output(s), the node names "
                               f"{len(node.outputs)}")
         for name, value in zip(node.outputs, results, strict=True):
+            _check_elements(_elements(value), f"{node.op_type} output '{name}'")
             scope[name] = value
         if trace is not None:
             trace(node, args, results)
@@ -300,6 +322,13 @@ def run_node(node: Node, args: list, context: _Context) -> list:
         raise OracleError(f"the oracle does not implement {node.op_type}; it knows "
                           + ", ".join(sorted(_OPERATORS)))
     return run(node, args, dict(node.attributes), context)
+
+
+def _elements(value) -> int:
+    """The elements of a value: a tensor's, a sequence's tensors' together, 0 for None."""
+    if isinstance(value, list):
+        return sum(map(_elements, value))
+    return 0 if value is None or value is MISSING else int(np.size(value))
 
 
 def _present(args: list) -> list:
@@ -334,6 +363,10 @@ def _run_loop(node, args, attributes, context):
     while (limit is None or i < limit) and keep_going:
         if limit is None and cond is MISSING and i == MAX_LOOP_ITERATIONS:
             raise OracleError("Loop with neither a trip count nor a condition never ends")
+        context.turns[0] += 1
+        if context.turns[0] > MAX_LOOP_ITERATIONS:
+            raise BudgetError("Loop iterations (nested ones included) would go over "
+                              + _budget("MAX_LOOP_ITERATIONS", MAX_LOOP_ITERATIONS))
         outputs = body([np.array(i, dtype=np.int64), np.array(keep_going), *carried])
         if cond is not MISSING:
             keep_going = bool(np.asarray(outputs[0]).reshape(-1)[0])
@@ -343,6 +376,8 @@ def _run_loop(node, args, attributes, context):
     scan_count = len(node.outputs) - len(carried)
     if scan_count and not scans:
         raise OracleError("Loop ran no iteration, so its scan outputs have no defined shape")
+    for k in range(scan_count):
+        _check_elements(sum(_elements(turn[k]) for turn in scans), f"Loop scan output {k}")
     stacked = [np.stack([np.asarray(turn[k]) for turn in scans]) for k in range(scan_count)]
     return carried + stacked
 
@@ -396,6 +431,8 @@ def _binary(function):
         if left.dtype != right.dtype:
             raise OracleError(f"{node.op_type} inputs differ in type: {left.dtype}, "
                               f"{right.dtype}")
+        shape = np.broadcast_shapes(left.shape, right.shape)  # ValueError if they do not
+        _check_elements(math.prod(shape), f"{node.op_type}'s result")
         with np.errstate(all="ignore"):
             return [np.asarray(function(left, right))]
     return run
@@ -494,6 +531,10 @@ def check_case(case: Case) -> list[Problem]:
         where = data_set.where
         try:
             answers = run_graph(case.graph, case.opset, list(data_set.inputs))
+        except BudgetError as error:
+            problems.append(Problem(where.path, where.line, where.column,
+                                    f"case '{case.name}': data set {k}: {error}"))
+            continue
         except OracleError as error:
             problems.append(Problem(where.path, where.line, where.column,
                                     f"case '{case.name}': data set {k}: the spec gives no "

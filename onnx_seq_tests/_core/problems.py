@@ -7,8 +7,10 @@ MAX_REPORTED lines are shown, then `... and N more problem(s)`.
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from dataclasses import dataclass, field
+from pathlib import Path
 
 #: At most this many problems are reported for one run; the rest are counted.
 MAX_REPORTED = 50
@@ -16,6 +18,18 @@ MAX_REPORTED = 50
 
 class SeqTestsError(Exception):
     """The base of every error this package raises on purpose."""
+
+
+class ArgumentError(SeqTestsError, ValueError):
+    """A bad argument to a function of the Python API (a wrong type, a value out of range);
+    the message names the argument and what it takes."""
+
+
+def path_argument(value, name: str) -> Path:
+    """`value` as a Path when it is a str or os.PathLike; ArgumentError naming `name` if not."""
+    if isinstance(value, (str, os.PathLike)):
+        return Path(value)
+    raise ArgumentError(f"{name} must be a path (str or os.PathLike), not {type(value).__name__}")
 
 
 def one_line(text: str) -> str:

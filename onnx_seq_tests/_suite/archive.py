@@ -14,6 +14,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
+import stat
 import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
@@ -51,14 +52,18 @@ def read_archive(path: Path, *, max_total: int = MAX_TOTAL_BYTES,
     """Every regular file of the archive, by its '/'-separated path under the top folder."""
     path = Path(path)
     try:
-        size = path.stat().st_size
+        status = path.stat()
     except OSError as error:
         raise ArchiveError(f"{path}: cannot read it: {error.strerror or error}") from None
+    if not stat.S_ISREG(status.st_mode):
+        raise ArchiveError(f"{path}: not a regular file (a FIFO, a device or a socket)")
+    size = status.st_size
     if size > MAX_ARCHIVE_BYTES:
         raise ArchiveError(f"{path}: {size} bytes, more than a suite archive may have "
                            f"({MAX_ARCHIVE_BYTES})")
     files: dict[str, bytes] = {}
     tops: set[str] = set()
+    seen: set[tuple[str, ...]] = set()
     total = count = 0
     try:
         _prescan(path, max_total, max_members)
@@ -83,12 +88,12 @@ def read_archive(path: Path, *, max_total: int = MAX_TOTAL_BYTES,
                     raise ArchiveError(f"{path}: its files add up to more than {max_total} "
                                        "bytes")
                 tops.add(parts[0])
-                relative = "/".join(parts[1:])
-                if relative in files:
+                if parts in seen:
                     raise ArchiveError(f"{path}: {one_line(member.name)!r} appears twice; a "
                                        "suite archive names each file once")
+                seen.add(parts)
                 handle = tar.extractfile(member)
-                files[relative] = handle.read(member.size) if handle else b""
+                files["/".join(parts[1:])] = handle.read(member.size) if handle else b""
     except ArchiveError:
         raise
     except (tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, OSError, UnicodeError,

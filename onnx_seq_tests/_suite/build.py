@@ -22,30 +22,51 @@ imported.
 
 from __future__ import annotations
 
-import dataclasses
+import errno
 import hashlib
 import json
 import os
 import shutil
-from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import repeat
 from pathlib import Path
 
-import numpy as np
-
 from .._casefile import reader as casefile
-from .._core import ir_checks, oracle
-from .._core.cases import Case
-from .._core.elements import ElementType
-from .._core.problems import CaseFileError, Problem, Problems, SeqTestsError
+from .._casefile.discovery import read_case_file
+from .._core.problems import (
+    ArgumentError,
+    CaseFileError,
+    Problem,
+    SeqTestsError,
+    path_argument,
+)
+from .compiling import (
+    CaseResult,
+    FileResult,
+    compile_case,
+    compile_cases,
+    compile_files,
+    fingerprint,
+    stream_files,
+)
 from .freshness import build_key, folders_hold
-from .layout import SUITE, case_files
-from .manifest import MANIFEST, case_entry, dumps, file_entry, make_manifest, source_path, unlisted
-from .model import ModelError, build_model
+from .layout import SUITE
+from .manifest import (
+    EMPTY_OPTIONAL_FORMS,
+    MANIFEST,
+    dumps,
+    file_entry,
+    load_json,
+    make_manifest,
+    source_path,
+    unlisted,
+)
 from .publish import CACHE, Stager, folders_of, locked, recover, scan_tree, swap_in, work_dir
-from .tensor_io import FORM, TENSOR_IO_SUITE, derive
+from .tensor_io import TENSOR_IO_SUITE
 
+#: Case files of at least this many bytes in all are compiled in worker processes while this
+#: process writes each compiled case (below it, compiling here is quicker than starting one).
+STREAM_BYTES = 32 * 1024
 #: The suite folders a build writes: the cases as written, and their tensor-boundary form.
 SUITES = (SUITE, TENSOR_IO_SUITE)
 
@@ -54,143 +75,9 @@ class OutputError(SeqTestsError):
     """The output root cannot be used; the message says why and what to do."""
 
 
-# -- one case ------------------------------------------------------------------------------------
-
-def compile_case(case: Case, empty_optional: str, problems: Problems) -> dict[str, bytes] | None:
-    """The files of one case folder, relative path -> bytes; None (and `problems` filled) when
-    onnx refuses the model or the expectations disagree with the spec oracle."""
-    try:
-        model = build_model(case)
-    except ModelError as error:
-        problems.add(error.where or case.where, f"case '{case.name}': {error}")
-        return None
-    found = ir_checks.check_case(case)  # values vs declared types, named dims (IR.md)
-    found = found or oracle.check_case(case)  # authored expectations vs the spec oracle
-    if found:
-        problems.found.extend(found)
-        return None
-    return case_files(case, model, empty_optional)
-
-
-def compile_cases(cases: list[Case], empty_optional: str = "undefined") -> dict[str, bytes]:
-    """All files of the suite, `test_<name>/...` -> bytes; CaseFileError if a case is refused."""
-    problems = Problems()
-    files: dict[str, bytes] = {}
-    for case in cases:
-        for relative, data in (compile_case(case, empty_optional, problems) or {}).items():
-            files[f"{case.folder}/{relative}"] = data
-    problems.raise_if_any()
-    return files
-
-
-def fingerprint(case: Case) -> str:
-    """A hash of everything in a case that its files depend on (places in the file excluded)."""
-    return hashlib.sha256(repr(_canonical(case)).encode()).hexdigest()
-
-
-_PLAIN = (type(None), bool, int, float, str, bytes)  # their repr is exact
-_FIELDS: dict[type, tuple[str, ...]] = {}
-_PLACES = ("where", "expanded_from")  # where a case was written: its files do not depend on it
-
-
-def _canonical(value):
-    """A value made of plain values, tuples, lists and dicts whose repr tells apart any two
-    different values: a tuple stays a tuple, a list a list; arrays, element types and
-    dataclasses become one-key dicts."""
-    kind = type(value)
-    if kind in _PLAIN:
-        return value
-    if kind is tuple:
-        return tuple(map(_canonical, value))
-    if kind is list:
-        return list(map(_canonical, value))
-    if isinstance(value, (np.ndarray, np.generic)):
-        array = np.asarray(value)
-        data = (tuple(map(_canonical, array.ravel().tolist())) if array.dtype.kind == "O"
-                else np.ascontiguousarray(array).tobytes())
-        return {"array": (array.dtype.str, array.dtype.name, array.shape, data)}
-    if kind is ElementType:
-        return {"element": value.name}
-    if dataclasses.is_dataclass(value):
-        names = _FIELDS.get(kind)
-        if names is None:
-            names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value)
-                                          if f.name not in _PLACES)
-        return {kind.__name__: tuple((n, _canonical(getattr(value, n))) for n in names)}
-    raise TypeError(f"fingerprint: no rule for a {kind.__name__} value; add one to "
-                    "build._canonical")
-
-
-# -- many case files, in worker processes --------------------------------------------------------
-
-@dataclass
-class CaseResult:
-    """One compiled case: `files` relative to its folder, or None where the old ones still hold."""
-
-    name: str
-    fingerprint: str
-    entry: dict
-    files: dict[str, bytes] | None
-
-
-@dataclass
-class FileResult:
-    """The cases of one case file, and the problems found in it."""
-
-    problems: list[Problem]
-    cases: list[CaseResult]
-
-
-def compile_file(path: str, empty_optional: str, reusable: dict[str, str]) -> FileResult:
-    """Load one case file and compile its cases, except those whose fingerprint `reusable`
-    (name -> fingerprint) already holds."""
-    try:
-        cases = casefile.load_cases([Path(path)])
-    except CaseFileError as error:
-        return FileResult(list(error.problems), [])
-    problems = Problems()
-    results = []
-    for case in cases:
-        form = derive(case)  # the tensor-boundary variants, built by the same code path
-        entry = {**case_entry(case, SUITE), FORM: [v.name for v in form.variants]}
-        if form.reason:
-            entry[f"no_{FORM}_form"] = form.reason
-        items = [(case, entry)] + [
-            (v, {**case_entry(v, TENSOR_IO_SUITE), "form": FORM, "derived_from": case.name})
-            for v in form.variants]
-        for item, item_entry in items:
-            mark = fingerprint(item)
-            files = None
-            if reusable.get(item.name) != mark:
-                files = compile_case(item, empty_optional, problems)
-                if files is None:
-                    break  # a refused case: its variants would only repeat the problem
-            results.append(CaseResult(item.name, mark, item_entry, files))
-    return FileResult(problems.found, results)
-
-
-def _compile_files(paths: list[Path], empty_optional: str, reusable: dict[str, str],
-                   jobs: int) -> list[FileResult]:
-    names = [str(p) for p in paths]
-    if jobs <= 1 or len(names) <= 1:
-        return [compile_file(name, empty_optional, reusable) for name in names]
-    largest_first = sorted(names, key=_size, reverse=True)
-    with ProcessPoolExecutor(max_workers=min(jobs, len(names))) as pool:
-        done = pool.map(compile_file, largest_first, repeat(empty_optional), repeat(reusable))
-        results = dict(zip(largest_first, done, strict=True))
-    return [results[name] for name in names]
-
-
 def _same_source(entry: dict, path: Path) -> bool:
     """Whether a kept manifest entry names `path` as its source (same bytes, same file)."""
     return entry.get("source", "").rpartition(":")[0] == source_path(str(path))
-
-
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
 
 
 def _sources(paths) -> list[tuple[Path, str | None]]:
@@ -201,7 +88,7 @@ def _sources(paths) -> list[tuple[Path, str | None]]:
     sources = []
     for path in found:
         try:
-            sources.append((path, hashlib.sha256(path.read_bytes()).hexdigest()))
+            sources.append((path, hashlib.sha256(read_case_file(path)).hexdigest()))
         except OSError:
             sources.append((path, None))
     return sources
@@ -254,7 +141,7 @@ def previous(root: Path, work: Path, key: str) -> Previous:
         return old
     try:
         old.manifest_bytes = (root / MANIFEST).read_bytes()
-        manifest = json.loads(old.manifest_bytes)
+        manifest = load_json(old.manifest_bytes, str(root / MANIFEST))
         listed, cases = manifest["files"], manifest["cases"]
         for entry in cases.values():
             old.by_case[entry["folder"]] = []
@@ -297,6 +184,13 @@ def previous(root: Path, work: Path, key: str) -> Previous:
     return old
 
 
+def _size(path) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
 def _stat(path: str) -> tuple[int, int] | None:
     try:
         stat = os.stat(path)
@@ -314,7 +208,7 @@ def _case_folder(relative: str) -> str | None:
 def _read_cache(work: Path, key: str, manifest_bytes: bytes) -> dict | None:
     """The cache, when it belongs to this build key and to the tree with this manifest."""
     try:
-        cache = json.loads((work / CACHE).read_bytes())
+        cache = load_json((work / CACHE).read_bytes(), str(work / CACHE))
         if (cache["key"] == key and cache["manifest_sha256"]
                 == hashlib.sha256(manifest_bytes).hexdigest()
                 and isinstance(cache["sources"], dict) and isinstance(cache["fingerprints"], dict)
@@ -323,6 +217,23 @@ def _read_cache(work: Path, key: str, manifest_bytes: bytes) -> dict | None:
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return None
+
+
+#: What the file system says when the output root's folder can never be written (as opposed
+#: to a full or failing disk): exit 2, the root untouched.
+_UNUSABLE = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EEXIST)
+
+
+@contextmanager
+def _unusable_as_output(root: Path):
+    """Turn an OSError saying the root's folder cannot be written at all into OutputError."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno not in _UNUSABLE:
+            raise
+        raise OutputError(f"{root} cannot be used as the output root: {error.strerror or error} "
+                          f"({error.filename}); give a writable output root with -o") from None
 
 
 def _check_root(root: Path) -> None:
@@ -355,15 +266,41 @@ class BuildReport:
     changed: bool  # False when the root already held exactly this suite
 
 
+def arguments(paths, out_root, empty_optional: str, jobs: int) -> tuple[list[Path], Path, int]:
+    """The arguments of build and check, checked: `paths` a path or paths (str or os.PathLike)
+    of case files or folders, `out_root` a path, `empty_optional` one of EMPTY_OPTIONAL_FORMS,
+    `jobs` an int >= 0 (0: one process per CPU). ArgumentError (a ValueError) otherwise."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    try:
+        paths = list(paths)
+    except TypeError:
+        raise ArgumentError(f"paths must be a path or a list of paths of case files or "
+                            f"folders, not {type(paths).__name__}") from None
+    paths = [path_argument(path, "each of paths") for path in paths]
+    out_root = path_argument(out_root, "out_root")
+    if empty_optional not in EMPTY_OPTIONAL_FORMS:
+        raise ArgumentError(f"empty_optional must be one of {', '.join(EMPTY_OPTIONAL_FORMS)}, "
+                            f"not {empty_optional!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
+        raise ArgumentError(f"jobs must be an int >= 0 (0: one process per CPU), not {jobs!r}")
+    return paths, out_root, jobs or os.cpu_count() or 1
+
+
 def build(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 1) -> BuildReport:
     """Build the case files in `paths` into `out_root`, rebuilding only what changed.
 
-    Raises CaseFileError (nothing written) for refused cases, OutputError for an unusable root,
-    OSError when the disk refuses (the root then still holds the old suite)."""
+    Raises ArgumentError (a ValueError) for a bad argument (see `arguments`), CaseFileError
+    (nothing written) for refused cases, OutputError for an unusable root (one holding paths no
+    build wrote included: nothing is ever deleted that a build did not write), OSError when the
+    disk refuses (the root then still holds the old suite)."""
+    paths, out_root, jobs = arguments(paths, out_root, empty_optional, jobs)
     root = Path(out_root).resolve()  # a symlinked root: swap the folder it names
     sources = _sources(paths)
     key = build_key(empty_optional)
     work = work_dir(root)
+    with _unusable_as_output(root):
+        work.mkdir(parents=True, exist_ok=True)
     with locked(work):
         recover(root, work)
         _check_root(root)
@@ -380,30 +317,49 @@ def build(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 
             else:
                 to_parse.append((path, sha))
         reusable = {n: old.fingerprints[n] for n in old.intact if n in old.fingerprints}
-        results = _compile_files([p for p, _ in to_parse], empty_optional, reusable, jobs)
-        every = [c for _, done in kept for c in done] + [c for r in results for c in r.cases]
-        _raise_problems(paths, results, [c.name for c in every])
-        sources_map = {sha: [c.name for c in done] for sha, done in kept}
-        for (_, sha), result in zip(to_parse, results, strict=True):
-            sources_map[sha] = [c.name for c in result.cases]
-        cases = {c.name: c.entry for c in every}
-        fingerprints = {c.name: c.fingerprint for c in every}
-        files, links, writes, rebuilt = _new_tree(every, old)
-        manifest = make_manifest(cases, files, SUITE, empty_optional)
-        same = old.trusted and manifest == old.manifest  # then its bytes are the old ones
-        manifest_bytes = old.manifest_bytes if same else dumps(manifest)
-        removed = sorted(set(old.manifest["cases"]) - set(cases))
-        cache = {"key": key, "manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
-                 "sources": sources_map, "fingerprints": fingerprints}
-        written = sum(1 for entry in cases.values() if "derived_from" not in entry)
-        if old.exact and manifest_bytes == old.manifest_bytes:
-            if not (old.trusted and sources_map == old.sources
-                    and fingerprints == old.fingerprints):
-                _write_cache(work, cache, manifest["files"], old.stats, old.folders)
-            return BuildReport(root, written, [], [], False)
-        stats = _publish(root, work, links, writes, manifest_bytes)
-        folders = {f: os.stat(os.path.join(root, f)).st_mtime_ns for f in folders_of(files)}
-        _write_cache(work, cache, manifest["files"], stats, folders)
+        staging = _Staging(root, work)
+        try:
+            return _finish(root, work, key, old, paths, empty_optional, jobs, kept, to_parse,
+                           reusable, staging)
+        except BaseException:
+            staging.discard()
+            raise
+
+
+def _finish(root, work, key, old, paths, empty_optional, jobs, kept, to_parse, reusable,
+            staging) -> BuildReport:
+    """Compile what changed (writing each changed case into `staging` as soon as it is
+    compiled, when streaming), then publish the new tree and the cache."""
+    to_compile = [p for p, _ in to_parse]
+    if sum(map(_size, to_compile)) >= STREAM_BYTES:
+        results = stream_files(to_compile, empty_optional, reusable, jobs,
+                               lambda case: staging.write_all(_plan(case, old)[1]))
+    else:
+        results = compile_files(to_compile, empty_optional, reusable, jobs)
+    every = [c for _, done in kept for c in done] + [c for r in results for c in r.cases]
+    _raise_problems(paths, results, [c.name for c in every])
+    sources_map = {sha: [c.name for c in done] for sha, done in kept}
+    for (_, sha), result in zip(to_parse, results, strict=True):
+        sources_map[sha] = [c.name for c in result.cases]
+    cases = {c.name: c.entry for c in every}
+    fingerprints = {c.name: c.fingerprint for c in every}
+    files, links, writes, rebuilt = _new_tree(every, old)
+    manifest = make_manifest(cases, files, SUITE, empty_optional)
+    same = old.trusted and manifest == old.manifest  # then its bytes are the old ones
+    manifest_bytes = old.manifest_bytes if same else dumps(manifest)
+    removed = sorted(set(old.manifest["cases"]) - set(cases))
+    cache = {"key": key, "manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
+             "sources": sources_map, "fingerprints": fingerprints}
+    written = sum(1 for entry in cases.values() if "derived_from" not in entry)
+    if old.exact and manifest_bytes == old.manifest_bytes:
+        staging.discard()
+        if not (old.trusted and sources_map == old.sources
+                and fingerprints == old.fingerprints):
+            _write_cache(work, cache, manifest["files"], old.stats, old.folders)
+        return BuildReport(root, written, [], [], False)
+    stats = _publish(root, work, links, writes, manifest_bytes, staging)
+    folders = {f: os.stat(os.path.join(root, f)).st_mtime_ns for f in folders_of(files)}
+    _write_cache(work, cache, manifest["files"], stats, folders)
     return BuildReport(root, written, _as_written(rebuilt, cases),
                        _as_written(removed, old.manifest["cases"]), True)
 
@@ -414,42 +370,71 @@ def _as_written(names, entries: dict) -> list[str]:
                    for n in names})
 
 
+def _plan(case: CaseResult, old: Previous) -> tuple[dict[str, dict], dict[str, bytes], list]:
+    """One case in the new tree: its file entries, the files to write (none when the old ones
+    still hold) and the old files it keeps (to link)."""
+    kept = old.by_case[case.name] if case.name in old.intact else []
+    kept_entries = {r: old.manifest["files"][r] for r in kept}
+    if case.files is not None:
+        data = {f"{case.entry['folder']}/{r}": d for r, d in case.files.items()}
+        entries = {r: file_entry(d) for r, d in data.items()}
+        if entries != kept_entries:
+            return entries, data, []
+    return kept_entries, {}, kept
+
+
 def _new_tree(cases: list[CaseResult], old: Previous):
     """The new tree's file entries, the old files it keeps (to link), the files to write, and
     the cases written."""
     files, links, writes, rebuilt = {}, [], {}, []
     for case in cases:
-        kept = old.by_case[case.name] if case.name in old.intact else []
-        kept_entries = {r: old.manifest["files"][r] for r in kept}
-        if case.files is not None:
-            data = {f"{case.entry['folder']}/{r}": d for r, d in case.files.items()}
-            entries = {r: file_entry(d) for r, d in data.items()}
-            if entries != kept_entries:
-                files.update(entries)
-                writes.update(data)
-                rebuilt.append(case.name)
-                continue
-        files.update(kept_entries)
+        entries, data, kept = _plan(case, old)
+        files.update(entries)
+        writes.update(data)
         links.extend(kept)
+        if data:
+            rebuilt.append(case.name)
     return files, links, writes, rebuilt
 
 
+class _Staging:
+    """The new tree being written beside the root (`.<root>.build/staging`), made on the first
+    write; `discard` deletes it."""
+
+    def __init__(self, root: Path, work: Path):
+        self.root, self.path = root, work / "staging"
+        self.stager: Stager | None = None
+
+    def write_all(self, files: dict[str, bytes]) -> None:
+        for relative, data in files.items():
+            self.open().write(relative, data)
+
+    def open(self) -> Stager:
+        if self.stager is None:
+            with _unusable_as_output(self.root):
+                os.makedirs(self.path)
+            self.stager = Stager(self.path)
+        return self.stager
+
+    def discard(self) -> None:
+        if self.stager is not None:
+            shutil.rmtree(self.path, ignore_errors=True)
+            self.stager = None
+
+
 def _publish(root: Path, work: Path, links: list[str], writes: dict[str, bytes],
-             manifest_bytes: bytes) -> dict[str, tuple[int, int]]:
-    """Stage the new tree (kept files hard-linked from the old one) and swap it in."""
-    staging = work / "staging"
-    stager = Stager(staging)
-    try:
-        os.makedirs(staging)
-        for relative in sorted(links):
-            stager.link(root / relative, relative)
-        for relative in sorted(writes):
+             manifest_bytes: bytes, staging: _Staging) -> dict[str, tuple[int, int]]:
+    """Stage the rest of the new tree (kept files hard-linked from the old one, the files not
+    written yet, the manifest) and swap it in."""
+    stager = staging.open()
+    for relative in sorted(links):
+        stager.link(root / relative, relative)
+    for relative in sorted(writes):
+        if relative not in stager.stats:
             stager.write(relative, writes[relative])
-        stager.write(MANIFEST, manifest_bytes)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    swap_in(staging, root, work)
+    stager.write(MANIFEST, manifest_bytes)
+    swap_in(staging.path, root, work)
+    staging.stager = None  # swapped in: nothing left to discard
     return stager.stats
 
 
@@ -470,14 +455,15 @@ def _write_cache(work: Path, cache: dict, files: dict[str, dict],
 def check(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 1) -> list[str]:
     """Compile every case and compare with `out_root` byte for byte, writing nothing.
 
+    Raises ArgumentError and CaseFileError as `build` does.
     Returns one line per difference, [] when the root is exactly what the cases give:
     `foreign: path (...)` for what no build wrote (its manifest does not list it; a build
     refuses to run over it), then `changed: test_x (model.onnx, ...)`, `missing: test_x`,
     `stale: test_x (...)` for a build's products no case gives any more, `changed:
     manifest.json (...)`."""
-    root = Path(out_root)
+    paths, root, jobs = arguments(paths, out_root, empty_optional, jobs)
     sources = [path for path, _ in _sources(paths)]
-    results = _compile_files(sources, empty_optional, {}, jobs)
+    results = compile_files(sources, empty_optional, {}, jobs)
     _raise_problems(paths, results, [c.name for r in results for c in r.cases])
     cases = sorted((c for r in results for c in r.cases), key=lambda c: c.name)
     on_disk, folders = scan_tree(root) if root.is_dir() else ({}, {})
@@ -540,7 +526,7 @@ def _within(relative: str, tops: set[str]) -> bool:
 def _listed(root: Path) -> dict:
     """The files the manifest at `root` lists; {} when there is no readable manifest."""
     try:
-        listed = json.loads((root / MANIFEST).read_bytes())["files"]
+        listed = load_json((root / MANIFEST).read_bytes(), MANIFEST)["files"]
     except (OSError, ValueError, KeyError, TypeError):
         return {}
     return listed if isinstance(listed, dict) else {}
@@ -548,7 +534,7 @@ def _listed(root: Path) -> dict:
 
 def _manifest_difference(written: bytes, manifest: dict) -> str:
     try:
-        old = json.loads(written)
+        old = load_json(written, MANIFEST)
     except ValueError:
         return "not valid JSON"
     if not isinstance(old, dict):
@@ -559,5 +545,5 @@ def _manifest_difference(written: bytes, manifest: dict) -> str:
     return "its entries differ"
 
 
-__all__ = ["BuildReport", "CaseFileError", "OutputError", "build", "check", "compile_cases",
-           "fingerprint"]
+__all__ = ["BuildReport", "CaseFileError", "OutputError", "build", "check", "compile_case",
+           "compile_cases", "fingerprint"]

@@ -10,12 +10,11 @@ checked against their manifest, so the manifest speaks for them.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._core.problems import SeqTestsError, one_line
+from .._core.problems import SeqTestsError, one_line, path_argument
 from . import manifest as manifests
 from .archive import ArchiveError, is_archive, read_archive
 from .resources import GENERATED, is_checkout
@@ -37,8 +36,9 @@ class Side:
 
 
 def load(path: Path) -> Side:
-    """The manifest of the suite at `path` (folder, checkout, archive or manifest file)."""
-    path = Path(path)
+    """The manifest of the suite at `path` (folder, checkout, archive or manifest file);
+    DiffError if it is none of them, ArgumentError (a ValueError) if `path` is not a path."""
+    path = path_argument(path, "path")
     label = str(path)
     if path.is_dir():
         root = path / GENERATED if is_checkout(path) and (path / GENERATED).is_dir() else path
@@ -68,9 +68,12 @@ def load(path: Path) -> Side:
         _check_files(label, manifest, files)
         return Side(label, manifest, _sha256(data))
     try:
-        data = path.read_bytes()
+        data = manifests.read_regular(path, manifests.MAX_MANIFEST_BYTES + 1)
     except OSError as error:
         raise DiffError(f"{path}: cannot read it: {error.strerror or error}") from None
+    if len(data) > manifests.MAX_MANIFEST_BYTES:
+        raise DiffError(f"{path}: larger than {manifests.MAX_MANIFEST_BYTES} bytes, more than a "
+                        "manifest of gen-seq-tests may be")
     return Side(label, parse(data, label), _sha256(data))
 
 
@@ -81,10 +84,10 @@ def _sha256(data: bytes) -> str:
 def parse(data: bytes, where: str) -> dict:
     """A manifest from its bytes; DiffError if it is not one."""
     try:
-        manifest = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        raise DiffError(f"{where}: not a suite: neither a folder, a suite archive (.tar.gz) nor "
-                        "a manifest.json") from None
+        manifest = manifests.load_json(data, where)
+    except manifests.ManifestError as error:
+        raise DiffError(f"{one_line(str(error))}; not a suite: neither a folder, a suite archive "
+                        "(.tar.gz) nor a manifest.json") from None
     if not isinstance(manifest, dict) or manifest.get("format") != manifests.FORMAT or not all(
             isinstance(manifest.get(key), dict) for key in ("files", "cases")):
         raise DiffError(f"{where}: not a format-{manifests.FORMAT} manifest of gen-seq-tests")

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import json
 import os
 import sys
 from pathlib import Path
 
-from .._casefile.discovery import case_files
+from .._casefile.discovery import case_files, read_case_file
 from .._core import versions
-from .manifest import MANIFEST, file_entry
+from .manifest import MANIFEST, file_entry, load_json
 from .publish import CACHE, folders_of, locked, scan_tree, work_dir
 
 #: The package folder; the build's code is the modules `_suite/build.py` imports, at any depth.
@@ -41,7 +40,7 @@ def onnx_drift() -> str | None:
 def stamped_onnx(root: Path) -> str | None:
     """The onnx version the manifest at `root` was built with, None if there is none."""
     try:
-        version = json.loads((Path(root) / MANIFEST).read_bytes()).get("onnx_version")
+        version = load_json((Path(root) / MANIFEST).read_bytes(), MANIFEST).get("onnx_version")
     except (OSError, ValueError, AttributeError):
         return None
     return version if isinstance(version, str) else None
@@ -111,16 +110,16 @@ def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = 
             return None  # an interrupted build's leftovers: the full path recovers them
         with locked(work):
             manifest_bytes = (root / MANIFEST).read_bytes()
-            cache = json.loads((work / CACHE).read_bytes())
+            cache = load_json((work / CACHE).read_bytes(), CACHE)
             if (cache["key"] != build_key(empty_optional) or cache["manifest_sha256"]
                     != hashlib.sha256(manifest_bytes).hexdigest()):
                 return None
             sources = cache["sources"]
             found = case_files(paths)
-            hashes = {hashlib.sha256(path.read_bytes()).hexdigest() for path in found}
+            hashes = {hashlib.sha256(read_case_file(path)).hexdigest() for path in found}
             if not hashes or len(hashes) != len(found) or hashes != set(sources):
                 return None  # two files of the same bytes: the loader reports their cases
-            manifest = json.loads(manifest_bytes)
+            manifest = load_json(manifest_bytes, MANIFEST)
             listed, cases = manifest["files"], manifest["cases"]
             if sorted(n for h in hashes for n in sources[h]) != sorted(cases):
                 return None

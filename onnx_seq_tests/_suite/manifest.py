@@ -20,6 +20,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,8 +40,39 @@ FORMAT = 1
 GENERATOR = "onnx-seq-tests"
 
 
+#: The largest manifest read (the suite's is about 3 MB).
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+#: How deeply a manifest (or the build's cache.json) may nest: a manifest nests 4 deep.
+MAX_JSON_DEPTH = 32
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
+
+
 class ManifestError(SeqTestsError, ValueError):
     """A manifest that cannot be read; the message says which file and why."""
+
+
+def load_json(data: bytes, where: str):
+    """`data` parsed as JSON, nested at most MAX_JSON_DEPTH deep (checked before parsing, so
+    no RecursionError); ManifestError (one line, starting with `where`) otherwise."""
+    if not _shallow(data) and not _shallow(_STRING.sub(b"", data)):  # brackets in strings?
+        raise ManifestError(f"{where}: nested more than {MAX_JSON_DEPTH} deep (a manifest "
+                            "nests 4 deep), or its brackets do not pair")
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError) as error:
+        raise ManifestError(f"{where}: not valid JSON: {error}") from None
+
+
+def _shallow(data: bytes) -> bool:
+    """Whether the brackets of `data` pair up within MAX_JSON_DEPTH levels (strings are not
+    told apart: their brackets count too)."""
+    brackets = data.translate(None, _NOT_BRACKETS)
+    for _ in range(MAX_JSON_DEPTH):
+        if not brackets:
+            return True
+        brackets = brackets.replace(b"[]", b"").replace(b"{}", b"")
+    return not brackets
 
 
 def file_entry(data: bytes) -> dict:
@@ -106,10 +139,16 @@ def read(root: Path) -> dict:
     """The manifest at `root`; ManifestError if it is missing or not a manifest."""
     path = Path(root) / MANIFEST
     try:
-        manifest = json.loads(path.read_bytes())
+        data = read_regular(path, MAX_MANIFEST_BYTES + 1)
+        if len(data) > MAX_MANIFEST_BYTES:
+            raise ManifestError(f"{path}: larger than {MAX_MANIFEST_BYTES} bytes, more than a "
+                                "manifest of gen-seq-tests may be")
+        manifest = load_json(data, str(path))
     except FileNotFoundError:
         raise ManifestError(f"{path}: no manifest; build the suite with `gen-seq-tests build`") \
             from None
+    except ManifestError:
+        raise
     except (OSError, ValueError) as error:
         raise ManifestError(f"{path}: cannot read the manifest: {error}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or not isinstance(
@@ -143,6 +182,32 @@ def tree_files(root: Path) -> list[str]:
     return sorted(found)
 
 
+def read_listed(path: Path, entry) -> bytes:
+    """The bytes of a file a manifest lists with `entry`, reading no more than its listed size
+    and one byte (so a longer file shows as different); see `read_regular`."""
+    size = entry.get("size") if isinstance(entry, dict) else None
+    return read_regular(path, size + 1 if isinstance(size, int) and size >= 0 else 1)
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """At most `limit` bytes of the file at `path`; only a regular file is read (a FIFO or a
+    device would block or never end): OSError otherwise, its `strerror` saying why."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(0, "not a regular file (a FIFO, a device or a socket)", str(path))
+        chunks = []
+        while limit > 0:
+            chunk = os.read(fd, min(limit, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            limit -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def verify(root: Path) -> list[str]:
     """What is wrong with the suite at `root` against its manifest; [] when every listed file
     is there with its sha256 and size, and no other file is."""
@@ -158,7 +223,11 @@ def verify(root: Path) -> list[str]:
         if relative not in on_disk:
             problems.append(f"{relative}: missing")
             continue
-        entry = file_entry((root / relative).read_bytes())
+        try:
+            entry = file_entry(read_listed(root / relative, listed[relative]))
+        except OSError as error:
+            problems.append(f"{relative}: cannot read it: {error.strerror or error}")
+            continue
         if entry != listed[relative]:
             problems.append(f"{relative}: sha256 or size differs from the manifest")
     extra = sorted(on_disk - set(listed))

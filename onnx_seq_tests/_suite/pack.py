@@ -17,9 +17,9 @@ import os
 import tarfile
 from pathlib import Path
 
-from .._core.problems import SeqTestsError
+from .._core.problems import SeqTestsError, path_argument
 from .._core.versions import PACKAGE_VERSION
-from .manifest import MANIFEST, ManifestError, read, verify
+from .manifest import MANIFEST, MAX_MANIFEST_BYTES, ManifestError, read, read_regular, verify
 
 #: The one mtime of every entry.
 MTIME = 0
@@ -40,8 +40,9 @@ def top_folder() -> str:
 def pack(root: Path, archive: Path) -> tuple[str, int]:
     """Write the archive of the suite at `root`; returns its sha256 and its number of files.
 
-    Refuses (PackError) a suite that does not match its manifest."""
-    root = Path(root)
+    Refuses (PackError) a suite that does not match its manifest; ArgumentError (a
+    ValueError) when `root` or `archive` is not a path."""
+    root, archive = path_argument(root, "root"), path_argument(archive, "archive")
     try:
         manifest = read(root)
     except ManifestError as error:
@@ -54,11 +55,13 @@ def pack(root: Path, archive: Path) -> tuple[str, int]:
                         "`gen-seq-tests build`")
     files = sorted([MANIFEST, *manifest["files"]])
     data = archive_bytes(root, files, top_folder())
-    archive = Path(archive)
-    archive.parent.mkdir(parents=True, exist_ok=True)
     temporary = archive.with_name(f".{archive.name}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, archive)
+    try:
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_bytes(data)
+        os.replace(temporary, archive)
+    except OSError as error:
+        raise PackError(f"cannot write {archive}: {error.strerror or error}") from None
     return hashlib.sha256(data).hexdigest(), len(files)
 
 
@@ -78,7 +81,7 @@ def archive_bytes(root: Path, files: list[str], top: str) -> bytes:
                 info.type, info.mode = tarfile.DIRTYPE, 0o755
                 tar.addfile(info)
             else:
-                content = (root / relative).read_bytes()
+                content = read_regular(root / relative, MAX_MANIFEST_BYTES)
                 info.mode, info.size = 0o644, len(content)
                 tar.addfile(info, io.BytesIO(content))
     compressed = io.BytesIO()
