@@ -240,6 +240,9 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     """
     import re
 
+    from ._verify.workers import start_fork_server
+
+    start_fork_server(backends)  # it imports onnx and the backends while this process does
     from ._suite.resources import SuiteError as NoSuite
     from ._suite.resources import default_suite, resolve_suite, xfail_file
     from ._verify import report

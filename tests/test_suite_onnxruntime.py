@@ -71,7 +71,7 @@ def test_every_case_ends_with_an_outcome_on_both_backends(suite_verification, co
     cases = [p.relative_to(committed_suite).as_posix() for p in case_folders(committed_suite)]
     assert [(r.case, r.backend) for r in suite_verification] == [
         (case, spec) for case in cases for spec in ("onnxruntime", "reference")]
-    assert {r.outcome for r in suite_verification} <= {"pass", "fail", "error"}
+    assert {r.outcome for r in suite_verification} <= {"pass", "fail", "refused", "error"}
     assert all(r.message for r in suite_verification if r.outcome != "pass")
     assert "Traceback" not in "".join(r.message for r in suite_verification)
 
@@ -103,6 +103,6 @@ def test_verify_command_with_notes_json_and_report(mini_suite, tmp_path):
     assert "Traceback" not in result.output
     results = json.loads(json_file.read_text())["results"]
     assert len(results) == 2 * len(case_folders(mini_suite)) == 12
-    assert {r["outcome"] for r in results} <= {"pass", "fail", "error"}
+    assert {r["outcome"] for r in results} <= {"pass", "fail", "refused", "error"}
     text = report_file.read_text()
     assert "## Operator × version × element type" in text and "--markdown" in text

@@ -27,6 +27,7 @@ from onnx.backend.base import Backend, BackendRep
 
 from .._core.problems import SeqTestsError
 from .runtimes import EXTRA, RUNTIMES
+from .specs import REGISTRY
 
 #: The device every backend is asked for.
 DEVICE = "CPU"
@@ -62,13 +63,6 @@ class ReferenceBackend(Backend):
     def supports_device(cls, device: str) -> bool:
         return device == "CPU"
 
-
-#: Built-in backend names -> the "module" or "module:attr" they stand for. Any other spec is
-#: imported as it is written: `module`, `module:attr` or `package.module:Class.attr`.
-REGISTRY = {
-    "onnxruntime": "onnxruntime.backend",
-    "reference": "onnx_seq_tests._verify.backends:ReferenceBackend",
-}
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 

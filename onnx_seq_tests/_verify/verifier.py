@@ -16,8 +16,8 @@ backend the outcome is (the message says why, for all but a pass)
   xfail    any of the above but pass, and the case is listed in the --xfail file
   xpass    pass, but the case is listed in the --xfail file
 Cases run in worker processes (workers.py), so a backend that crashes or hangs ends as a crash
-or timeout of the case it was running rather than ending the run. A case's operators, opset and source
-come from the suite's manifest.json when it lists the case, else from its model.
+or timeout of the case it was running rather than ending the run. A case's operators, opset and
+source come from the suite's manifest.json when it lists the case, else from its model.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .._core.problems import SeqTestsError
-from .backends import REGISTRY, BackendSpecError, load_backend
+from .backends import BackendSpecError, load_backend
 from .worker_main import case_elements, model_operators, model_opset
-from .workers import Pool, Task, WorkerStartError
+from .workers import Pool, Task, WorkerStartError, start_fork_server
 
 __all__ = ["OUTCOMES", "UNEXPECTED", "CaseRef", "Result", "SuiteError", "XfailEntry",
            "XfailError", "apply_xfail", "case_elements", "check_xfail", "find_cases",
@@ -278,6 +278,7 @@ def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
     prepare(model, device) must give a rep with run).
     """
     specs = _checked_arguments(specs, jobs, timeout)
+    start_fork_server(specs)  # it imports the backends while this process goes on
     for spec in specs:  # fail early, in this process, on a spec that names nothing
         load_backend(spec)
     refs = find_cases(root, select) if cases is None else cases
@@ -314,8 +315,7 @@ def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
         return [p for p in problems if p]
 
     jobs = jobs or os.cpu_count() or 1
-    preload = sorted({REGISTRY.get(s, s).partition(":")[0] for s in specs})
-    pool = Pool(tuple(specs), max(1, jobs), timeout, on_event, preload)
+    pool = Pool(tuple(specs), max(1, jobs), timeout, on_event)
     tasks = [Task(i, str(ref.path), tuple(specs)) for i, ref in enumerate(refs)]
     try:
         pool.run(tasks, probe)

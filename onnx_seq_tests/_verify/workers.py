@@ -29,11 +29,12 @@ import types
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from multiprocessing import connection, get_context, popen_forkserver
+from multiprocessing import connection, forkserver, get_context, popen_forkserver
 from multiprocessing.context import ForkServerProcess
 from pathlib import Path
 
 from .._core.problems import SeqTestsError
+from .specs import spec_modules
 
 #: Lines of a crashed worker's output quoted in the case's message.
 STDERR_LINES = 8
@@ -77,13 +78,15 @@ class _Worker:
         return self.queue[0] if self.queue else None
 
 
-def worker_context(preload: list[str]):
-    """The fork-server context; `preload` (module names) is imported by the fork server when it
-    starts, which is once per process. The caller's `__main__` is never preloaded: a script
-    that calls verify without an `if __name__ == "__main__"` guard must not run again."""
+def start_fork_server(specs) -> None:
+    """Start the fork server the workers are forked from, if it is not running, without
+    waiting for it: it imports onnx, this package and the modules of `specs`' backends
+    (once per process: a server already running keeps what it imported) while the caller goes
+    on. The caller's `__main__` is never preloaded: a script that calls verify without an
+    `if __name__ == "__main__"` guard must not run again."""
     context = get_context("forkserver")
-    context.set_forkserver_preload(["onnx_seq_tests._verify.warm", *preload])
-    return context
+    context.set_forkserver_preload(["onnx_seq_tests._verify.warm", *spec_modules(specs)])
+    forkserver.ensure_running()
 
 
 class _WorkerPopen(popen_forkserver.Popen):
@@ -131,10 +134,10 @@ class Pool:
     A crash or a timeout ends that worker; the task's backends not yet run go to another.
     """
 
-    def __init__(self, specs: tuple[str, ...], jobs: int, timeout: float | None, on_event,
-                 preload: list[str]):
+    def __init__(self, specs: tuple[str, ...], jobs: int, timeout: float | None, on_event):
         self.specs, self.jobs, self.timeout, self.on_event = specs, jobs, timeout, on_event
-        self.context = worker_context(preload)
+        start_fork_server(specs)
+        self.context = get_context("forkserver")
         self.workers: list[_Worker] = []
         self.pending: deque[Task] = deque()
         self.spare = False  # after a crash or a hang: keep a spare worker ready
