@@ -47,6 +47,17 @@ conformance: build
 		--json dist/conformance.json > /dev/null; test $$? -le 1
 	$(BIN)/python -c 'from onnx_seq_tests._verify.report import record_verdicts; \
 		record_verdicts("dist/conformance.json", "$(RUNTIMES)".split(), "docs/conformance-runtimes.json")'
+	$(BIN)/python -m onnx_seq_tests._verify.refresh --recorded dist/conformance.json
+
+# After adding or changing cases (docs/adding-a-case.md): everything derived and committed is
+# brought up to date: generated/, docs/operators/, docs/coverage.md, the third-party runtimes'
+# recorded verdicts (re-run on the case folders that are new or changed since they were
+# recorded, see docs/conformance-runtimes.sha256), docs/conformance.md and the README's table.
+.PHONY: refresh
+refresh: build
+	$(BIN)/gen-seq-tests docs generated -o docs/operators
+	$(BIN)/gen-seq-tests coverage generated --markdown docs/coverage.md > /dev/null
+	$(BIN)/python -m onnx_seq_tests._verify.refresh -j 2
 
 # Each third-party runtime on the generated suite, green when it stands where xfail/<runtime>.txt
 # says (refresh those files with xfail/update.py after a runtime upgrade).

@@ -105,8 +105,14 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
     """
     from ._core.versions import installed_onnx
     from ._suite import freshness
-    from ._suite.resources import SuiteError, cases_dir
+    from ._suite.resources import SuiteError, cases_dir, checkout_root
 
+    outside = not paths and checkout_root() is None
+    if check and outside and not (out_root / "manifest.json").is_file():
+        raise Refused(f"nothing to check: no suite at {out_root} and not inside a checkout of "
+                      "onnx-seq-tests (`build --check` compares a checkout's generated/ with its "
+                      "cases/); the installed suite is checked against its manifest by "
+                      "`gen-seq-tests verify`, and `gen-seq-tests pack` prints its identity")
     try:
         paths = paths or (cases_dir(),)  # the checkout's cases/, else the packaged ones
     except SuiteError as error:

@@ -18,15 +18,6 @@ from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "generated"
-#: What `make conformance` runs; docs/conformance.md quotes it.
-#: The backends of docs/conformance.md (`make conformance`), in its order; the third-party
-#: runtimes' verdicts are recorded in docs/conformance-runtimes.json, the other two run live.
-RUNTIMES = ["openvino", "tinygrad", "tract"]
-CONFORMANCE_SPECS = [*RUNTIMES, "onnxruntime", "reference"]
-CONFORMANCE_COMMAND = ("gen-seq-tests verify generated " + " ".join(
-    f"--backend {spec}" for spec in CONFORMANCE_SPECS)
-    + " --notes docs/conformance-notes.yaml --markdown docs/conformance.md")
-
 # -- hypothesis profiles ---------------------------------------------------------------------------
 # ci: the same examples every run (a failure there reproduces), the full budget;
 # dev: fewer examples, new ones each run, so mutations no earlier run has seen keep being tried;

@@ -91,3 +91,40 @@ def test_export_is_lazy():
             "assert callable(onnx_seq_tests.backend_test); "
             "assert 'onnx.backend.test.runner' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_xfail_by_runtime_name_marks_the_listed_cases(suite, tmp_path):
+    """`xfail=` takes what `verify --xfail` takes; the cases it lists are expected failures
+    (pytest: xfailed), the others run as before."""
+    listed = tmp_path / "known.txt"
+    listed.write_text("# planted\nDropLast " + " ".join(FAULT_TARGETS["DropLast"][:1]) + "\n"
+                      + "".join(f"{name}\n" for name in FAULT_TARGETS["DropLast"][1:]))
+    backend_test = onnx_seq_tests.backend_test("faulty_backends:DropLast", suite,
+                                               xfail=listed)
+    backend_test.exclude("_cuda$")
+    result = run(backend_test)
+    assert (result.failures, result.errors, result.unexpectedSuccesses) == ([], [], [])
+    assert names(result.expectedFailures) == {f"{c}_cpu" for c in FAULT_TARGETS["DropLast"]}
+
+
+def test_xfail_entries_that_pass_are_unexpected_successes(suite, tmp_path):
+    listed = tmp_path / "known.txt"
+    listed.write_text("onnxruntime " + case_names()[0] + "\n")
+    backend_test = onnx_seq_tests.backend_test(onnxruntime.backend, suite, xfail=listed)
+    backend_test.exclude("_cuda$")
+    result = run(backend_test)
+    assert names((t, "") for t in result.unexpectedSuccesses) == {f"{case_names()[0]}_cpu"}
+
+
+def test_xfail_name_and_mistakes(suite, tmp_path):
+    from onnx_seq_tests._suite.resources import SuiteError
+    from onnx_seq_tests._verify.verifier import XfailError
+
+    packaged = onnx_seq_tests.backend_test(onnxruntime.backend, suite, xfail="onnxruntime")
+    assert isinstance(packaged, BackendTest)  # a name is the checkout's xfail/onnxruntime.txt
+    with pytest.raises(SuiteError, match="no xfail file of that name"):
+        onnx_seq_tests.backend_test(onnxruntime.backend, suite, xfail="nosuchruntime")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("a b c\n")
+    with pytest.raises(XfailError, match=r"bad\.txt:1:1: expected `PATTERN`"):
+        onnx_seq_tests.backend_test(onnxruntime.backend, suite, xfail=bad)

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import CONFORMANCE_COMMAND, CONFORMANCE_SPECS
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._suite.layout import case_folders
-from onnx_seq_tests._verify import report
-from onnx_seq_tests._verify.verifier import apply_xfail, load_xfail, suite_info
+from onnx_seq_tests._verify import refresh, report
+from onnx_seq_tests._verify.refresh import CONFORMANCE_SPECS, RUNTIMES
+from onnx_seq_tests._verify.verifier import apply_xfail, load_xfail
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,17 +77,34 @@ def test_every_case_ends_with_an_outcome_on_both_backends(suite_verification, co
 
 
 def test_committed_conformance_report_is_up_to_date(suite_verification):
-    """docs/conformance.md is what `make conformance` renders from these very results and the
-    third-party runtimes' recorded verdicts (whose currency `make verify-runtimes` checks)."""
+    """docs/conformance.md is what `make conformance` (or `make refresh`) renders from these very
+    results and the third-party runtimes' recorded verdicts (whose currency `make
+    verify-runtimes` checks)."""
     notes = report.load_notes(ROOT / "docs" / "conformance-notes.yaml")
-    results = report.recorded_results(ROOT / "docs" / "conformance-runtimes.json",
-                                      suite_verification, CONFORMANCE_SPECS)
-    suite = [{**suite_info(ROOT / "generated"), "name": "generated"}]
-    rendered = report.markdown_report(results, CONFORMANCE_SPECS, suite, CONFORMANCE_COMMAND,
-                                      notes)
     committed = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
-    assert committed == rendered, "docs/conformance.md is stale: run `make conformance`"
+    assert committed == refresh.conformance_markdown(suite_verification, ROOT, notes), (
+        "docs/conformance.md is stale: run `make refresh`")
     assert [n.where for n in notes if not n.matched] == [], "a note matches no case"
+
+
+def test_the_readme_table_of_runtimes_is_current(suite_verification):
+    """The README's table of where runtimes stand is rendered from the same results."""
+    results = report.recorded_results(ROOT / refresh.VERDICTS, suite_verification,
+                                      CONFORMANCE_SPECS)
+    table = refresh.runtime_table(results)
+    assert table in (ROOT / "README.md").read_text(encoding="utf-8"), (
+        "the runtime table in README.md is stale: run `make refresh`")
+
+
+def test_every_case_folder_has_recorded_verdicts_and_digests(committed_suite):
+    """Each runtime's verdicts cover exactly the suite's case folders, recorded against their
+    current files, so `make refresh` re-runs nothing on an unchanged suite."""
+    digests = refresh.case_digests(committed_suite)
+    assert refresh.stale_cases(digests, refresh.read_digests(ROOT / refresh.DIGESTS)) == ([], [])
+    verdicts = json.loads((ROOT / refresh.VERDICTS).read_text(encoding="utf-8"))
+    assert sorted(verdicts) == sorted(RUNTIMES)
+    for groups in verdicts.values():
+        assert sorted(c for g in groups for c in g["cases"]) == sorted(digests)
 
 
 def test_verify_command_with_notes_json_and_report(mini_suite, tmp_path):

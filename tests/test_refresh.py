@@ -1,0 +1,120 @@
+"""`make refresh` (onnx_seq_tests/_verify/refresh.py): the third-party runtimes re-run only on the
+case folders that are new or changed since their verdicts were recorded, and the recorded
+verdicts, their digests, docs/conformance.md and the README's table rewritten."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from onnx_seq_tests._suite.build import build
+from onnx_seq_tests._verify import refresh
+from onnx_seq_tests._verify.verifier import Result
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def case_yaml(name: str, value: float) -> str:
+    return f"""
+- name: {name}
+  opset: 11
+  inputs:
+    - {{name: seq, type: seq(tensor(float)), shape: [1]}}
+  outputs:
+    - {{name: n, type: tensor(int64), shape: []}}
+    - {{name: first, type: tensor(float), shape: [1]}}
+  nodes:
+    - op_type: SequenceLength
+      inputs: {{input_sequence: seq}}
+      outputs: {{length: n}}
+    - op_type: SequenceAt
+      inputs: {{input_sequence: seq, position: zero}}
+      outputs: {{tensor: first}}
+  initializers:
+    - {{name: zero, type: tensor(int64), value: 0}}
+  data_sets:
+    - inputs: {{seq: [[{value}], [2.0]]}}
+      outputs: {{n: 2, first: [{value}]}}
+"""
+
+
+@pytest.fixture()
+def checkout(tmp_path) -> Path:
+    """A checkout-shaped folder: two cases built into generated/, the conformance notes, a
+    README with the table's markers, nothing recorded yet."""
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "mine.yaml").write_text(case_yaml("mine_a", 1.5)
+                                                   + case_yaml("mine_b", 2.5))
+    build([tmp_path / "cases"], tmp_path / "generated")
+    (tmp_path / "docs").mkdir()
+    shutil.copy(ROOT / refresh.NOTES, tmp_path / refresh.NOTES)
+    markers = f"{refresh.TABLE_START}\n{refresh.TABLE_END}"
+    (tmp_path / "README.md").write_text(f"# x\n\n{markers}\n\nend\n")
+    return tmp_path
+
+
+def test_only_new_or_changed_case_folders_rerun(checkout):
+    said: list[str] = []
+    refresh.refresh(checkout, jobs=1, say=said.append)
+    assert "running openvino, tinygrad, tract on 4 case folder(s)" in said
+    recorded = json.loads((checkout / refresh.VERDICTS).read_text())
+    digests = refresh.case_digests(checkout / "generated")
+    assert sorted(recorded) == sorted(refresh.RUNTIMES)
+    for groups in recorded.values():
+        assert sorted(c for g in groups for c in g["cases"]) == sorted(digests)
+    assert refresh.read_digests(checkout / refresh.DIGESTS) == digests
+    readme = (checkout / "README.md").read_text()
+    assert readme.startswith("# x\n\n" + refresh.TABLE_START) and readme.endswith("\n\nend\n")
+    assert "| onnxruntime (CPU) | 2 / 0 / 0 | 2 / 0 / 0 |" in readme
+    assert (checkout / refresh.CONFORMANCE).read_text().startswith("# Conformance")
+
+    said.clear()  # nothing changed: nothing re-runs, the same bytes
+    before = {p: (checkout / p).read_bytes() for p in (refresh.VERDICTS, refresh.DIGESTS,
+                                                       refresh.CONFORMANCE, "README.md")}
+    refresh.refresh(checkout, jobs=1, say=said.append)
+    assert said[0] == "recorded runtime verdicts: 0 case folder(s) new or changed, 0 gone"
+    assert not any(line.startswith("running openvino") for line in said)
+    assert {p: (checkout / p).read_bytes() for p in before} == before
+
+    said.clear()  # one case changed, one gone, one new
+    (checkout / "cases" / "mine.yaml").write_text(case_yaml("mine_a", 3.5)
+                                                   + case_yaml("mine_c", 4.5))
+    build([checkout / "cases"], checkout / "generated")
+    refresh.refresh(checkout, jobs=1, say=said.append)
+    assert said[0] == "recorded runtime verdicts: 4 case folder(s) new or changed, 2 gone"
+    recorded = json.loads((checkout / refresh.VERDICTS).read_text())
+    cases = {c for g in recorded["tract"] for c in g["cases"]}
+    assert cases == set(refresh.case_digests(checkout / "generated"))
+    assert not any("mine_b" in c for c in cases)
+
+
+def test_merge_keeps_the_unchanged_and_replaces_the_rerun(tmp_path):
+    path = tmp_path / "verdicts.json"
+    path.write_text(json.dumps({"tract": [
+        {"outcome": "error", "message": "no", "cases": ["s/test_a", "s/test_b", "s/test_c"]}]}))
+    fresh = [Result("s/test_b", "test_b", "tract", "pass", "", "", "", 0.0)]
+    refresh.merge_verdicts(path, fresh, {"s/test_b", "s/test_c"}, ["tract"])
+    assert json.loads(path.read_text()) == {"tract": [
+        {"outcome": "error", "message": "no", "cases": ["s/test_a"]},
+        {"outcome": "pass", "message": "", "cases": ["s/test_b"]}]}
+
+
+def test_stale_cases_and_malformed_digests(tmp_path):
+    assert refresh.stale_cases({"a": "1", "b": "2"}, {"b": "3", "c": "4"}) == (["a", "b"], ["c"])
+    bad = tmp_path / "digests"
+    bad.write_text("nothex  s/test_a\n")
+    with pytest.raises(refresh.RefreshError, match=r"digests:1:1: expected `SHA256  CASE`"):
+        refresh.read_digests(bad)
+    assert refresh.read_digests(tmp_path / "absent") == {}
+
+
+def test_a_readme_without_the_markers_is_one_line_exit_2(tmp_path, capsys):
+    (tmp_path / "README.md").write_text("# no table here\n")
+    (tmp_path / "dist.json").write_text(json.dumps({"results": []}))
+    (tmp_path / "generated").mkdir()
+    assert refresh.main(["--root", str(tmp_path), "--recorded", str(tmp_path / "dist.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ")
