@@ -123,6 +123,24 @@ def to_case(recipe: Recipe, name: str, doc: str = "") -> Case:
                 (DataSet(tuple(values), tuple(answers), WHERE),), doc=doc)
 
 
+def node_values(recipe: Recipe) -> dict:
+    """Every value of the main graph by name, sources and node outputs, as the oracle gives
+    them; NoResult where the spec gives none."""
+    values = {s.name: s.value for s in recipe.sources}
+    graph = Graph((), tuple(ValueDecl(n, None, WHERE) for n in recipe.outputs), recipe.nodes)
+    top = {n for node in recipe.nodes for n in node.outputs}
+
+    def keep(node, args, results):
+        for name, value in zip(node.outputs, results, strict=True):
+            if name in top:
+                values[name] = value
+    try:
+        oracle.run_graph(graph, recipe.opset, [], dict(values), trace=keep)
+    except (oracle.OracleError, ValueError, TypeError, IndexError) as error:
+        raise NoResult(str(error)) from None
+    return values
+
+
 # -- drawing ------------------------------------------------------------------------------------
 
 class _Draw:
