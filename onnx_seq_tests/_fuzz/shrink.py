@@ -104,7 +104,7 @@ def proposals(recipe: Recipe):
         values = None
     if values is not None:
         for index, node in enumerate(recipe.nodes):
-            if node.op_type == "Constant" or set(node.outputs) & set(recipe.outputs):
+            if set(node.outputs) & set(recipe.outputs):
                 continue  # a graph output stays a node's output
             cut = [Source(o, recipe.types[o], values[o]) for o in node.outputs]
             nodes = recipe.nodes[:index] + recipe.nodes[index + 1:]
