@@ -143,6 +143,10 @@ def node_values(recipe: Recipe) -> dict:
 
 # -- drawing ------------------------------------------------------------------------------------
 
+#: Operators whose sequence output holds tensors of their sequence input's rank.
+_KEEP_RANK = ("SequenceInsert", "SequenceErase", "Identity", "If", "Loop")
+
+
 class _Draw:
     """One program being drawn: its nodes, sources and every value so far."""
 
@@ -215,7 +219,7 @@ class _Draw:
             self.values[name], self.types[name] = value, value_type
             if isinstance(value_type, SequenceType) and value:
                 self.ranks[name] = np.asarray(value[0]).ndim
-            elif isinstance(value_type, SequenceType) and known:
+            elif isinstance(value_type, SequenceType) and known and op_type in _KEEP_RANK:
                 self.ranks[name] = known[0]
 
     def omit_tail(self, inputs: list) -> list:
