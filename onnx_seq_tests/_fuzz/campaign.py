@@ -51,6 +51,7 @@ class Options:
     timeout: float | None = 20.0
     errors: bool = False
     shrink_budget: float = 10.0
+    max_findings: int | None = None  # per backend: later disagreements are counted only
     database: object = None  # a hypothesis ExampleDatabase, or None
     reproduce: str = ""  # the command line that reproduces the campaign
 
@@ -147,6 +148,7 @@ def run(options: Options, progress=None) -> Stats:
     seen_keys: set = set()
     signatures: set = set()
     shrunk_kinds: Counter = Counter()
+    per_backend: Counter = Counter()
     seeds = _seeds(options)
     with tempfile.TemporaryDirectory(prefix="seq-fuzz-") as scratch:
         work = Path(scratch) / "suite"
@@ -165,7 +167,9 @@ def run(options: Options, progress=None) -> Stats:
                 for verdict in judge.findings_of(found, options.errors):
                     key = (verdict.backend, verdict.outcome, verdict.kind(),
                            built.case.operators)
-                    if key in seen_keys or shrunk_kinds[key[:3]] >= SHRINKS_PER_KIND:
+                    if key in seen_keys or shrunk_kinds[key[:3]] >= SHRINKS_PER_KIND or (
+                            options.max_findings is not None
+                            and per_backend[verdict.backend] >= options.max_findings):
                         continue
                     seen_keys.add(key)
                     shrunk_kinds[key[:3]] += 1
@@ -173,6 +177,7 @@ def run(options: Options, progress=None) -> Stats:
                     if finding.signature in signatures:
                         continue
                     signatures.add(finding.signature)
+                    per_backend[verdict.backend] += 1
                     stats.findings.append(finding)
                     if options.database is not None:
                         options.database.save(DATABASE_KEY, seed.encode())

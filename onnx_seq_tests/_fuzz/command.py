@@ -54,8 +54,11 @@ def _database(text: str | None):
     return DirectoryBasedExampleDatabase(text)
 
 
-def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard) -> str:
+def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard,
+               max_findings) -> str:
     parts = ["gen-seq-tests fuzz", *(f"-b {s}" for s in specs), f"--seed {seed}"]
+    if max_findings is not None:
+        parts.append(f"--max-findings {max_findings}")
     if max_examples is not None:
         parts.append(f"--max-examples {max_examples}")
     if time_budget is not None:
@@ -97,6 +100,8 @@ def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard)
 @click.option("--shrink-budget", default=10.0, show_default=True,
               type=click.FloatRange(min=0), metavar="SECONDS",
               help="Time spent shrinking each finding.")
+@click.option("--max-findings", type=click.IntRange(min=1), metavar="N",
+              help="Shrink and write at most N findings per backend; count the rest.")
 @click.option("--errors", is_flag=True,
               help="Count a backend's refusals and errors on valid programs as findings too.")
 @click.option("--database", metavar="DIR|github:OWNER/REPO",
@@ -106,7 +111,8 @@ def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard)
               help="Show programs/s and findings so far on stderr  [default: on a terminal]")
 @click.pass_context
 def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs, operators,
-         opsets, shard, timeout, shrink_budget, errors, database, progress) -> None:
+         opsets, shard, timeout, shrink_budget, max_findings, errors, database,
+         progress) -> None:
     """Draw random valid sequence/optional programs from onnx.defs, run each (both suite forms)
     on every --backend, judge it against the spec oracle, and shrink each disagreement to a
     minimal case file.
@@ -134,9 +140,10 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
         max_examples=max_examples or (10**12 if time_budget else 1000),
         time_budget=time_budget, output=output, jobs=jobs or 1,
         operators=tuple(operators), opsets=tuple(opsets), shard=shard_pair, timeout=timeout,
-        errors=errors, shrink_budget=shrink_budget, database=_database(database),
+        errors=errors, shrink_budget=shrink_budget, max_findings=max_findings,
+        database=_database(database),
         reproduce=_reproduce(backends, seed, max_examples, time_budget, operators, opsets,
-                             shard_pair))
+                             shard_pair, max_findings))
     try:
         campaign.check(options)
     except campaign.FuzzUsageError as error:

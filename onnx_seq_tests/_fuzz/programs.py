@@ -451,7 +451,7 @@ def op_optional(d: _Draw, element=None, inner: ValueType | None = None):
         role = lambda e: ([wrap(e)], [opt(wrap(e))])  # noqa: E731
         element = element or _pick(rng, "Optional", d.opset, role)
     out = d.name("o")
-    if rng.random() < 0.3:  # an empty optional, of the type the attribute gives
+    if rng.random() < 0.4:  # an empty optional, of the type the attribute gives
         inner = inner or wrap(element)
         d.node("Optional", [], [out], [opt(inner)], type=inner)
         return
@@ -638,6 +638,8 @@ def generate(seed: int, operators=None, opsets=None) -> Recipe:
             if not isinstance(d.types[carried[-1]], SequenceType):
                 carrier = rng.choice(("Identity", "If"))
             CARRIERS[carrier](d, carried[-1])
+    if shape > 0.9 and schemas.version_opsets("Optional") and opset >= 15:
+        op_optional(d)  # one more output: an optional, often empty
     produced = [o for node in d.nodes for o in node.outputs]
     used = {i for node in d.nodes for i in node.inputs}
     outputs = [n for n in produced if n not in used] or produced[-1:]
