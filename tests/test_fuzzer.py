@@ -238,4 +238,4 @@ def test_an_honest_backend_gets_no_finding(tmp_path):
                                tmp_path, "honest")
     assert result.exit_code == 0, result.output
     assert stats["findings"] == [] and not out.exists()
-    assert stats["runs"]["onnxruntime"]["sequence_optional"]["pass"] >= 12
+    assert stats["runs"]["onnxruntime"]["sequence_optional"]["pass"] >= 8
