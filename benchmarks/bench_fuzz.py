@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -49,7 +50,7 @@ def draw(count: int, seed: int, build: bool):
 def judged(count: int, seed: int, specs: list[str]):
     started = time.perf_counter()
     built, _ = draw(count, seed, True)
-    work = Path(f"/tmp/bench-fuzz-{'-'.join(specs)}")
+    work = Path(tempfile.mkdtemp(prefix="bench-fuzz-", dir=judge.scratch_root())) / "suite"
     verdicts = {}
     for k in range(0, len(built), 64):
         verdicts.update(judge.run(built[k:k + 64], specs, work, jobs=1, timeout=20.0))

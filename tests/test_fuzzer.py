@@ -204,10 +204,12 @@ def _documented_reference_bug(case) -> str | None:
     return None
 
 
-def test_the_judge_oracle_onnxruntime_and_reference_agree_but_for_documented_bugs(programs):
+def test_the_judge_oracle_onnxruntime_and_reference_agree_but_for_documented_bugs(programs,
+                                                                                 tmp_path):
     found, _ = programs
     built = [b for _, _, b in found[:JUDGED]]
-    verdicts = judge.run(built, ["oracle", "onnxruntime", "reference"], _work_dir(), jobs=2)
+    verdicts = judge.run(built, ["oracle", "onnxruntime", "reference"], tmp_path / "suite",
+                         jobs=2)
     outcomes = Counter()
     unexplained = []
     for item in built:
@@ -224,13 +226,6 @@ def test_the_judge_oracle_onnxruntime_and_reference_agree_but_for_documented_bug
     assert unexplained == []
     assert outcomes["oracle", "pass"] >= JUDGED
     assert outcomes["onnxruntime", "pass"] >= JUDGED // 2
-
-
-def _work_dir():
-    import tempfile
-    from pathlib import Path
-
-    return Path(tempfile.mkdtemp(prefix="fuzz-judge-")) / "suite"
 
 
 def test_an_honest_backend_gets_no_finding(tmp_path):

@@ -150,7 +150,7 @@ def run(options: Options, progress=None) -> Stats:
     shrunk_kinds: Counter = Counter()
     per_backend: Counter = Counter()
     seeds = _seeds(options)
-    with tempfile.TemporaryDirectory(prefix="seq-fuzz-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="seq-fuzz-", dir=judge.scratch_root()) as scratch:
         work = Path(scratch) / "suite"
         while True:
             if options.time_budget is not None and \

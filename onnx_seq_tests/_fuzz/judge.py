@@ -9,6 +9,7 @@ a generator bug, counted and kept apart, never run.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -52,6 +53,14 @@ class Built:
     case: Case
     folders: dict
     problem: str = ""
+
+
+def scratch_root() -> str | None:
+    """Where programs are written to be judged: a memory-backed folder when the system has
+    one (each program is a dozen small files, written once and read once), else the default
+    temporary folder."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
 def build(case: Case) -> Built:
