@@ -26,8 +26,8 @@ BATCH = 8
 
 
 def size(recipe: Recipe) -> tuple:
-    """What shrinking makes smaller, most important first: nodes (subgraphs counted), then
-    boundary values' elements, then how far their values are from the plainest."""
+    """What shrinking makes smaller, most important first: nodes (subgraphs counted), graph
+    outputs, boundary values' elements, then how many values are not the plainest."""
     nodes = sum(1 + _inner_nodes(n) for n in recipe.nodes)
     elements = 0
     fancy = 0
@@ -36,7 +36,7 @@ def size(recipe: Recipe) -> tuple:
             array = np.asarray(tensor)
             elements += 1 + array.size
             fancy += _not_plain(array)
-    return nodes, elements, fancy
+    return nodes, len(recipe.outputs), elements, fancy
 
 
 def _not_plain(array: np.ndarray) -> int:
