@@ -18,6 +18,7 @@ import click
 
 from . import __version__
 from ._core.problems import CaseFileError, one_line
+from ._fuzz.command import fuzz
 from ._suite.manifest import EMPTY_OPTIONAL_FORMS
 
 DEFAULT_CASES = "cases"
@@ -611,6 +612,8 @@ def mutation_score(root: Path | None, markdown_path: Path | None) -> None:
     if ours.survivors:
         raise Failed("surviving mutants: " + ", ".join(ours.survivors))
 
+
+main.add_command(fuzz)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "onnx_seq_tests"
-LAYERS = ["_cli", "_verify", "_read", "_suite", "_casefile", "_core"]  # top to bottom
+LAYERS = ["_cli", "_fuzz", "_verify", "_read", "_suite", "_casefile", "_core"]  # top to bottom
 
 
 ROOT = "the package root"  # onnx_seq_tests/__init__.py: it imports every layer, so it is above

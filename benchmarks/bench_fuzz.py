@@ -1,0 +1,110 @@
+"""Fuzz speed, side by side in one run:
+
+  generate    valid programs/s drawn and turned into cases (oracle expectations), no build
+  build       valid programs/s drawn and compiled in both forms (full check, strict inference,
+              IR checks, oracle check): what every judged program costs before it runs
+  oracle      valid programs/s drawn, built and judged on the spec oracle (both forms, in
+              verify's worker processes), -j 1
+  onnxruntime the same, on onnxruntime
+  three-way   the same on oracle + onnxruntime + reference, with every disagreement listed
+              by backend and kind (the judge's proof at scale; see tests/test_fuzzer.py for the
+              classification of each)
+  faults      per planted fault of tests/faulty_backends.py: seconds to the first finding and
+              to its shrunk case (`fuzz -b faulty_backends:X --max-findings 1`)
+
+Targets: >= 100 valid programs/s per core on the oracle, >= 50 on onnxruntime; a finding shrunk
+in under 10 s. Programs per second are per core: the runs use one worker process (-j 1), and
+the parent (drawing and building) and the worker share the machine's cores.
+
+    python benchmarks/bench_fuzz.py [--programs 400] [--three-way 1000] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # faulty_backends
+
+from onnx_seq_tests._fuzz import judge  # noqa: E402
+from onnx_seq_tests._fuzz.campaign import Options, program_seed, run  # noqa: E402
+from onnx_seq_tests._fuzz.programs import NoResult, generate, to_case  # noqa: E402
+
+
+def draw(count: int, seed: int, build: bool):
+    cases, started = [], time.perf_counter()
+    for i in range(count):
+        try:
+            case = to_case(generate(program_seed(seed, i)), f"p{i}")
+        except NoResult:
+            continue
+        cases.append(judge.build(case) if build else case)
+    return cases, time.perf_counter() - started
+
+
+def judged(count: int, seed: int, specs: list[str]):
+    started = time.perf_counter()
+    built, _ = draw(count, seed, True)
+    work = Path(tempfile.mkdtemp(prefix="bench-fuzz-", dir=judge.scratch_root())) / "suite"
+    verdicts = {}
+    for k in range(0, len(built), 64):
+        verdicts.update(judge.run(built[k:k + 64], specs, work, jobs=1, timeout=20.0))
+    return built, verdicts, time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--programs", type=int, default=400)
+    parser.add_argument("--three-way", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    n = args.programs
+
+    cases, seconds = draw(n, args.seed, False)
+    print(f"generate     {len(cases) / seconds:8.1f} valid programs/s  ({len(cases)} of {n} "
+          f"drawn have a spec result)")
+    built, seconds = draw(n, args.seed, True)
+    invalid = sum(1 for b in built if b.problem)
+    print(f"build        {len(built) / seconds:8.1f} valid programs/s  ({invalid} invalid, "
+          f"validity {100 * (len(built) - invalid) / len(built):.1f}%)")
+    for spec in ("oracle", "onnxruntime"):
+        built, verdicts, seconds = judged(n, args.seed, [spec])
+        outcomes = Counter(v.outcome for vs in verdicts.values() for v in vs)
+        print(f"{spec:12s} {len(built) / seconds:8.1f} valid programs/s  (both forms; "
+              f"{dict(sorted(outcomes.items()))})")
+
+    if args.three_way:
+        built, verdicts, seconds = judged(args.three_way, args.seed + 1,
+                                          ["oracle", "onnxruntime", "reference"])
+        outcomes = Counter((v.backend, v.outcome) for vs in verdicts.values() for v in vs)
+        kinds = Counter((v.backend, v.outcome, v.kind()) for vs in verdicts.values() for v in vs
+                        if v.outcome not in ("pass",))
+        print(f"three-way    {len(built) / seconds:8.1f} valid programs/s  ({len(built)} "
+              f"programs, both forms, 3 backends)")
+        for key, count in sorted(outcomes.items()):
+            print(f"    {key[0]:12s} {key[1]:8s} {count}")
+        for key, count in sorted(kinds.items()):
+            print(f"    not passed: {key[0]:12s} {key[1]:8s} {key[2]:20s} {count}")
+
+    from faulty_backends import FAULTS
+
+    for fault in FAULTS:
+        spec = f"faulty_backends:{fault.__name__}"
+        stats = run(Options([spec], seed=2, max_examples=200, max_findings=1,
+                            shrink_budget=30.0))
+        if not stats.findings:
+            print(f"fault {fault.__name__:18s} not found in 200 programs")
+            continue
+        f = stats.findings[0]
+        print(f"fault {fault.__name__:18s} first finding {f.seconds_to_find:6.1f} s, shrunk in "
+              f"{f.seconds_to_shrink:5.1f} s, nodes {f.nodes_before} -> {f.nodes_after} "
+              f"({f.signature})")
+
+
+if __name__ == "__main__":
+    main()

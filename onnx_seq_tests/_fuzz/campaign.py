@@ -1,0 +1,246 @@
+"""A fuzz campaign: programs drawn seed by seed, judged a batch at a time on every backend, each
+new disagreement shrunk and written as a case file; statistics for --json.
+
+Program i of a campaign with seed S is drawn from the seed text `S:i`, so the same seed gives
+the same programs on any machine, and `--shard K/N` takes the programs with i % N == K - 1:
+N jobs share no work. A finding's signature is `backend:outcome:kind:operators` (the kind of
+wrong answer, judge.disagreement_kind; the operators of the shrunk case); one file per
+signature. With an example database (hypothesis's: a directory, or its GitHub-artifact
+database, read-only), the program seeds of earlier findings are judged first and the new ones
+saved.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .._core.problems import SeqTestsError
+from . import judge, shrink
+from .findings import FindingError, file_stem, write
+from .programs import OPERATORS, NoResult, generate, to_case
+from .schemas import opsets as known_opsets
+
+#: Programs judged per verify run.
+BATCH = 64
+#: At most this many disagreements of one (backend, outcome, kind) are shrunk per campaign;
+#: the others of that kind are counted.
+SHRINKS_PER_KIND = 4
+#: The key under which the example database holds program seeds.
+DATABASE_KEY = b"gen-seq-tests fuzz: program seeds of findings"
+
+
+class FuzzUsageError(SeqTestsError, ValueError):
+    """A campaign option that names nothing; the message says what is allowed."""
+
+
+@dataclass
+class Options:
+    specs: list[str]
+    seed: int = 0
+    max_examples: int = 1000
+    time_budget: float | None = None
+    output: Path | None = None
+    jobs: int = 1
+    operators: tuple[str, ...] = ()
+    opsets: tuple[int, ...] = ()
+    shard: tuple[int, int] = (1, 1)
+    timeout: float | None = 20.0
+    errors: bool = False
+    shrink_budget: float = 10.0
+    max_findings: int | None = None  # per backend: later disagreements are counted only
+    database: object = None  # a hypothesis ExampleDatabase, or None
+    reproduce: str = ""  # the command line that reproduces the campaign
+
+
+@dataclass
+class Finding:
+    backend: str
+    signature: str
+    outcome: str
+    kind: str
+    form: str
+    operators: list[str]
+    nodes_before: int
+    nodes_after: int
+    seconds_to_find: float
+    seconds_to_shrink: float
+    seed: str
+    message: str
+    file: str | None = None
+    note: str = ""
+
+
+@dataclass
+class Stats:
+    generated: int = 0
+    valid: int = 0
+    no_result: int = 0
+    invalid: int = 0
+    invalid_examples: list = field(default_factory=list)
+    runs: dict = field(default_factory=dict)  # backend -> Counter of outcomes per form
+    findings: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    def as_json(self, options: Options) -> dict:
+        judged = self.valid + self.invalid
+        return {
+            "seed": options.seed, "shard": f"{options.shard[0]}/{options.shard[1]}",
+            "backends": list(options.specs),
+            "programs": {"generated": self.generated, "valid": self.valid,
+                         "no_spec_result": self.no_result, "invalid": self.invalid,
+                         "validity_rate": round(self.valid / judged, 6) if judged else None,
+                         "invalid_examples": self.invalid_examples[:10]},
+            "runs": {b: {form: dict(sorted(c.items())) for form, c in sorted(forms.items())}
+                     for b, forms in self.runs.items()},
+            "findings": [vars(f) for f in self.findings],
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def check(options: Options) -> None:
+    """FuzzUsageError for an --op, --opset or --shard that names nothing."""
+    for op in options.operators:
+        if op not in OPERATORS:
+            raise FuzzUsageError(f"--op {op}: not a sequence or optional operator; use one of "
+                                 + ", ".join(sorted(OPERATORS)))
+    for opset in options.opsets:
+        if opset not in known_opsets():
+            raise FuzzUsageError(f"--opset {opset}: programs import a released opset from "
+                                 f"{known_opsets()[0]} to {known_opsets()[-1]}")
+    k, n = options.shard
+    if not (n >= 1 and 1 <= k <= n):
+        raise FuzzUsageError(f"--shard {k}/{n}: write K/N with 1 <= K <= N")
+
+
+def program_seed(seed: int, index: int) -> str:
+    return f"{seed}:{index}"
+
+
+def _seeds(options: Options):
+    """The program seeds of this campaign (and shard): the database's first, then the
+    campaign's own, up to --max-examples in all."""
+    given = 0
+    replayed: list[str] = []
+    if options.database is not None:
+        replayed = sorted(v.decode() for v in options.database.fetch(DATABASE_KEY))
+    for text in replayed:
+        if given >= options.max_examples:
+            return
+        given += 1
+        yield text
+    k, n = options.shard
+    index = k - 1
+    while given < options.max_examples:
+        yield program_seed(options.seed, index)
+        given += 1
+        index += n
+
+
+def run(options: Options, progress=None) -> Stats:
+    """Run a campaign; `progress(stats, elapsed)` after each batch."""
+    check(options)
+    stats = Stats()
+    start = time.monotonic()
+    seen_keys: set = set()
+    signatures: set = set()
+    shrunk_kinds: Counter = Counter()
+    per_backend: Counter = Counter()
+    seeds = _seeds(options)
+    with tempfile.TemporaryDirectory(prefix="seq-fuzz-", dir=judge.scratch_root()) as scratch:
+        work = Path(scratch) / "suite"
+        while True:
+            if options.time_budget is not None and \
+                    time.monotonic() - start >= options.time_budget:
+                break
+            batch = _draw(seeds, options, stats)
+            if batch is None:
+                break
+            verdicts = judge.run([b for _, _, b in batch], options.specs, work, options.jobs,
+                                 options.timeout)
+            for seed, recipe, built in batch:
+                found = verdicts.get(built.case.name, [])
+                _count(stats, found)
+                for verdict in judge.findings_of(found, options.errors):
+                    key = (verdict.backend, verdict.outcome, verdict.kind(),
+                           built.case.operators)
+                    if key in seen_keys or shrunk_kinds[key[:3]] >= SHRINKS_PER_KIND or (
+                            options.max_findings is not None
+                            and per_backend[verdict.backend] >= options.max_findings):
+                        continue
+                    seen_keys.add(key)
+                    shrunk_kinds[key[:3]] += 1
+                    finding = _shrunk(seed, recipe, verdict, options, work, start)
+                    if finding.signature in signatures:
+                        continue
+                    signatures.add(finding.signature)
+                    per_backend[verdict.backend] += 1
+                    stats.findings.append(finding)
+                    if options.database is not None:
+                        options.database.save(DATABASE_KEY, seed.encode())
+            stats.seconds = time.monotonic() - start
+            if progress:
+                progress(stats, stats.seconds)
+    stats.seconds = time.monotonic() - start
+    return stats
+
+
+def _draw(seeds, options: Options, stats: Stats):
+    """The next batch of valid programs: (seed, recipe, built); None when none are left."""
+    batch = []
+    for seed in seeds:
+        stats.generated += 1
+        try:
+            recipe = generate(seed, options.operators or None, options.opsets or None)
+            case = to_case(recipe, f"fuzz_{len(batch)}")
+        except NoResult:
+            stats.no_result += 1
+            continue
+        built = judge.build(case)
+        if built.problem:
+            stats.invalid += 1
+            stats.invalid_examples.append(f"seed {seed}: {built.problem}")
+            continue
+        stats.valid += 1
+        batch.append((seed, recipe, built))
+        if len(batch) >= BATCH:
+            break
+    return batch or None
+
+
+def _count(stats: Stats, verdicts: list) -> None:
+    for verdict in verdicts:
+        forms = stats.runs.setdefault(verdict.backend, {})
+        forms.setdefault(verdict.form, Counter())[verdict.outcome] += 1
+
+
+def _shrunk(seed: str, recipe, verdict: judge.Verdict, options: Options, work: Path,
+            start: float) -> Finding:
+    found_at = time.monotonic() - start
+    before = shrink.size(recipe)[0]
+    began = time.monotonic()
+    small, small_verdict, _ = shrink.shrink(recipe, verdict, work, jobs=options.jobs,
+                                            timeout=options.timeout,
+                                            budget=options.shrink_budget, errors=options.errors)
+    took = time.monotonic() - began
+    case = to_case(small, "x")
+    operators = list(case.operators)
+    signature = f"{verdict.backend}:{verdict.outcome}:{verdict.kind()}:{'+'.join(operators)}"
+    name = "fuzz_" + file_stem(signature)
+    first = small_verdict.message.split("\n", 1)[0]
+    doc = (f"Found by gen-seq-tests fuzz: on backend {verdict.backend} "
+           f"({small_verdict.form} form) the outcome was {small_verdict.outcome}: {first}. "
+           f"Program seed {seed!r}; reproduce with: {options.reproduce}")
+    finding = Finding(verdict.backend, signature, verdict.outcome, verdict.kind(),
+                      small_verdict.form, operators, before, shrink.size(small)[0],
+                      round(found_at, 3), round(took, 3), seed, first)
+    if options.output is not None:
+        case = to_case(small, name, doc)
+        try:
+            finding.file = write(options.output, case, signature, options.reproduce).name
+        except FindingError as error:
+            finding.note = str(error)
+    return finding

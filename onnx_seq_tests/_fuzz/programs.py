@@ -1,0 +1,656 @@
+"""Random valid programs in the project's own case model.
+
+`generate(seed)` draws one program: an operator, a version of it and an opset at which that
+version is in force (schemas.py), element types the schema admits, then one node, or a chain
+of 2-4 nodes where a sequence or optional output feeds the next operator, or a sequence or
+optional passed through an If, a Loop or a SequenceMap body. Positions and splits come as graph
+inputs, initializers or Constant nodes; trailing optional inputs are left off or given "".
+Values come from values.py. Each node is run on the spec oracle as it is added, so later
+choices see real values; the result is a `Case` with one data set whose expected outputs are
+the oracle's. Where the spec gives no result for the drawn inputs, `generate` raises NoResult
+(the campaign drops and counts it).
+
+A program is described by `Recipe`: nodes, graph inputs with their values, initializers and
+outputs; `to_case` turns one into a Case (declared types from the values: each dim unknown or
+fixed, as drawn), which is what shrink.py edits.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from .._core import oracle
+from .._core.cases import Case, DataSet, Graph, Initializer, Node, ValueDecl
+from .._core.elements import ELEMENTS, ElementType
+from .._core.problems import SeqTestsError, Where
+from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
+from . import schemas
+from .schemas import opt, seq, tensor
+from .values import draw_shape, draw_tensor
+
+WHERE = Where("fuzz", 1, 1)
+INT64 = ELEMENTS["int64"]
+INT32 = ELEMENTS["int32"]
+BOOL = ELEMENTS["bool"]
+
+
+class NoResult(SeqTestsError):
+    """The spec gives no result for the drawn program (the oracle's reason is the message)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A graph input or initializer: its name, type (no shape) and value."""
+
+    name: str
+    type: ValueType
+    value: object
+    initializer: bool = False
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A program: opset, nodes, sources (graph inputs and initializers), output names, and per
+    value name its type; `fixed` says which graph inputs declare fixed dims."""
+
+    opset: int
+    nodes: tuple[Node, ...]
+    sources: tuple[Source, ...]
+    outputs: tuple[str, ...]
+    types: dict = field(hash=False, compare=False)
+    fixed: bool = False
+
+
+# -- declared types from values ----------------------------------------------------------------
+
+def _shaped(value_type: ValueType, value, fixed: bool) -> ValueType:
+    """`value_type` with the innermost tensor's shape taken from `value`: rank from the value,
+    dims fixed or unknown (None); unknown rank where the value does not tell (an empty
+    sequence or optional), or where a sequence's elements differ in rank."""
+    if isinstance(value_type, OptionalType):
+        inner = value_type.element if value is None else _shaped(value_type.element, value,
+                                                                  fixed)
+        return OptionalType(inner)
+    if isinstance(value_type, SequenceType):
+        shapes = {np.asarray(v).shape for v in value}
+        ranks = {len(s) for s in shapes}
+        if len(ranks) != 1:
+            return SequenceType(TensorType(value_type.element.element))
+        dims = tuple(next(iter(shapes))[i] if fixed and len({s[i] for s in shapes}) == 1
+                     else None for i in range(ranks.pop()))
+        return SequenceType(TensorType(value_type.element.element, dims))
+    shape = np.asarray(value).shape
+    return TensorType(value_type.element, tuple(shape) if fixed else (None,) * len(shape))
+
+
+def _expressible(value) -> bool:
+    """Whether the case format can write `value` (nested lists cannot give a shape with a 0
+    before another dim)."""
+    if value is None:
+        return True
+    if isinstance(value, list):
+        return all(_expressible(v) for v in value)
+    shape = np.asarray(value).shape
+    return not (0 in shape and any(shape[shape.index(0) + 1:]))
+
+
+def to_case(recipe: Recipe, name: str, doc: str = "") -> Case:
+    """The case of a recipe, its expected outputs from the spec oracle; NoResult where the
+    spec gives none or the case format cannot write a value."""
+    inputs = [s for s in recipe.sources if not s.initializer]
+    graph = Graph(
+        tuple(ValueDecl(s.name, _shaped(s.type, s.value, recipe.fixed), WHERE) for s in inputs),
+        (), recipe.nodes,
+        tuple(Initializer(s.name, _shaped(s.type, s.value, True), s.value, WHERE)
+              for s in recipe.sources if s.initializer))
+    values = [s.value for s in inputs]
+    bare = replace(graph, outputs=tuple(ValueDecl(n, None, WHERE) for n in recipe.outputs))
+    try:
+        answers = oracle.run_graph(bare, recipe.opset, values)
+    except oracle.OracleError as error:
+        raise NoResult(str(error)) from None
+    except (ValueError, TypeError, IndexError) as error:
+        raise NoResult(f"the oracle cannot evaluate it: {error}") from None
+    if not all(_expressible(v) for v in [*values, *answers]):
+        raise NoResult("a value has a shape with a 0 before another dim")
+    outputs = tuple(ValueDecl(n, _shaped(recipe.types[n], v, False), WHERE)
+                    for n, v in zip(recipe.outputs, answers, strict=True))
+    graph = replace(graph, outputs=outputs)
+    return Case(name, WHERE, recipe.opset, graph,
+                (DataSet(tuple(values), tuple(answers), WHERE),), doc=doc)
+
+
+def node_values(recipe: Recipe) -> dict:
+    """Every value of the main graph by name, sources and node outputs, as the oracle gives
+    them; NoResult where the spec gives none."""
+    values = {s.name: s.value for s in recipe.sources}
+    graph = Graph((), tuple(ValueDecl(n, None, WHERE) for n in recipe.outputs), recipe.nodes)
+    top = {n for node in recipe.nodes for n in node.outputs}
+
+    def keep(node, args, results):
+        for name, value in zip(node.outputs, results, strict=True):
+            if name in top:
+                values[name] = value
+    try:
+        oracle.run_graph(graph, recipe.opset, [], dict(values), trace=keep)
+    except (oracle.OracleError, ValueError, TypeError, IndexError) as error:
+        raise NoResult(str(error)) from None
+    return values
+
+
+# -- drawing ------------------------------------------------------------------------------------
+
+#: Operators whose sequence output holds tensors of their sequence input's rank.
+_KEEP_RANK = ("SequenceInsert", "SequenceErase", "Identity", "If", "Loop")
+
+
+class _Draw:
+    """One program being drawn: its nodes, sources and every value so far."""
+
+    def __init__(self, rng: random.Random, opset: int):
+        self.rng, self.opset = rng, opset
+        self.nodes: list[Node] = []
+        self.sources: list[Source] = []
+        self.values: dict[str, object] = {}
+        self.types: dict[str, ValueType] = {}
+        self.ranks: dict[str, int] = {}  # a sequence's element rank, where known when empty
+        self.count = 0
+
+    def name(self, stem: str) -> str:
+        self.count += 1
+        return f"{stem}{self.count}"
+
+    def source(self, value_type: ValueType, value, stem: str = "x",
+               initializer: bool = False) -> str:
+        name = self.name(stem)
+        self.sources.append(Source(name, value_type, value, initializer))
+        self.values[name], self.types[name] = value, value_type
+        return name
+
+    def tensor_input(self, element: ElementType, shape=None) -> str:
+        shape = draw_shape(self.rng) if shape is None else shape
+        return self.source(tensor(element), draw_tensor(self.rng, element, shape))
+
+    def sequence_input(self, element: ElementType, length=None, rank=None) -> str:
+        rng = self.rng
+        length = rng.choice((0, 1, 1, 2, 2, 3, 4)) if length is None else length
+        rank = rng.choice((0, 1, 1, 2)) if rank is None else rank
+        same = rng.random() < 0.6
+        first = draw_shape(rng, rank)
+        value = [draw_tensor(rng, element, first if same else draw_shape(rng, rank))
+                 for _ in range(length)]
+        name = self.source(seq(element), value, "s")
+        self.ranks[name] = rank
+        return name
+
+    def rank_of(self, name: str, default: int) -> int:
+        """The element rank of sequence `name`: its first element's, else what the draw
+        knows of it (onnx's inference carries it through), else `default`."""
+        value = self.values[name]
+        if value:
+            return np.asarray(value[0]).ndim
+        return self.ranks.get(name, default)
+
+    def constant_int(self, value, element: ElementType, stem: str = "p") -> str:
+        """An integer tensor as a graph input, an initializer or a Constant node."""
+        array = np.array(value, dtype=element.dtype)
+        how = self.rng.choice(("input", "input", "initializer", "constant"))
+        if how == "constant":
+            name = self.name(stem)
+            self.node("Constant", [], [name], [tensor(element)], value=array)
+            return name
+        return self.source(tensor(element), array, stem, initializer=how == "initializer")
+
+    def node(self, op_type: str, inputs, outputs, out_types, **attributes) -> None:
+        """Add a node and run it on the oracle; NoResult when the spec gives no result."""
+        node = Node(op_type, tuple(inputs), tuple(outputs), tuple(sorted(attributes.items())),
+                    WHERE)
+        graph = Graph((), tuple(ValueDecl(n, None, WHERE) for n in outputs), (node,))
+        try:
+            results = oracle.run_graph(graph, self.opset, [], self.values)
+        except oracle.OracleError as error:
+            raise NoResult(str(error)) from None
+        self.nodes.append(node)
+        known = [self.ranks[i] for i in inputs if i in self.ranks]
+        for name, value, value_type in zip(outputs, results, out_types, strict=True):
+            self.values[name], self.types[name] = value, value_type
+            if isinstance(value_type, SequenceType) and value:
+                self.ranks[name] = np.asarray(value[0]).ndim
+            elif isinstance(value_type, SequenceType) and known and op_type in _KEEP_RANK:
+                self.ranks[name] = known[0]
+
+    def omit_tail(self, inputs: list) -> list:
+        """Trailing inputs left off: either dropped or given as ""."""
+        return inputs + [""] if self.rng.random() < 0.3 else inputs
+
+    def position(self, count: int, allow_end: bool, allowed) -> str:
+        """A position for a sequence of `count`: in range, sometimes -n, n or out of range."""
+        rng = self.rng
+        high = count if allow_end else count - 1
+        choices = list(range(-count, high + 1)) or [0]
+        value = rng.choice(choices + [-count, high]) if rng.random() > 0.03 else high + 1
+        return self.constant_int(value, rng.choice(allowed))
+
+
+def _position_types(op_type: str, opset: int, role) -> list[ElementType]:
+    return [e for e in (INT32, INT64) if schemas.admits(op_type, opset, *role(e))]
+
+
+def _pick(rng, op_type: str, opset: int, role) -> ElementType:
+    found = schemas.elements_for(op_type, opset, role)
+    if not found:
+        raise NoResult(f"{op_type} at opset {opset} admits no element type for this role")
+    return rng.choice(found)
+
+
+# -- one operator on values the draw already holds (or new sources) ----------------------------
+
+def _sequence_of(d: _Draw, element: ElementType) -> str:
+    """A sequence of `element`: one already drawn (the newest first), else a new one."""
+    for name in reversed(list(d.types)):
+        if d.types[name] == seq(element) and d.rng.random() < 0.85:
+            return name
+    made = d.rng.random()
+    if made < 0.6:
+        return d.sequence_input(element)
+    if made < 0.8 and schemas.admits("SequenceConstruct", d.opset, [tensor(element)],
+                                      [seq(element)]):
+        rank = d.rng.choice((0, 1, 2))
+        parts = [d.tensor_input(element, draw_shape(d.rng, rank))
+                 for _ in range(d.rng.randint(1, 3))]
+        out = d.name("s")
+        d.node("SequenceConstruct", parts, [out], [seq(element)])
+        return out
+    return d.sequence_input(element)
+
+
+def _last_sequence(d: _Draw):
+    """The newest sequence value, if any, with its element type."""
+    for name in reversed(list(d.types)):
+        value_type = d.types[name]
+        if isinstance(value_type, SequenceType):
+            return name, value_type.element.element
+    return None, None
+
+
+def op_sequence_construct(d: _Draw, element=None):
+    role = lambda e: ([tensor(e)], [seq(e)])  # noqa: E731
+    element = element or _pick(d.rng, "SequenceConstruct", d.opset, role)
+    rank = d.rng.choice((0, 1, 1, 2, 3))
+    parts = [d.tensor_input(element, draw_shape(d.rng, rank))
+             for _ in range(d.rng.randint(1, 4))]
+    out = d.name("s")
+    d.node("SequenceConstruct", parts, [out], [seq(element)])
+
+
+def op_sequence_empty(d: _Draw, element=None):
+    role = lambda e: ([], [seq(e)])  # noqa: E731
+    out = d.name("s")
+    if element is None and d.rng.random() < 0.2:  # dtype left off: float
+        d.node("SequenceEmpty", [], [out], [seq(ELEMENTS["float"])])
+        return
+    element = element or _pick(d.rng, "SequenceEmpty", d.opset, role)
+    d.node("SequenceEmpty", [], [out], [seq(element)], dtype=element.proto)
+
+
+def op_sequence_at(d: _Draw, element=None):
+    name, element = _use_or_new(d, "SequenceAt", element,
+                                lambda e: ([seq(e), tensor(INT64)], [tensor(e)]))
+    count = len(d.values[name])
+    if count == 0:
+        raise NoResult("SequenceAt on an empty sequence")
+    positions = _position_types("SequenceAt", d.opset,
+                                lambda p: ([seq(element), tensor(p)], [tensor(element)]))
+    out = d.name("t")
+    d.node("SequenceAt", [name, d.position(count, False, positions)], [out], [tensor(element)])
+
+
+def op_sequence_insert(d: _Draw, element=None):
+    role = lambda e: ([seq(e), tensor(e)], [seq(e)])  # noqa: E731
+    name, element = _use_or_new(d, "SequenceInsert", element, role)
+    existing = d.values[name]
+    item = d.tensor_input(element, draw_shape(d.rng, d.rank_of(name, d.rng.choice((0, 1, 2)))))
+    inputs = [name, item]
+    if d.rng.random() < 0.7:
+        positions = _position_types("SequenceInsert", d.opset, lambda p: (
+            [seq(element), tensor(element), tensor(p)], [seq(element)]))
+        inputs.append(d.position(len(existing), True, positions))
+    else:
+        inputs = d.omit_tail(inputs)
+    out = d.name("s")
+    d.node("SequenceInsert", inputs, [out], [seq(element)])
+
+
+def op_sequence_erase(d: _Draw, element=None):
+    role = lambda e: ([seq(e)], [seq(e)])  # noqa: E731
+    name, element = _use_or_new(d, "SequenceErase", element, role)
+    count = len(d.values[name])
+    inputs = [name]
+    if count and d.rng.random() < 0.7:
+        positions = _position_types("SequenceErase", d.opset,
+                                    lambda p: ([seq(element), tensor(p)], [seq(element)]))
+        inputs.append(d.position(count, False, positions))
+    else:
+        inputs = d.omit_tail(inputs)
+    out = d.name("s")
+    d.node("SequenceErase", inputs, [out], [seq(element)])
+
+
+def op_sequence_length(d: _Draw, element=None):
+    role = lambda e: ([seq(e)], [tensor(INT64)])  # noqa: E731
+    name, _ = _use_or_new(d, "SequenceLength", element, role)
+    out = d.name("n")
+    d.node("SequenceLength", [name], [out], [tensor(INT64)])
+
+
+def op_split_to_sequence(d: _Draw, element=None):
+    role = lambda e: ([tensor(e)], [seq(e)])  # noqa: E731
+    element = element or _pick(d.rng, "SplitToSequence", d.opset, role)
+    rng = d.rng
+    shape = draw_shape(rng, rng.choice((1, 1, 2, 3)))
+    source = d.tensor_input(element, shape)
+    axis = rng.randrange(-len(shape), len(shape))
+    size = shape[axis]
+    attributes = {}
+    if rng.random() < 0.5:
+        attributes["axis"] = axis
+    else:
+        axis = 0
+        size = shape[0]
+    inputs = [source]
+    kind = rng.choice(("none", "scalar", "list", "list"))
+    splits = [e for e in (INT32, INT64) if schemas.admits(
+        "SplitToSequence", d.opset, [tensor(element), tensor(e)], [seq(element)])]
+    if kind == "scalar" and size:
+        inputs.append(d.constant_int(rng.randint(1, max(1, size)), rng.choice(splits), "k"))
+    elif kind == "list" and size:
+        cuts = sorted(rng.sample(range(1, size), rng.randint(0, size - 1))) if size > 1 else []
+        pieces = [b - a for a, b in zip([0, *cuts], [*cuts, size], strict=True)]
+        inputs.append(d.constant_int(pieces, rng.choice(splits), "k"))
+    elif rng.random() < 0.5:  # (onnx's inference reads a split given as "" as present)
+        inputs = d.omit_tail(inputs)
+    elif rng.random() < 0.5:
+        attributes["keepdims"] = rng.choice((0, 1))
+    out = d.name("s")
+    d.node("SplitToSequence", inputs, [out], [seq(element)], **attributes)
+
+
+def op_concat_from_sequence(d: _Draw, element=None):
+    role = lambda e: ([seq(e)], [tensor(e)])  # noqa: E731
+    name, element = _use_or_new(d, "ConcatFromSequence", element, role)
+    value = d.values[name]
+    if not value:
+        raise NoResult("ConcatFromSequence on an empty sequence")
+    rank = np.asarray(value[0]).ndim
+    new_axis = d.rng.choice((0, 0, 1))
+    if rank == 0:
+        new_axis = 1
+    top = rank + 1 if new_axis else rank
+    axis = d.rng.randrange(-top, top)
+    attributes = {"axis": axis}
+    if new_axis or d.rng.random() < 0.3:
+        attributes["new_axis"] = new_axis
+    out = d.name("t")
+    d.node("ConcatFromSequence", [name], [out], [tensor(element)], **attributes)
+
+
+def op_sequence_map(d: _Draw, element=None):
+    role = lambda e: ([seq(e)], [seq(e)])  # noqa: E731
+    name, element = _use_or_new(d, "SequenceMap", element, role)
+    rng = d.rng
+    body_in = d.name("b")
+    inputs = [name]
+    body_inputs = [ValueDecl(body_in, TensorType(element), WHERE)]
+    kind = rng.choice(("identity", "shape", "pair"))
+    body_out = d.name("bo")
+    if kind == "pair":
+        extra_element = element
+        extra = _sequence_of(d, extra_element) if rng.random() < 0.5 else \
+            d.tensor_input(extra_element)
+        extra_type = d.types[extra]
+        if isinstance(extra_type, SequenceType) and len(d.values[extra]) != len(d.values[name]):
+            extra = d.tensor_input(extra_element)
+            extra_type = d.types[extra]
+        inputs.append(extra)
+        second = d.name("b")
+        body_inputs.append(ValueDecl(second, TensorType(element), WHERE))
+        nodes = (Node("Identity", (second,), (body_out,), (), WHERE),)
+        out_element = element
+    elif kind == "shape":
+        nodes = (Node("Shape", (body_in,), (body_out,), (), WHERE),)
+        out_element = INT64
+    else:
+        nodes = (Node("Identity", (body_in,), (body_out,), (), WHERE),)
+        out_element = element
+    body = Graph(tuple(body_inputs), (ValueDecl(body_out, TensorType(out_element), WHERE),),
+                 nodes)
+    out = d.name("s")
+    if not schemas.admits("SequenceMap", d.opset, [d.types[i] for i in inputs],
+                          [seq(out_element)]):
+        raise NoResult("SequenceMap does not admit these types")
+    d.node("SequenceMap", inputs, [out], [seq(out_element)], body=body)
+
+
+def _optional_value(d: _Draw, element: ElementType) -> str:
+    """A value to wrap: the newest tensor or sequence of `element`, else a new one."""
+    for name in reversed(list(d.types)):
+        if d.types[name] in (seq(element), tensor(element)) and d.rng.random() < 0.7:
+            return name
+    if d.rng.random() < 0.5:
+        return _sequence_of(d, element)
+    return d.tensor_input(element)
+
+
+def op_optional(d: _Draw, element=None, inner: ValueType | None = None):
+    rng = d.rng
+    if inner is None:
+        wrap = rng.choice((tensor, seq))
+        role = lambda e: ([wrap(e)], [opt(wrap(e))])  # noqa: E731
+        element = element or _pick(rng, "Optional", d.opset, role)
+    out = d.name("o")
+    if rng.random() < 0.4:  # an empty optional, of the type the attribute gives
+        inner = inner or wrap(element)
+        d.node("Optional", [], [out], [opt(inner)], type=inner)
+        return
+    name = _optional_value(d, element) if inner is None else None
+    inner = d.types[name] if name else inner
+    if not schemas.admits("Optional", d.opset, [inner], [opt(inner)]):
+        raise NoResult(f"Optional does not admit {inner}")
+    d.node("Optional", [name], [out], [opt(inner)])
+
+
+def _last_optional(d: _Draw):
+    for name in reversed(list(d.types)):
+        if isinstance(d.types[name], OptionalType):
+            return name
+    return None
+
+
+def _optional_input(d: _Draw, op_type: str) -> str:
+    """An optional to read: the newest one, else a new graph input (empty or present), else
+    (where the version admits it) a plain tensor or sequence."""
+    name = _last_optional(d)
+    if name is not None and d.rng.random() < 0.9:
+        return name
+    wrap = d.rng.choice((tensor, seq))
+    wanted = d.rng.random() < 0.25
+    found, plain = [], False
+    for plain in (wanted, False):  # noqa: B007 - the one found is used below
+        found = [e for e in ELEMENTS.values()
+                 if _admits_input(op_type, d.opset, wrap(e) if plain else opt(wrap(e)))]
+        if found:
+            break
+    if not found:
+        raise NoResult(f"{op_type} at opset {d.opset} admits no such input")
+    element = d.rng.choice(found)
+    inner = d.sequence_input(element) if wrap is seq else d.tensor_input(element)
+    if plain:
+        return inner
+    value = d.values.pop(inner)
+    d.types.pop(inner)
+    d.sources.pop()
+    empty = d.rng.random() < 0.4
+    return d.source(opt(wrap(element)), None if empty else value, "o")
+
+
+def _admits_input(op_type: str, opset: int, value_type: ValueType) -> bool:
+    """Whether an Optional* reader admits `value_type` as its input (whatever it gives)."""
+    inner = value_type.element if isinstance(value_type, OptionalType) else value_type
+    return any(schemas.admits(op_type, opset, [value_type], [out])
+               for out in (inner, tensor(BOOL)))
+
+
+def op_optional_has_element(d: _Draw, element=None):
+    rng = d.rng
+    out = d.name("h")
+    if schemas.admits("OptionalHasElement", d.opset, [], [tensor(BOOL)]) and rng.random() < 0.1:
+        d.node("OptionalHasElement", [] if rng.random() < 0.5 else [""], [out], [tensor(BOOL)])
+        return
+    name = _optional_input(d, "OptionalHasElement")
+    if not schemas.admits("OptionalHasElement", d.opset, [d.types[name]], [tensor(BOOL)]):
+        raise NoResult("OptionalHasElement does not admit this input")
+    d.node("OptionalHasElement", [name], [out], [tensor(BOOL)])
+
+
+def op_optional_get_element(d: _Draw, element=None):
+    name = _optional_input(d, "OptionalGetElement")
+    value_type = d.types[name]
+    inner = value_type.element if isinstance(value_type, OptionalType) else value_type
+    if not schemas.admits("OptionalGetElement", d.opset, [value_type], [inner]):
+        raise NoResult("OptionalGetElement does not admit this input")
+    out = d.name("g")
+    d.node("OptionalGetElement", [name], [out], [inner])
+
+
+def _use_or_new(d: _Draw, op_type: str, element, role):
+    """The newest sequence of an admitted element type, else a new sequence; with its
+    element type."""
+    name, found = _last_sequence(d)
+    allowed = schemas.elements_for(op_type, d.opset, role)
+    if name is not None and found in allowed and (element is None or element == found):
+        return name, found
+    element = element if element in allowed else None
+    element = element or _pick(d.rng, op_type, d.opset, role)
+    return _sequence_of(d, element), element
+
+
+# -- carriers: Identity, If, Loop ---------------------------------------------------------------
+
+def carry_identity(d: _Draw, name: str) -> str:
+    value_type = d.types[name]
+    if not schemas.admits("Identity", d.opset, [value_type], [value_type]):
+        raise NoResult(f"Identity at opset {d.opset} does not carry {value_type}")
+    out = d.name("i")
+    d.node("Identity", [name], [out], [value_type])
+    return out
+
+
+def carry_if(d: _Draw, name: str) -> str:
+    """If(cond) { then: Identity(name) } else { SequenceErase(name) or Identity(name) }."""
+    value_type = d.types[name]
+    if not (schemas.admits("If", d.opset, [tensor(BOOL)], [value_type])
+            and schemas.admits("Identity", d.opset, [value_type], [value_type])):
+        raise NoResult(f"If at opset {d.opset} does not carry {value_type}")
+    cond = d.source(tensor(BOOL), np.array(d.rng.random() < 0.5), "c")
+    then_out, else_out = d.name("ti"), d.name("ei")
+    out_decl = lambda n: (ValueDecl(n, value_type, WHERE),)  # noqa: E731
+    then_branch = Graph((), out_decl(then_out),
+                        (Node("Identity", (name,), (then_out,), (), WHERE),))
+    if isinstance(value_type, SequenceType) and d.values[name]:
+        else_node = Node("SequenceErase", (name,), (else_out,), (), WHERE)
+    else:
+        else_node = Node("Identity", (name,), (else_out,), (), WHERE)
+    else_branch = Graph((), out_decl(else_out), (else_node,))
+    out = d.name("f")
+    d.node("If", [cond], [out], [value_type], then_branch=then_branch, else_branch=else_branch)
+    return out
+
+
+def carry_loop(d: _Draw, name: str) -> str:
+    """Loop(M, "") carrying a sequence: each turn inserts a tensor at the back."""
+    value_type = d.types[name]
+    if not isinstance(value_type, SequenceType) or not schemas.admits(
+            "Loop", d.opset, [tensor(INT64), None, value_type], [value_type]):
+        raise NoResult(f"Loop at opset {d.opset} does not carry {value_type}")
+    element = value_type.element.element
+    item = d.tensor_input(element, draw_shape(d.rng, d.rank_of(name, 1)))
+    trips = d.source(tensor(INT64), np.array(d.rng.randint(0, 3), dtype=np.int64), "m")
+    i, c, s_in, c_out, s_out = (d.name(x) for x in ("li", "lc", "ls", "lco", "lso"))
+    body = Graph((ValueDecl(i, TensorType(INT64, ()), WHERE),
+                  ValueDecl(c, TensorType(BOOL, ()), WHERE),
+                  ValueDecl(s_in, value_type, WHERE)),
+                 (ValueDecl(c_out, TensorType(BOOL, ()), WHERE),
+                  ValueDecl(s_out, value_type, WHERE)),
+                 (Node("Identity", (c,), (c_out,), (), WHERE),
+                  Node("SequenceInsert", (s_in, item), (s_out,), (), WHERE)))
+    out = d.name("l")
+    d.node("Loop", [trips, "", name], [out], [value_type], body=body)
+    return out
+
+
+#: The operators a program starts from, each with how it is drawn.
+OPERATORS = {
+    "SequenceConstruct": op_sequence_construct,
+    "SequenceEmpty": op_sequence_empty,
+    "SequenceAt": op_sequence_at,
+    "SequenceInsert": op_sequence_insert,
+    "SequenceErase": op_sequence_erase,
+    "SequenceLength": op_sequence_length,
+    "SplitToSequence": op_split_to_sequence,
+    "ConcatFromSequence": op_concat_from_sequence,
+    "SequenceMap": op_sequence_map,
+    "Optional": op_optional,
+    "OptionalHasElement": op_optional_has_element,
+    "OptionalGetElement": op_optional_get_element,
+}
+CARRIERS = {"Identity": carry_identity, "If": carry_if, "Loop": carry_loop}
+
+
+def generate(seed: int, operators=None, opsets=None) -> Recipe:
+    """The program of `seed` (the same seed, the same program); NoResult where the spec gives
+    none. `operators` and `opsets` narrow what is drawn (--op, --opset)."""
+    rng = random.Random(seed)
+    names = sorted(operators or OPERATORS)
+    op_type = rng.choice(names)
+    version_map = schemas.version_opsets(op_type)
+    choices = [o for v in sorted(version_map) for o in version_map[v]
+               if not opsets or o in opsets]
+    if not choices:
+        raise NoResult(f"{op_type} exists at none of the opsets {sorted(opsets or [])}")
+    version = rng.choice(sorted({schemas_version(op_type, o) for o in choices}))
+    opset = rng.choice([o for o in choices if schemas_version(op_type, o) == version])
+    d = _Draw(rng, opset)
+    OPERATORS[op_type](d)
+    shape = rng.random()
+    if shape < 0.45:  # a chain: the next operators read what the last one made
+        for _ in range(rng.randint(1, 3)):
+            follow = rng.choice([n for n in names if schemas.version_opsets(n)
+                                 and any(opset in o for o in schemas.version_opsets(n).values())])
+            OPERATORS[follow](d)
+    elif shape < 0.65:  # through a carrier
+        carried = [n for n in d.types if isinstance(d.types[n], (SequenceType, OptionalType))
+                   and n in {o for node in d.nodes for o in node.outputs}]
+        if carried:
+            carrier = rng.choice(sorted(CARRIERS))
+            if not isinstance(d.types[carried[-1]], SequenceType):
+                carrier = rng.choice(("Identity", "If"))
+            CARRIERS[carrier](d, carried[-1])
+    if shape > 0.9 and schemas.version_opsets("Optional") and opset >= 15:
+        op_optional(d)  # one more output: an optional, often empty
+    produced = [o for node in d.nodes for o in node.outputs]
+    used = {i for node in d.nodes for i in node.inputs}
+    outputs = [n for n in produced if n not in used] or produced[-1:]
+    if rng.random() < 0.3 and len(produced) > len(outputs):
+        outputs = sorted(set(outputs) | {rng.choice(produced)}, key=produced.index)
+    return Recipe(opset, tuple(d.nodes), tuple(d.sources), tuple(outputs), dict(d.types),
+                  fixed=rng.random() < 0.3)
+
+
+def schemas_version(op_type: str, opset: int) -> int:
+    for version, found in schemas.version_opsets(op_type).items():
+        if opset in found:
+            return version
+    raise KeyError((op_type, opset))

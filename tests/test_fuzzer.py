@@ -1,0 +1,236 @@
+"""gen-seq-tests fuzz: valid random programs, planted faults found and shrunk into buildable case
+files, and the judge proved on a few hundred programs against onnxruntime and onnx's reference
+evaluator (every disagreement classified as a documented runtime bug; the oracle agrees with
+every program, and so does onnxruntime)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from faulty_backends import FAULTS
+
+from onnx_seq_tests._casefile.reader import load_cases
+from onnx_seq_tests._cli import main
+from onnx_seq_tests._core import oracle
+from onnx_seq_tests._core.cases import walk
+from onnx_seq_tests._fuzz import judge
+from onnx_seq_tests._fuzz.campaign import program_seed
+from onnx_seq_tests._fuzz.findings import merge, signature_of
+from onnx_seq_tests._fuzz.programs import OPERATORS, NoResult, generate, to_case
+from onnx_seq_tests._fuzz.schemas import version_opsets
+from onnx_seq_tests._suite.build import compile_cases, fingerprint
+from onnx_seq_tests._suite.tensor_io import derive
+
+#: Programs drawn by the validity test, and judged by the three-way test.
+PROGRAMS = 400
+JUDGED = 200
+
+
+def _programs(count: int, seed: int = 0):
+    """(seed, recipe, built) of the first `count` seeds whose spec gives a result."""
+    found, dropped = [], 0
+    for i in range(count):
+        try:
+            recipe = generate(program_seed(seed, i))
+            case = to_case(recipe, f"p{i}")
+        except NoResult:
+            dropped += 1
+            continue
+        found.append((program_seed(seed, i), recipe, judge.build(case)))
+    return found, dropped
+
+
+@pytest.fixture(scope="module")
+def programs():
+    return _programs(PROGRAMS)
+
+
+def test_every_program_is_valid(programs):
+    """An invalid program is a generator bug: every one passes what a built case passes."""
+    found, dropped = programs
+    invalid = [f"{seed}: {built.problem}" for seed, _, built in found if built.problem]
+    assert invalid == []
+    assert len(found) / PROGRAMS > 0.75, f"{dropped} of {PROGRAMS} dropped (no spec result)"
+
+
+def test_programs_cover_every_operator_version_chains_and_bodies(programs):
+    found, _ = programs
+    versions, shapes = set(), Counter()
+    for _, recipe, built in found:
+        sequence_nodes = [n for n in recipe.nodes if n.op_type in OPERATORS]
+        for node in sequence_nodes:
+            versions.add((node.op_type, next(v for v, o in version_opsets(node.op_type).items()
+                                             if recipe.opset in o)))
+        shapes["chain"] += len(sequence_nodes) >= 2
+        for node in walk(built.case.graph):
+            shapes[node.op_type] += 1
+        shapes["tensor_io"] += len(built.folders) > 1
+    wanted = {(op, v) for op in OPERATORS for v in version_opsets(op)}
+    assert wanted - versions == set()
+    for shape in ("chain", "If", "Loop", "SequenceMap", "Constant", "tensor_io"):
+        assert shapes[shape] >= 3, shape
+
+
+def test_values_hit_the_edges(programs):
+    found, _ = programs
+    seen = Counter()
+    for _, recipe, _ in found:
+        for source in recipe.sources:
+            values = source.value if isinstance(source.value, list) else [source.value]
+            seen["empty sequence"] += isinstance(source.value, list) and not source.value
+            seen["empty optional"] += source.value is None
+            for value in values:
+                if value is None:
+                    continue
+                array = np.asarray(value)
+                if array.dtype.kind == "f":
+                    seen["nan"] += bool(np.isnan(array).any())
+                    seen["-0"] += bool(np.any((array == 0) & np.signbit(array)))
+                    seen["inf"] += bool(np.isinf(array).any())
+                if array.dtype == object:
+                    seen["empty string"] += any(v == "" for v in array.reshape(-1))
+                    seen["NUL"] += any("\x00" in v for v in array.reshape(-1))
+                seen["0-d"] += array.ndim == 0
+                seen["zero-size"] += array.size == 0 and array.ndim > 0
+                seen["packed odd"] += array.dtype.name in ("int4", "uint4", "int2", "uint2") \
+                    and array.size % 2 == 1
+    for edge in ("empty sequence", "empty optional", "nan", "-0", "inf", "empty string", "NUL",
+                 "0-d", "zero-size", "packed odd"):
+        assert seen[edge] >= 1, edge
+
+
+def test_the_same_seed_draws_the_same_program():
+    compared = 0
+    for i in range(20):
+        try:
+            a, b = (to_case(generate(program_seed(5, i)), "x") for _ in range(2))
+        except NoResult:
+            continue
+        assert fingerprint(a) == fingerprint(b)
+        compared += 1
+    assert compared >= 10
+
+
+def _fuzz(args, tmp_path, name):
+    out, report = tmp_path / name, tmp_path / f"{name}.json"
+    result = CliRunner().invoke(main, ["fuzz", *args, "-o", str(out), "--json", str(report),
+                                       "--shrink-budget", "120", "--no-progress"])
+    return result, out, json.loads(report.read_text()) if report.exists() else None
+
+
+def test_every_planted_fault_is_found_shrunk_and_written_as_a_buildable_case(tmp_path):
+    specs = [f"faulty_backends:{fault.__name__}" for fault in FAULTS]
+    args = [a for spec in specs for a in ("-b", spec)] + [
+        "--max-findings", "1", "--seed", "2", "--max-examples", "40"]
+    result, out, stats = _fuzz(args, tmp_path, "faults")
+    assert result.exit_code == 1, result.output
+    by_backend = {f["backend"]: f for f in stats["findings"]}
+    assert sorted(by_backend) == sorted(specs)
+    assert stats["programs"]["invalid"] == 0
+    for finding in stats["findings"]:
+        assert finding["file"], finding
+        assert finding["nodes_after"] <= min(3, finding["nodes_before"])
+    cases = load_cases([out])
+    assert len(cases) == len(stats["findings"])
+    compile_cases(cases)  # every finding builds
+    text = (out / by_backend[specs[0]]["file"]).read_text()
+    assert "Found by gen-seq-tests fuzz: on backend faulty_backends:DropLast" in text
+    assert "--seed 2 --max-findings 1 --max-examples 40" in text
+    assert stats["findings"][0]["seconds_to_shrink"] < 10
+    # the same seed gives the same findings (the doc aside: it quotes the command)
+    again, out_again, _ = _fuzz(args[:2] + args[-6:], tmp_path, "again")
+    assert again.exit_code == 1
+    assert sorted(p.name for p in out_again.iterdir()) == [by_backend[specs[0]]["file"]]
+    for path in out_again.iterdir():
+        [alone], [first] = load_cases([path]), load_cases([out / path.name])
+        assert fingerprint(replace(alone, doc="")) == fingerprint(replace(first, doc=""))
+    # merging two campaigns keeps one file per signature
+    read, kept = merge([out, out_again], tmp_path / "merged")
+    assert (read, kept) == (len(stats["findings"]) + len(list(out_again.iterdir())),
+                            len(stats["findings"]))
+    assert {signature_of(p) for p in (tmp_path / "merged").iterdir()} == {
+        f["signature"] for f in stats["findings"]}
+
+
+def test_bad_usage_exits_2(tmp_path):
+    runner = CliRunner()
+    for args in (["fuzz"], ["fuzz", "-b", "oracle", "--op", "SequenceAtt"],
+                 ["fuzz", "-b", "oracle", "--opset", "3"],
+                 ["fuzz", "-b", "oracle", "--shard", "3/2"],
+                 ["fuzz", "-b", "no_such_backend_module"],
+                 ["fuzz", "merge", str(tmp_path / "missing"), "-o", str(tmp_path / "m")]):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "Traceback" not in result.output
+
+
+def test_shards_share_no_program():
+    from onnx_seq_tests._fuzz.campaign import Options, _seeds
+
+    parts = [list(_seeds(Options(["oracle"], seed=3, max_examples=10, shard=(k, 3))))
+             for k in (1, 2, 3)]
+    assert len(set().union(*parts)) == 30
+    assert parts[0][:2] == ["3:0", "3:3"]
+
+
+# -- proving the judge ---------------------------------------------------------------------------
+
+def _trace(case):
+    """(op_type, input values, output values) of every node the oracle runs for the case."""
+    seen = []
+    oracle.run_graph(case.graph, case.opset, list(case.data_sets[0].inputs),
+                     trace=lambda node, args, results: seen.append((node, args, results)))
+    return seen
+
+
+def _documented_reference_bug(case) -> str | None:
+    """The reference evaluator's documented bug this program meets (the interop notes and
+    docs/conformance-notes.yaml, by their titles), or None."""
+    for node, args, _ in _trace(case):
+        if node.op_type == "Optional":
+            return "Optional() gives [None] and Optional(x) gives [x]"
+        if node.op_type == "SequenceInsert" and len(args) > 2 \
+                and args[2] is not oracle.MISSING and int(args[2]) == len(args[0]):
+            return "SequenceInsert at position n inserts at the front"
+        if node.op_type == "SequenceMap" and (len(args) > 2 or not args[0]):
+            return "SequenceMap does not zip two or more extra sequences; raises on empty"
+        if node.op_type == "Loop" and args[1] is oracle.MISSING and int(args[0]) > 0:
+            return "Loop with the condition omitted runs no iteration"
+    return None
+
+
+def test_the_judge_oracle_onnxruntime_and_reference_agree_but_for_documented_bugs(programs,
+                                                                                 tmp_path):
+    found, _ = programs
+    built = [b for _, _, b in found[:JUDGED]]
+    verdicts = judge.run(built, ["oracle", "onnxruntime", "reference"], tmp_path / "suite",
+                         jobs=2)
+    outcomes = Counter()
+    unexplained = []
+    for item in built:
+        forms = {item.case.folder: item.case}
+        forms.update({v.folder: v for v in derive(item.case).variants})
+        for verdict in verdicts[item.case.name]:
+            outcomes[verdict.backend, verdict.outcome] += 1
+            if verdict.outcome in ("pass", "error", "refused"):
+                continue
+            why = _documented_reference_bug(forms[verdict.folder]) \
+                if verdict.backend == "reference" else None
+            if why is None:
+                unexplained.append(f"{verdict.backend} {verdict.folder}: {verdict.message}")
+    assert unexplained == []
+    assert outcomes["oracle", "pass"] >= JUDGED
+    assert outcomes["onnxruntime", "pass"] >= JUDGED // 2
+
+
+def test_an_honest_backend_gets_no_finding(tmp_path):
+    result, out, stats = _fuzz(["-b", "onnxruntime", "--seed", "0", "--max-examples", "24"],
+                               tmp_path, "honest")
+    assert result.exit_code == 0, result.output
+    assert stats["findings"] == [] and not out.exists()
+    assert stats["runs"]["onnxruntime"]["sequence_optional"]["pass"] >= 8
