@@ -35,6 +35,7 @@ from .._core import operators
 from .._core.elements import BY_PROTO
 from .._core.problems import SeqTestsError, one_line
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, from_type_proto
+from .._suite.bounded import as_paths
 from .._suite.bounded import shown as shown_path
 from .._suite.discovery import case_folders
 from .._suite.tensor_io import TENSOR_IO_SUITE
@@ -64,8 +65,10 @@ def import_folders(paths, prefix: str = "") -> Imported:
     A case folder named in `paths` that cannot be read raises ReadError; one found below a
     named folder that cannot be read, or that the case format cannot express, is listed in
     `skipped` with the reason and the import goes on."""
+    if not isinstance(prefix, str):
+        raise ValueError(f"prefix must be a str, not {type(prefix).__name__}")
     folders: list[tuple[Path, bool]] = []  # (folder, named itself)
-    for path in map(Path, paths):
+    for path in as_paths(paths, "paths"):
         if (path / "model.onnx").exists():
             folders.append((path, True))
             continue
@@ -92,6 +95,12 @@ def import_folders(paths, prefix: str = "") -> Imported:
             continue
         except NotExpressible as error:
             result.skipped.append((shown_folder, str(error)))
+            continue
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
+            reason = one_line(" ".join(str(error).split()))[:300]
+            if named:
+                raise ReadError(f"{shown_folder}: cannot import it ({reason})") from None
+            result.skipped.append((shown_folder, f"cannot import it ({reason})"))
             continue
         name, k = case["name"], 2
         while case["name"] in names:

@@ -41,6 +41,25 @@ class Limits:
 LIMITS = Limits()
 
 
+def as_path(value, what: str = "path") -> Path:
+    """`value` as a Path; ValueError (a bad argument) unless it is a str or os.PathLike."""
+    if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
+        raise ValueError(f"{what} must be a str or os.PathLike, not {type(value).__name__}")
+    return Path(value)
+
+
+def as_paths(values, what: str = "paths") -> list[Path]:
+    """One path or an iterable of them as a list of Paths; ValueError for anything else."""
+    if isinstance(values, (str, os.PathLike)):
+        return [Path(values)]
+    try:
+        items = list(values)
+    except TypeError:
+        raise ValueError(f"{what} must be a path or an iterable of paths, not "
+                         f"{type(values).__name__}") from None
+    return [as_path(v, what) for v in items]
+
+
 def shown(path) -> str:
     """A path as messages show it: one line, undecodable bytes escaped."""
     return one_line(os.fsdecode(path) if isinstance(path, bytes) else str(path))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._core.problems import SeqTestsError
-from .bounded import LIMITS, ReadError, parse_json, read_bytes, shown
+from .bounded import LIMITS, ReadError, as_path, as_paths, parse_json, read_bytes, shown
 
 MANIFEST = "manifest.json"
 #: Folders below the named one deeper than this are refused (ReadError), not walked.
@@ -37,7 +37,7 @@ def case_folders(root: Path, max_depth: int = MAX_FOLDER_DEPTH) -> list[Path]:
     """Every case folder (a `test_*` folder holding model.onnx) under `root`, itself included,
     sorted; links followed, each real folder walked once; [] when `root` is not a folder.
     ReadError when folders nest deeper than `max_depth`."""
-    root = Path(root)
+    root = as_path(root, "root")
     seen: set[str] = set()
     found: list[Path] = []
     stack = [(root, 0)]
@@ -159,10 +159,12 @@ def find_cases(roots, select: list[str] | tuple[str, ...] = ()) -> list[CaseRef]
     matches one of the `select` regexes (searched, as pytest -k) if any; NoCasesError naming
     the root that holds no case, ReadError for a folder tree too deep, ValueError for a
     `select` that is not a regex."""
-    roots = [Path(r) for r in ([roots] if isinstance(roots, (str, os.PathLike)) else roots)]
+    roots = as_paths(roots, "roots")
+    if isinstance(select, str):
+        select = [select]
     try:
         patterns = [re.compile(p) for p in select]
-    except re.error as error:
+    except (re.error, TypeError) as error:
         raise ValueError(f"not a valid regex in select: {error}") from None
     refs = []
     cache: dict = {}

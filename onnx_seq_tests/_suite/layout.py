@@ -26,7 +26,16 @@ from onnx import ModelProto, OptionalProto, SequenceProto
 from .._core.cases import Case
 from .._core.problems import one_line
 from .._core.value_types import OptionalType, SequenceType, ValueType, boundary_types
-from .bounded import LIMITS, Limits, ReadError, check_model, check_value, load_json, read_bytes
+from .bounded import (
+    LIMITS,
+    Limits,
+    ReadError,
+    as_path,
+    check_model,
+    check_value,
+    load_json,
+    read_bytes,
+)
 from .bounded import shown as _shown
 from .codec import decode, encode, proto_class
 from .discovery import case_folders
@@ -99,7 +108,9 @@ def read_case_folder(path: Path, *, strict: bool = True, limits: Limits = LIMITS
     fields of another proto or a value of another type than its graph value's; without it
     (verify, coverage) such a value is read as it is and judged by whoever uses it.
     """
-    path = Path(path)
+    path = as_path(path, "path")
+    if not isinstance(limits, Limits):
+        raise ValueError(f"limits must be a Limits, not {type(limits).__name__}")
     budget = _Budget(limits)
     model_path = path / "model.onnx"
     if not model_path.exists() and not model_path.is_symlink():
@@ -168,7 +179,7 @@ def read_value(path: Path, value_type: ValueType, name: str = "", *, strict: boo
                limits: Limits = LIMITS):
     """The value of one .pb file, read as the proto its graph type calls for (strict: checked
     to be that proto, whole, holding a value of that type); ReadError else."""
-    return _read_value(Path(path), value_type, name, _Budget(limits), strict)
+    return _read_value(as_path(path), value_type, name, _Budget(limits), strict)
 
 
 def _read_value(path: Path, value_type: ValueType, name: str, budget: _Budget, strict: bool):
