@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from ._core.problems import CaseFileError, one_line
+from ._core.problems import CaseFileError, SeqTestsError, one_line
 from ._fuzz.command import fuzz
 from ._suite.manifest import EMPTY_OPTIONAL_FORMS
 
@@ -306,6 +306,8 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
         raise Refused(str(error)) from None
     except CaseFileError as error:
         _fail_on_case_errors(error)
+    except SeqTestsError as error:  # a folder tree too deep to walk (discovery.ReadError)
+        raise Refused(str(error)) from None
     if not cases:
         raise click.BadParameter(f"no case under {', '.join(map(str, suites))} matches "
                                  + " or ".join(select), param_hint="-k")
@@ -567,9 +569,9 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
     if not no_check:
         imported = refused_by_builder(imported)
     for folder, reason in imported.skipped:
-        click.echo(f"not imported: {folder}: {reason}", err=True)
+        _say(f"not imported: {folder}: {reason}", err=True)
     header = ("# Imported by `gen-seq-tests import` from " + ", ".join(
-        p.as_posix() for p in suite_dirs) + ".\n")
+        one_line(p.as_posix()) for p in suite_dirs) + ".\n")
     out_file.write_text(to_yaml(imported, header), encoding="utf-8")
     click.echo(f"wrote {len(imported.cases)} case(s) to {out_file}; "
                f"{len(imported.skipped)} not expressible (listed above)")

@@ -155,7 +155,8 @@ def test_unreadable_case_is_an_error_not_a_crash(suite, tmp_path):
     (broken / "test_data_set_0" / "input_0.pb").write_bytes(b"\xff\xff\xff")
     (result,) = verify(tmp_path, ["onnxruntime"])
     assert result.outcome == "error"
-    assert result.message.startswith("cannot read the case folder: DecodeError")
+    assert result.message.startswith("cannot read the case folder: ")
+    assert "input_0.pb: not a valid TensorProto (truncated or corrupt)" in result.message
     assert result.case == "test_broken"
 
 

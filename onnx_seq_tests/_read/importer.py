@@ -33,8 +33,11 @@ from onnx import AttributeProto, helper
 
 from .._core import operators
 from .._core.elements import BY_PROTO
+from .._core.problems import SeqTestsError, one_line
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, from_type_proto
-from .._suite.layout import case_folders
+from .._suite.bounded import as_paths
+from .._suite.bounded import shown as shown_path
+from .._suite.discovery import case_folders
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .load import ReadError, read_folder
 from .show import Shown
@@ -42,7 +45,7 @@ from .show import Shown
 _NAME_BAD = re.compile(r"[^a-z0-9_]+")
 
 
-class NotExpressible(Exception):
+class NotExpressible(SeqTestsError):
     """A detail of a case folder the case format cannot hold; the message says which."""
 
 
@@ -57,30 +60,47 @@ class Imported:
 
 
 def import_folders(paths, prefix: str = "") -> Imported:
-    """Every case folder under `paths` (case folders or folders holding them)."""
-    folders: list[Path] = []
-    for path in map(Path, paths):
-        if (path / "model.onnx").is_file():
-            folders.append(path)
+    """Every case folder under `paths` (case folders or folders holding them).
+
+    A case folder named in `paths` that cannot be read raises ReadError; one found below a
+    named folder that cannot be read, or that the case format cannot express, is listed in
+    `skipped` with the reason and the import goes on."""
+    if not isinstance(prefix, str):
+        raise ValueError(f"prefix must be a str, not {type(prefix).__name__}")
+    folders: list[tuple[Path, bool]] = []  # (folder, named itself)
+    for path in as_paths(paths, "paths"):
+        if (path / "model.onnx").exists():
+            folders.append((path, True))
             continue
         found = case_folders(path) if path.is_dir() else []
         # a built suite's tensor-boundary form is derived from its cases: building the
         # imported cases writes it again, so it is not imported as cases of its own
         found = [f for f in found if f.parent.name != TENSOR_IO_SUITE] or found
         if not found:
-            raise ReadError(f"{path}: not a case folder (no model.onnx) and no case folders "
-                            "(test_*/model.onnx) below it")
-        folders.extend(found)
+            raise ReadError(f"{shown_path(path)}: not a case folder (no model.onnx) and no case "
+                            "folders (test_*/model.onnx) below it")
+        folders.extend((f, False) for f in found)
     result = Imported([], [])
     names: set[str] = set()
-    for folder in folders:
-        shown_folder = folder.as_posix()
-        shown = read_folder(folder)  # a folder that cannot be read stops the import
+    for folder, named in folders:
+        shown_folder = shown_path(folder.as_posix())
         notes: list[str] = []
         try:
+            shown = read_folder(folder)
             case = case_mapping(shown, prefix, notes)
+        except ReadError as error:
+            if named:
+                raise
+            result.skipped.append((shown_folder, f"cannot read it: {error}"))
+            continue
         except NotExpressible as error:
             result.skipped.append((shown_folder, str(error)))
+            continue
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
+            reason = one_line(" ".join(str(error).split()))[:300]
+            if named:
+                raise ReadError(f"{shown_folder}: cannot import it ({reason})") from None
+            result.skipped.append((shown_folder, f"cannot import it ({reason})"))
             continue
         name, k = case["name"], 2
         while case["name"] in names:
@@ -115,6 +135,10 @@ def case_mapping(shown: Shown, prefix: str = "", notes: list[str] | None = None)
     opset = opsets[0]
     graph = model.graph
     case: dict = {"name": case_name(Path(shown.folder or shown.name).name, prefix)}
+    defaults = {t.name for t in model.graph.initializer} & {i.name for i in model.graph.input}
+    notes.extend(f"input {one_line(name)!r} has an initializer (a default value): written as a "
+                 "plain input, each data set giving its value (the initializer's where the "
+                 "folder has no .pb file for it)" for name in sorted(defaults))
     if graph.doc_string:
         case["doc"] = graph.doc_string
     case["opset"] = opset
@@ -159,17 +183,20 @@ def graph_mapping(graph: onnx.GraphProto, opset: int, top_level: bool = False,
 
 def initializers_data(graph: onnx.GraphProto) -> list[dict]:
     """The graph's initializers as `{name, type, shape, value}`, in the graph's order."""
-    boundary = {v.name for v in [*graph.input, *graph.output]}
+    inputs = {v.name for v in graph.input}
+    outputs = {v.name for v in graph.output}
     found: list[dict] = []
     seen: set[str] = set()
     for tensor in graph.initializer:
-        what = f"initializer {tensor.name!r}"
+        what = f"initializer {one_line(tensor.name)!r}"
         if not tensor.name or tensor.name in seen:
             raise NotExpressible(f"{what}: an initializer needs a name of its own")
         seen.add(tensor.name)
-        if tensor.name in boundary:
-            raise NotExpressible(f"{what} is also a graph input or output (a default value); "
-                                 "case files keep initializers apart from the graph's inputs")
+        if tensor.name in inputs:  # a default value: each data set gives the input's value
+            continue
+        if tensor.name in outputs:
+            raise NotExpressible(f"{what} is also a graph output; case files keep "
+                                 "initializers apart from the graph's outputs")
         if tensor.data_location == onnx.TensorProto.EXTERNAL:
             raise NotExpressible(f"{what} keeps its data in an external file; case files "
                                  "write every value")

@@ -9,7 +9,6 @@ bytes.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import defaultdict
 from pathlib import Path
@@ -19,8 +18,9 @@ from onnx import defs
 
 from .._core import operators
 from .._suite import coverage
-from .._suite.layout import case_folders
-from .._suite.manifest import MANIFEST
+from .._suite.bounded import LIMITS, read_bytes
+from .._suite.discovery import case_folders, read_manifest
+from .._suite.layout import read_model
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .load import read_folder
 from .show import render
@@ -33,11 +33,11 @@ _OPTION = {defs.OpSchema.FormalParameterOption.Optional: "optional",
 
 def _manifest_cases(root: Path) -> dict[str, dict]:
     """folder relative to root -> manifest entry (with its case name under "name")."""
-    try:
-        manifest = json.loads((root / MANIFEST).read_bytes())
-        return {e["folder"]: {**e, "name": n} for n, e in manifest["cases"].items()}
-    except (OSError, ValueError, KeyError, TypeError):
+    manifest = read_manifest(root)
+    if manifest is None:
         return {}
+    return {e["folder"]: {**e, "name": n} for n, e in manifest.by_name.items()
+            if isinstance(e.get("folder"), str)}
 
 
 def _ops_in(graph: onnx.GraphProto, found: set[str]) -> set[str]:
@@ -69,7 +69,8 @@ def pages(root: Path, out_dir: Path, shown_root: str | None = None) -> dict[str,
         if folder.parent.name == TENSOR_IO_SUITE:  # copies of the same cases
             continue
         relative = folder.relative_to(root).as_posix()
-        model = onnx.load(str(folder / "model.onnx"))
+        path = folder / "model.onnx"
+        model = read_model(path, read_bytes(path, LIMITS.file_bytes, "model.onnx"))
         cases.append(_Case(folder, relative, entries.get(relative, {}), model))
     summary = coverage.summarize([coverage.case_coverage(c.folder.name, c.model, [])
                                   for c in cases])

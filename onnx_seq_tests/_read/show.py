@@ -26,6 +26,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
+from .._core.problems import one_line
 from .._core.value_types import (
     OptionalType,
     SequenceType,
@@ -33,6 +34,7 @@ from .._core.value_types import (
     ValueType,
     from_type_proto,
 )
+from .._suite.bounded import ReadError
 
 #: numpy's default: arrays with more elements than this are summarised (`...`).
 THRESHOLD = 1000
@@ -225,7 +227,18 @@ def header_lines(shown: Shown) -> list[str]:
 
 
 def render(shown: Shown, full: bool = False) -> str:
-    """The text of one case: header, nodes, then each data set's inputs and outputs."""
+    """The text of one case: header, nodes, then each data set's inputs and outputs; ReadError
+    when a part of the model cannot be shown (an initializer or attribute tensor whose data
+    does not fit its dims, for one)."""
+    try:
+        return _render(shown, full)
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
+        where = shown.folder or shown.name
+        text = one_line(" ".join(str(error).split()))[:300]
+        raise ReadError(f"{one_line(where)}: cannot show it ({text})") from None
+
+
+def _render(shown: Shown, full: bool) -> str:
     graph = shown.model.graph
     lines = header_lines(shown)
     lines.append("Node:" if len(graph.node) == 1 else "Nodes:")

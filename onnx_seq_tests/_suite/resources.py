@@ -10,7 +10,6 @@ a damaged installation is one clear error rather than wrong results.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -118,16 +117,14 @@ def schema_file() -> Path:
 
 
 def describe(root: Path, origin: str) -> Suite:
-    """The Suite at `root`, with its manifest's version and sha256 when it has one."""
-    try:
-        data = (Path(root) / manifests.MANIFEST).read_bytes()
-    except OSError:
+    """The Suite at `root`, with the version and sha256 of its manifest (the nearest suite
+    manifest at or above `root`, so a form's folder finds its suite's) when it has one."""
+    from .discovery import nearest_manifest  # onnx: only when a suite is described
+
+    manifest = nearest_manifest(root)
+    if manifest is None:
         return Suite(Path(root), origin, None, None)
-    try:
-        version = manifests.read(root).get("generator_version")
-    except manifests.ManifestError:
-        version = None
-    return Suite(Path(root), origin, version, hashlib.sha256(data).hexdigest())
+    return Suite(Path(root), origin, manifest.version, manifest.sha256)
 
 
 def manifest_problems(root: Path) -> list[str]:

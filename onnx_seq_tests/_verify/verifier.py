@@ -1,8 +1,10 @@
 """Run suites in the standard layout on backends and judge each case with the comparator.
 
 A suite is any folder holding case folders (`test_*/model.onnx`) at any depth, symbolic links
-followed. Each case is read like any consumer reads it (layout.read_case_folder: .pb files decoded
-by the model's graph types), prepared once per backend and run on every data set. Per case and
+followed (found by _suite/discovery.py, which also gives each case its key and manifest entry).
+Each case is read like any consumer reads it (layout.read_case_folder: .pb files decoded by the
+model's graph types, bounded, external data refused), prepared once per backend and run on
+every data set. Per case and
 backend the outcome is (the message says why, for all but a pass)
   pass     every data set's outputs match
   fail     an output differs (the comparator's messages are kept)
@@ -22,8 +24,6 @@ source come from the suite's manifest.json when it lists the case, else from its
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import os
 import re
@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .._core.problems import SeqTestsError
+from .._suite.discovery import CaseRef, NoCasesError, find_cases, suite_info
 from .backends import BackendSpecError, load_backend
 from .worker_main import case_elements, model_operators, model_opset
 from .workers import Pool, Task, WorkerStartError, start_fork_server
@@ -69,9 +70,8 @@ class XfailError(SeqTestsError, ValueError):
     """A bad --xfail file; the message is `file:line:col: what is wrong`."""
 
 
-class SuiteError(SeqTestsError, ValueError):
-    """A suite folder that holds no case, or a selection that leaves none; the message names
-    the path."""
+#: The error of a suite folder that holds no case (the name callers know).
+SuiteError = NoCasesError
 
 
 @dataclass
@@ -151,110 +151,6 @@ def check_xfail(entries: list[XfailEntry], specs: list[str], cases: list[CaseRef
         elif not any(_xfail_matches(entry, c.name, c.case) for c in cases):
             warnings.append(f"{entry.where}: warning: {entry.pattern.pattern!r} matched no case")
     return warnings
-
-
-@dataclass(frozen=True)
-class CaseRef:
-    """A case folder found under a suite root, with what the suite's manifest says of it."""
-
-    path: Path
-    case: str  # relative to its root ('/'-separated), prefixed by the root's name if several
-    name: str
-    operators: tuple[str, ...] | None  # None: not in a manifest, read from the model
-    opset: int | None
-    source: str
-
-
-def _walk(root: Path):
-    """Every case folder under `root` (itself included), symbolic links followed once each;
-    folders below a hidden one (a build's staging area) are not cases."""
-    seen: set[str] = set()
-    found = []
-    for folder, dirnames, filenames in os.walk(root, followlinks=True):
-        real = os.path.realpath(folder)
-        if real in seen:  # a link back up the tree
-            dirnames[:] = []
-            continue
-        seen.add(real)
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        path = Path(folder)
-        if path.name.startswith("test_") and "model.onnx" in filenames:
-            found.append(path)
-            dirnames[:] = [d for d in dirnames if not d.startswith("test_data_set")]
-    return sorted(found)
-
-
-def _manifest_entries(path: Path, root: Path, cache: dict) -> dict | None:
-    """The manifest entry of the case folder `path`: from the nearest manifest.json between it
-    and `root`."""
-    for folder in [path, *path.parents]:
-        if folder not in cache:
-            cache[folder] = _read_manifest_cases(folder)
-        by_folder = cache[folder]
-        if by_folder is not None:
-            return by_folder.get(path.relative_to(folder).as_posix())
-        if folder == root or folder == folder.parent:
-            return None
-    return None
-
-
-def _read_manifest_cases(folder: Path) -> dict | None:
-    try:
-        manifest = json.loads((folder / "manifest.json").read_bytes())
-    except (OSError, ValueError):
-        return None
-    cases = manifest.get("cases") if isinstance(manifest, dict) else None
-    if not isinstance(cases, dict):
-        return None
-    return {entry["folder"]: entry for entry in cases.values()
-            if isinstance(entry, dict) and isinstance(entry.get("folder"), str)}
-
-
-def find_cases(roots, select: list[str] | tuple[str, ...] = ()) -> list[CaseRef]:
-    """The case folders under each root, those whose name or path matches one of the `select`
-    regexes (searched, as pytest -k) if any; SuiteError naming the root that holds no case."""
-    roots = [Path(r) for r in ([roots] if isinstance(roots, (str, os.PathLike)) else roots)]
-    patterns = [re.compile(p) for p in select]
-    refs = []
-    cache: dict = {}
-    for root in roots:
-        folders = _walk(root) if root.is_dir() else []
-        if not folders:
-            raise SuiteError(f"no case folders (test_*/model.onnx) under {root}; build the suite "
-                             "with `gen-seq-tests build` or name a suite folder")
-        for path in folders:
-            relative = path.name if path == root else path.relative_to(root).as_posix()
-            case = f"{root.name}/{relative}" if len(roots) > 1 else relative
-            entry = _manifest_entries(path, root, cache) or {}
-            operators = entry.get("operators")
-            source = entry.get("source")
-            refs.append(CaseRef(path, case, path.name,
-                                tuple(operators) if isinstance(operators, list) else None,
-                                entry.get("opset") if isinstance(entry.get("opset"), int) else None,
-                                source if isinstance(source, str) else ""))
-    if patterns:
-        refs = [r for r in refs if any(p.search(r.name) or p.search(r.case) for p in patterns)]
-    return refs
-
-
-def suite_info(root: Path) -> dict:
-    """How reports name a suite: its folder name, and from its manifest.json the version and
-    the manifest's sha256 (None when there is no manifest)."""
-    root = Path(root)
-    info = {"name": root.resolve().name, "version": None, "manifest_sha256": None}
-    try:
-        data = (root / "manifest.json").read_bytes()
-    except OSError:
-        return info
-    info["manifest_sha256"] = hashlib.sha256(data).hexdigest()
-    try:
-        manifest = json.loads(data)
-    except ValueError:
-        return info
-    if isinstance(manifest, dict):
-        version = manifest.get("suite_version") or manifest.get("generator_version")
-        info["version"] = version if isinstance(version, str) else None
-    return info
 
 
 def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,

@@ -24,7 +24,7 @@ import onnx
 from .._core.cases import graph_protos
 from .._core.compare import compare_outputs
 from .._core.value_types import from_type_proto, innermost
-from .._suite.layout import CaseFolder, read_case_folder
+from .._suite.layout import CaseFolder, ReadError, read_case_folder
 from .backends import check_backend, load_backend, prepare, run_prepared
 from .outputs import contract_problem
 
@@ -152,12 +152,13 @@ def read(path: Path) -> tuple[CaseFolder | None, dict]:
     """The case folder and what the report needs from its model: element types, operators,
     opset; (None, {"error": message}) when it cannot be read."""
     try:
-        folder = read_case_folder(path)
+        folder = read_case_folder(path, strict=False)
         return folder, {"element": case_elements(folder.model),
                         "operators": model_operators(folder.model),
                         "opset": model_opset(folder.model)}
     except Exception as error:  # a broken folder is this case's error, not the run's end
-        return None, {"error": f"cannot read the case folder: {error_text(error)}",
+        text = str(error) if isinstance(error, ReadError) else error_text(error)
+        return None, {"error": f"cannot read the case folder: {text}",
                       "element": "(unreadable)", "operators": [], "opset": None}
 
 

@@ -1,0 +1,227 @@
+"""Reading a suite as untrusted data: regular files only, each read with a size bound, JSON with
+a nesting bound, models and values refused when they point at data outside themselves.
+
+Every refusal is a ReadError whose message is one line, `path: what is wrong and why`. The
+bounds are the fields of `Limits`; `LIMITS` holds the values every command uses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from onnx import AttributeProto, GraphProto, ModelProto, OptionalProto, SequenceProto, TensorProto
+
+from .._core.problems import SeqTestsError, one_line
+
+
+class ReadError(SeqTestsError):
+    """Input that cannot be read as a case; the message is one line saying what and why."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What reading one case folder (or a manifest) may cost at most."""
+
+    file_bytes: int = 256 * 2**20  # one model.onnx or .pb file
+    folder_bytes: int = 1024 * 2**20  # every file of one case folder together
+    folder_files: int = 20_000  # .pb files of one case folder
+    data_sets: int = 1_000  # test_data_set_<k> folders of one case folder
+    elements: int = 2**28  # elements of one tensor, as its dims say
+    json_bytes: int = 64 * 2**20  # manifest.json
+    small_json_bytes: int = 2**16  # data.json
+    json_depth: int = 32  # nesting of lists and objects in a JSON file
+    graph_depth: int = 16  # subgraphs inside subgraphs of a model
+    value_depth: int = 8  # sequences and optionals inside each other in a .pb file
+
+
+LIMITS = Limits()
+
+
+def as_path(value, what: str = "path") -> Path:
+    """`value` as a Path; ValueError (a bad argument) unless it is a str or os.PathLike."""
+    if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
+        raise ValueError(f"{what} must be a str or os.PathLike, not {type(value).__name__}")
+    return Path(value)
+
+
+def as_paths(values, what: str = "paths") -> list[Path]:
+    """One path or an iterable of them as a list of Paths; ValueError for anything else."""
+    if isinstance(values, (str, os.PathLike)):
+        return [Path(values)]
+    try:
+        items = list(values)
+    except TypeError:
+        raise ValueError(f"{what} must be a path or an iterable of paths, not "
+                         f"{type(values).__name__}") from None
+    return [as_path(v, what) for v in items]
+
+
+def shown(path) -> str:
+    """A path as messages show it: one line, undecodable bytes escaped."""
+    return one_line(os.fsdecode(path) if isinstance(path, bytes) else str(path))
+
+
+def read_bytes(path: Path, limit: int, what: str = "file") -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; ReadError for anything else (a
+    FIFO, device, socket or folder is refused before it is opened for reading data)."""
+    try:
+        before = os.stat(path)
+    except FileNotFoundError:
+        raise ReadError(f"{shown(path)}: missing") from None
+    except OSError as error:
+        raise ReadError(f"{shown(path)}: cannot read it ({error.strerror})") from None
+    if not stat.S_ISREG(before.st_mode):
+        raise ReadError(f"{shown(path)}: not a regular file ({_kind(before.st_mode)}); a case "
+                        f"folder's {what} must be a regular file")
+    if before.st_size > limit:
+        raise ReadError(f"{shown(path)}: {before.st_size} bytes, more than the {limit} bytes "
+                        f"a {what} may have")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as error:
+        raise ReadError(f"{shown(path)}: cannot read it ({error.strerror})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped between stat and open
+            raise ReadError(f"{shown(path)}: not a regular file; a case folder's {what} must "
+                            "be a regular file")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(limit + 1 - size, 2**24))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        raise ReadError(f"{shown(path)}: cannot read it ({error.strerror})") from None
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise ReadError(f"{shown(path)}: more than the {limit} bytes a {what} may have")
+    return b"".join(chunks)
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def load_json(path: Path, limit: int, depth: int = LIMITS.json_depth, what: str = "JSON file"):
+    """A JSON file read with a size and a nesting bound; ReadError when it is not one."""
+    data = read_bytes(path, limit, what)
+    return parse_json(data, path, depth)
+
+
+def parse_json(data: bytes, path, depth: int = LIMITS.json_depth):
+    """JSON bytes decoded, refused when lists and objects nest deeper than `depth`."""
+    level, deepest, in_string, escaped = 0, 0, False, False
+    for byte in data:  # nesting counted before the parser recurses
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            level += 1
+            deepest = max(deepest, level)
+            if deepest > depth:
+                raise ReadError(f"{shown(path)}: nested more than {depth} levels deep; not a "
+                                "file this tool writes")
+        elif byte in (0x5D, 0x7D):
+            level -= 1
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError) as error:
+        raise ReadError(f"{shown(path)}: not valid JSON ({_first_line(error)})") from None
+
+
+def _first_line(error: BaseException) -> str:
+    return one_line(" ".join(str(error).split()))[:300]
+
+
+# -- protos that point outside themselves ---------------------------------------------------
+
+_EXTERNAL = ("keeps its data in an external file; this tool reads only what a case folder's "
+             "own files hold (external data is refused, never looked up)")
+
+
+def check_tensor(tensor: TensorProto, path, what: str, limits: Limits = LIMITS) -> None:
+    """ReadError when a tensor's data is external or its dims ask for too many elements."""
+    if tensor.data_location == TensorProto.EXTERNAL or len(tensor.external_data):
+        raise ReadError(f"{shown(path)}: {what} {_EXTERNAL}")
+    count = 1
+    for dim in tensor.dims:
+        if dim < 0:
+            raise ReadError(f"{shown(path)}: {what} has a negative dim {dim}")
+        count *= dim
+        if count > limits.elements:
+            raise ReadError(f"{shown(path)}: {what} has dims {list(tensor.dims)}, more than "
+                            f"the {limits.elements} elements a tensor may have")
+
+
+def check_value(proto, path, limits: Limits = LIMITS, depth: int = 0) -> None:
+    """check_tensor for every tensor of a .pb value, with a bound on nesting."""
+    if depth > limits.value_depth:
+        raise ReadError(f"{shown(path)}: values nested more than {limits.value_depth} deep")
+    if isinstance(proto, TensorProto):
+        check_tensor(proto, path, "the tensor", limits)
+    elif isinstance(proto, SequenceProto):
+        for item in [*proto.tensor_values, *proto.sequence_values, *proto.optional_values]:
+            check_value(item, path, limits, depth + 1)
+        for sparse in proto.sparse_tensor_values:
+            check_value(sparse.values, path, limits, depth + 1)
+            check_value(sparse.indices, path, limits, depth + 1)
+    elif isinstance(proto, OptionalProto):
+        for field in ("tensor_value", "sequence_value", "optional_value"):
+            if proto.HasField(field):
+                check_value(getattr(proto, field), path, limits, depth + 1)
+
+
+def check_model(model: ModelProto, path, limits: Limits = LIMITS) -> None:
+    """ReadError when a tensor of the model (initializer, attribute, in any subgraph or
+    function) keeps its data outside the model, or subgraphs nest deeper than the limit."""
+    for graph in [model.graph]:
+        _check_graph(graph, path, limits, 0)
+    for function in model.functions:
+        for node in function.node:
+            _check_node(node, path, limits, 1)
+
+
+def _check_graph(graph: GraphProto, path, limits: Limits, depth: int) -> None:
+    if depth > limits.graph_depth:
+        raise ReadError(f"{shown(path)}: subgraphs nested more than {limits.graph_depth} deep")
+    for tensor in graph.initializer:
+        check_tensor(tensor, path, f"initializer {one_line(tensor.name)!r}", limits)
+    for sparse in graph.sparse_initializer:
+        check_tensor(sparse.values, path, "a sparse initializer", limits)
+        check_tensor(sparse.indices, path, "a sparse initializer", limits)
+    for node in graph.node:
+        _check_node(node, path, limits, depth)
+
+
+def _check_node(node, path, limits: Limits, depth: int) -> None:
+    what = f"{one_line(node.op_type)} attribute"
+    for attribute in node.attribute:
+        name = f"{what} {one_line(attribute.name)!r}"
+        if attribute.type == AttributeProto.TENSOR or attribute.HasField("t"):
+            check_tensor(attribute.t, path, name, limits)
+        for tensor in attribute.tensors:
+            check_tensor(tensor, path, name, limits)
+        for sparse in [attribute.sparse_tensor, *attribute.sparse_tensors]:
+            check_tensor(sparse.values, path, name, limits)
+            check_tensor(sparse.indices, path, name, limits)
+        if attribute.HasField("g"):
+            _check_graph(attribute.g, path, limits, depth + 1)
+        for graph in attribute.graphs:
+            _check_graph(graph, path, limits, depth + 1)

@@ -1,0 +1,206 @@
+"""Finding the cases of a built suite: the one folder walker every command uses, the suite
+root and manifest of a case folder, and what the manifest says of each case.
+
+A suite is any folder holding case folders (`test_*/model.onnx`) at any depth. The walker
+follows symbolic links, walks each real folder once (a link back up the tree or a second link
+to one folder is not walked again; the first path in sorted order is kept), leaves out
+folders below a hidden one (a build's staging area) and gives the case folders sorted.
+
+The suite root of a case folder is the folder of the nearest suite manifest (a manifest.json
+holding a "cases" object) above it, else the folder named; its case key is its path relative
+to that root, '/'-separated, e.g. `sequence_optional_tensor_io/test_x__len3`, whichever folder
+was named (`generated`, `generated/sequence_optional_tensor_io` or the case folder itself).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .._core.problems import SeqTestsError
+from .bounded import LIMITS, ReadError, as_path, as_paths, parse_json, read_bytes, shown
+
+MANIFEST = "manifest.json"
+#: Folders below the named one deeper than this are refused (ReadError), not walked.
+MAX_FOLDER_DEPTH = 64
+
+
+class NoCasesError(SeqTestsError, ValueError):
+    """A suite folder that holds no case, or a selection that leaves none; the message names
+    the path."""
+
+
+def case_folders(root: Path, max_depth: int = MAX_FOLDER_DEPTH) -> list[Path]:
+    """Every case folder (a `test_*` folder holding model.onnx) under `root`, itself included,
+    sorted; links followed, each real folder walked once; [] when `root` is not a folder.
+    ReadError when folders nest deeper than `max_depth`."""
+    root = as_path(root, "root")
+    seen: set[str] = set()
+    found: list[Path] = []
+    stack = [(root, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        real = os.path.realpath(folder)
+        if real in seen:
+            continue
+        seen.add(real)
+        try:
+            with os.scandir(folder) as entries:
+                listed = sorted((e.name, _is_dir(e)) for e in entries)
+        except OSError:
+            continue
+        is_case = folder.name.startswith("test_") and ("model.onnx", False) in listed
+        if is_case:
+            found.append(folder)
+        below = [name for name, is_dir in listed if is_dir and not name.startswith(".")
+                 and not (is_case and name.startswith("test_data_set"))]
+        if below and depth >= max_depth:
+            raise ReadError(f"{shown(folder)}: folders nested more than {max_depth} deep below "
+                            f"{shown(root)}; a suite is not that deep")
+        stack.extend((folder / name, depth + 1) for name in reversed(below))
+    return sorted(found)
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()  # follows links
+    except OSError:
+        return False
+
+
+# -- manifests ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SuiteManifest:
+    """A suite root and its manifest: the case entries by folder, version and sha256."""
+
+    root: Path  # absolute
+    by_folder: dict  # folder relative to root -> manifest entry
+    by_name: dict  # case name -> manifest entry
+    version: str | None
+    sha256: str
+
+
+def read_manifest(folder: Path) -> SuiteManifest | None:
+    """The suite manifest in `folder`, or None when there is none or it is not one (too big,
+    too deep, not JSON, not an object with a "cases" object)."""
+    path = Path(folder) / MANIFEST
+    if not path.exists():
+        return None
+    try:
+        data = read_bytes(path, LIMITS.json_bytes, "manifest")
+        manifest = parse_json(data, path, LIMITS.json_depth)
+    except ReadError:
+        return None
+    cases = manifest.get("cases") if isinstance(manifest, dict) else None
+    if not isinstance(cases, dict):
+        return None
+    by_name = {name: entry for name, entry in cases.items() if isinstance(entry, dict)}
+    by_folder = {entry["folder"]: entry for entry in by_name.values()
+                 if isinstance(entry.get("folder"), str)}
+    version = manifest.get("suite_version") or manifest.get("generator_version")
+    return SuiteManifest(Path(folder).absolute(), by_folder, by_name,
+                         version if isinstance(version, str) else None,
+                         hashlib.sha256(data).hexdigest())
+
+
+def nearest_manifest(folder: Path, cache: dict | None = None) -> SuiteManifest | None:
+    """The suite manifest of `folder` itself or the nearest folder above it that has one."""
+    cache = {} if cache is None else cache
+    folder = Path(os.path.abspath(folder))
+    for place in [folder, *folder.parents]:
+        if place not in cache:
+            cache[place] = read_manifest(place)
+        if cache[place] is not None:
+            return cache[place]
+    return None
+
+
+def manifest_entry(case_folder: Path, cache: dict | None = None) -> dict | None:
+    """The manifest entry of a case folder from its suite's manifest, or None."""
+    absolute = Path(os.path.abspath(case_folder))
+    manifest = nearest_manifest(absolute.parent, cache)
+    if manifest is None:
+        return None
+    return manifest.by_folder.get(absolute.relative_to(manifest.root).as_posix())
+
+
+def suite_info(root: Path) -> dict:
+    """How reports name a suite: its folder name, and from its manifest (the nearest one at or
+    above `root`) the version and the manifest's sha256 (None without one)."""
+    root = Path(root)
+    manifest = nearest_manifest(root)
+    if manifest is None:
+        return {"name": Path(os.path.abspath(root)).name, "version": None,
+                "manifest_sha256": None}
+    return {"name": manifest.root.name, "version": manifest.version,
+            "manifest_sha256": manifest.sha256}
+
+
+# -- cases ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CaseRef:
+    """A case folder found under a suite root, with what the suite's manifest says of it."""
+
+    path: Path
+    case: str  # the case key: relative to its suite root, '/'-separated
+    name: str
+    operators: tuple[str, ...] | None  # None: not in a manifest, read from the model
+    opset: int | None
+    source: str
+
+
+def find_cases(roots, select: list[str] | tuple[str, ...] = ()) -> list[CaseRef]:
+    """The case folders under each root (each real folder once), those whose name or case key
+    matches one of the `select` regexes (searched, as pytest -k) if any; NoCasesError naming
+    the root that holds no case, ReadError for a folder tree too deep, ValueError for a
+    `select` that is not a regex."""
+    roots = as_paths(roots, "roots")
+    if isinstance(select, str):
+        select = [select]
+    try:
+        patterns = [re.compile(p) for p in select]
+    except (re.error, TypeError) as error:
+        raise ValueError(f"not a valid regex in select: {error}") from None
+    refs = []
+    cache: dict = {}
+    seen: set[str] = set()
+    for root in roots:
+        folders = case_folders(root) if root.is_dir() else []
+        if not folders:
+            raise NoCasesError(f"no case folders (test_*/model.onnx) under {shown(root)}; build "
+                               "the suite with `gen-seq-tests build` or name a suite folder")
+        for path in folders:
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
+            refs.append(_ref(path, root, cache))
+    if patterns:
+        refs = [r for r in refs if any(p.search(r.name) or p.search(r.case) for p in patterns)]
+    return refs
+
+
+def _ref(path: Path, root: Path, cache: dict) -> CaseRef:
+    absolute = Path(os.path.abspath(path))
+    manifest = nearest_manifest(absolute.parent, cache)
+    if manifest is not None:
+        case = absolute.relative_to(manifest.root).as_posix()
+        entry = manifest.by_folder.get(case) or {}
+    else:
+        base = Path(os.path.abspath(root))
+        case = path.name if absolute == base else absolute.relative_to(base).as_posix()
+        entry = {}
+    operators, opset, source = entry.get("operators"), entry.get("opset"), entry.get("source")
+    return CaseRef(path, case, path.name,
+                   tuple(operators) if isinstance(operators, list) else None,
+                   opset if isinstance(opset, int) else None,
+                   source if isinstance(source, str) else "")
+
+
+__all__ = ["MANIFEST", "CaseRef", "NoCasesError", "SuiteManifest", "case_folders", "find_cases",
+           "manifest_entry", "nearest_manifest", "read_manifest", "suite_info"]
