@@ -9,10 +9,10 @@ only (`no`, `off`, `yes` are refused); integers are plain decimals (`010`, `0x10
 `1:30` are refused, each with the reason); floats are decimals with an optional exponent
 (`1e-3` is a number), `nan`, `inf`, `-inf`, and a NaN of a chosen bit pattern as
 `nan:0x7fa00001` (the element's whole bit pattern in hexadecimal, which must be a NaN of that
-type; plain `nan` is the NaN numpy makes, `nan_bits` below); complex values are strings such as '1.5-2j'; a
-string element is the text as written. A value outside its type's range is refused, as is a
-nonzero float that would be stored as 0 and, for types of 8 bits or fewer, a value that is not
-exactly representable.
+type; plain `nan` is the NaN numpy makes, `nan_bits` below); complex values are strings such
+as '1.5-2j'; a string element is the text as written. A value outside its type's range is
+refused, as is a nonzero float that would be stored as 0 and, for types of 8 bits or fewer, a
+value that is not exactly representable.
 """
 
 from __future__ import annotations

@@ -68,6 +68,29 @@ def _nan_quieted(tensor):
     return _nan_bits(tensor, lambda bits, quiet, canonical: bits | quiet)
 
 
+def _nan_sign_dropped(tensor):
+    """A NaN's sign bit cleared (its payload kept)."""
+    sign = {np.dtype(np.float16): 1 << 15, np.dtype(np.float32): 1 << 31,
+            np.dtype(np.float64): 1 << 63}.get(tensor.dtype)
+    return _nan_bits(tensor, lambda bits, quiet, canonical: bits & ~bits.dtype.type(sign))
+
+
+def _float16_quieted(tensor):
+    """float16 through float32 and back: a signalling NaN comes back quiet."""
+    return _nan_quieted(tensor) if tensor.dtype == np.float16 else tensor
+
+
+def _double_narrowed_by_truncation(tensor):
+    """double narrowed to float by dropping the low 29 bits of the significand: a NaN whose
+    payload lies only there becomes an infinity."""
+    if tensor.dtype != np.float64:
+        return tensor
+    narrowed = tensor.astype(np.float32).astype(np.float64)
+    bits = tensor.view(np.uint64)
+    lost = np.isnan(tensor) & ((bits & np.uint64(0x000FFFFFE0000000)) == 0)
+    return np.where(lost, np.copysign(np.inf, tensor), narrowed)
+
+
 def _packed_padding(tensor):
     """A reader that sizes a packed buffer as size // per_byte and reads the last value back
     as the padding (zero)."""
@@ -231,6 +254,16 @@ _FLOATS = (
     Mutant("nan_canonicalised",
            "every NaN comes back as the canonical quiet NaN (sign and payload lost)",
            outputs=each_tensor(_nan_canonical), sources=("PJK/libcbor#447",)),
+    Mutant("nan_sign_dropped", "a negative NaN comes back positive (payload kept)",
+           outputs=each_tensor(_nan_sign_dropped), sources=("PJK/libcbor#447",)),
+    Mutant("float16_signalling_nan_quieted",
+           "float16 values pass through float32 and back: a signalling NaN comes back quiet",
+           outputs=each_tensor(_float16_quieted), sources=("JuliaLang/julia#23244",)),
+    Mutant("double_narrowed_by_bit_truncation",
+           "double values are narrowed to float by dropping low significand bits: a NaN whose "
+           "payload is only there comes back as an infinity",
+           outputs=each_tensor(_double_narrowed_by_truncation),
+           sources=("nanopb/nanopb#1185",)),
     Mutant("nan_signalling_quieted",
            "a signalling NaN comes back quiet (through a wider float)",
            outputs=each_tensor(_nan_quieted),

@@ -8,8 +8,8 @@ import numpy as np
 from ..._core import oracle
 from ..._core.elements import PACKED_PER_BYTE
 from .kit import (
-    MutantError,
     Mutant,
+    MutantError,
     checked,
     present,
     refusing,
