@@ -230,3 +230,35 @@ def test_exact_comparison_keeps_the_sign_of_zero_and_a_tolerance_does_not():
     assert compare_value(negative_zero, zero, "v", atol=0, rtol=0) == [
         "v, index [0]: expected -0.0, got 0.0"]
     assert compare_value(negative_zero, zero, "v", atol=1e-7, rtol=0) == []
+
+
+# -- NaN payloads: exact comparison is bit for bit ------------------------------------------------
+
+def _bits(values, dtype):
+    unsigned = np.dtype(f"u{np.dtype(dtype).itemsize}")
+    return np.array(values, dtype=unsigned).view(dtype)
+
+
+@pytest.mark.parametrize(("dtype", "expected", "other"), [
+    (np.float32, 0x7FA00001, 0x7FE00001),  # signalling vs the same payload quieted
+    (np.float32, 0xFFC00000, 0x7FC00000),  # the sign of a NaN
+    (np.float32, 0x7FC12345, 0x7FC00000),  # a payload vs the canonical NaN
+    (np.float16, 0x7D01, 0x7F01),
+    (np.float64, 0x7FF0000000000001, 0x7FF8000000000001),
+    (ml_dtypes.bfloat16, 0x7F81, 0x7FC1),
+])
+def test_exact_comparison_keeps_nan_bits(dtype, expected, other):
+    """With no tolerance (every case of the suite: data movement), a NaN must come back as the
+    same NaN; with a tolerance (a computed result) any NaN equals any NaN."""
+    want, got = _bits([expected], dtype), _bits([other], dtype)
+    assert compare_outputs([want], [_bits([expected], dtype)], atol=0, rtol=0) == []
+    found = compare_outputs([want], [got], atol=0, rtol=0)
+    assert len(found) == 1 and found[0].startswith("output 0, index [0]: expected nan")
+    assert "nan:0x" in found[0]
+    assert compare_outputs([want], [got]) == []
+
+
+def test_nan_bits_are_shown_where_they_differ():
+    want, got = _bits([0x7FA00001], np.float32), _bits([0x7FC00000], np.float32)
+    assert compare_outputs([want], [got], atol=0, rtol=0) == [
+        "output 0, index [0]: expected nan:0x7fa00001, got nan"]

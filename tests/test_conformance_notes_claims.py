@@ -41,6 +41,8 @@ WITNESSES = {
     "SequenceInsert at position n": "test_sequence_insert_at_length_append",
     "SequenceMap does not zip two or more additional inputs, and fails on an empty input":
         "test_sequence_map_three_sequences",
+    "SequenceMap's body cannot read a value of the enclosing graph":
+        "test_sequence_map_body_reads_outer_scope",
     "Identity cannot return an empty optional": "test_identity_v16_optional_tensor",
     "Loop refuses an empty optional as a loop-carried value":
         "test_loop_v16_optional_sequence_starts_empty",

@@ -1,14 +1,18 @@
-"""The suite kills every mutant backend of onnx_seq_tests/_verify/mutation.py: each is the spec
-oracle with one plausible runtime bug, run in-process over the committed generated/ suite."""
+"""The suite kills every mutant backend of the catalogue (onnx_seq_tests/_verify/mutants/): each
+is the spec oracle with one plausible runtime bug, run in-process over the committed suite."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from onnx_seq_tests._core import oracle
+from onnx_seq_tests._core.problems import SeqTestsError
 from onnx_seq_tests._verify import mutation
+from onnx_seq_tests._verify.mutants import CATALOGUE, MutantError, by_name, operator_table
 
 ROOT = Path(__file__).resolve().parent.parent
 ZERO_ELEMENT_CASE = "test_optional_has_element_v18_zero_element_tensor"
@@ -19,9 +23,14 @@ def subjects():
     return mutation.suite_subjects(ROOT / "generated")
 
 
+#: The catalogue as it stood before mutants were modelled on public bug threads (issue 19).
+FIRST_71 = 71
+CITATION = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+#[1-9][0-9]*")
+
+
 def test_every_mutant_is_killed(subjects):
     every = mutation.mutants()
-    assert len(every) >= 40
+    assert len(every) >= 120
     assert len({m.name for m in every}) == len(every)
     result = mutation.score(subjects, every)
     assert result.left_out == []  # the plain oracle passes every case of the suite
@@ -30,11 +39,40 @@ def test_every_mutant_is_killed(subjects):
         + ", ".join(result.survivors))
 
 
-def test_the_oracle_is_restored_after_a_mutant(subjects):
+def test_a_mutant_is_data_and_leaves_no_state(subjects):
+    """A mutant swaps operators in a table of its own: the spec's table is untouched, and two
+    mutants interleaved (as two threads would run them) each see only their own bug."""
     subject = next(s for s in subjects if s.name == ZERO_ELEMENT_CASE)
-    numel = next(m for m in mutation.mutants() if m.name == "optional_has_element_numel")
-    assert not mutation.passes(subject, numel)
-    assert mutation.passes(subject, None)
+    numel = by_name("optional_has_element_numel")
+    before = dict(oracle.OPERATORS)
+    table = operator_table(numel)
+    assert table["OptionalHasElement"] is numel.operators["OptionalHasElement"]
+    assert oracle.OPERATORS["OptionalHasElement"] is not table["OptionalHasElement"]
+    with pytest.raises(TypeError):
+        oracle.OPERATORS["OptionalHasElement"] = table["OptionalHasElement"]  # read-only
+    with pytest.raises(TypeError):
+        numel.operators["Identity"] = None  # a mutant is frozen data
+    other = by_name("sequence_length_int32")
+    for _ in range(2):
+        assert not mutation.passes(subject, numel)
+        assert mutation.passes(subject, other)  # no SequenceLength in it: the spec's answer
+        assert mutation.passes(subject, None)
+    assert dict(oracle.OPERATORS) == before
+
+
+def test_mutant_error_is_a_seq_tests_error():
+    assert issubclass(MutantError, SeqTestsError)
+
+
+def test_mutants_after_the_first_71_cite_the_public_threads_they_are_modelled_on():
+    """Each mutant added from issue 19 on names its sources as owner/repo#number; every source
+    of any mutant has that form, and no mutant cites one thread twice."""
+    for mutant in CATALOGUE:
+        assert all(CITATION.fullmatch(source) for source in mutant.sources), mutant.name
+        assert len(set(mutant.sources)) == len(mutant.sources), mutant.name
+    cited = [m for m in CATALOGUE if m.sources]
+    assert len(cited) >= len(CATALOGUE) - FIRST_71 + 10
+    assert len(CATALOGUE) - FIRST_71 >= 49
 
 
 def test_the_tinygrad_bug_is_caught_by_a_zero_element_tensor(subjects):

@@ -264,11 +264,11 @@ def test_notes_must_quote_onnx(tmp_path):
     with pytest.raises(CaseFileError) as caught:
         report.load_notes(notes_file)
     assert [str(p) for p in caught.value.problems] == [
-        f"{notes_file}:4:9: this sentence is not in the ONNX documentation of Optional; quote "
-        "it exactly (onnx.defs)",
+        f"{notes_file}:4:9: 'Optional returns a list.' is not in the ONNX documentation of "
+        "Optional; quote it exactly",
         f"{notes_file}:7:10: not a valid regex: missing ), unterminated subpattern at "
         "position 5",
-        f"{notes_file}:11:3: unknown key 'extra'; known: backend, cases, finding, message, "
-        "operator, spec, title",
+        f"{notes_file}:11:3: unknown key 'extra'; known: also, backend, cases, finding, ir, "
+        "message, no_spec, operator, spec, title",
     ]
 

@@ -7,10 +7,12 @@ so every element type the installed onnx knows is here, named as onnx's type str
 Scalars are read from their YAML text, never from YAML 1.1's guesses: bools are `true`/`false`
 only (`no`, `off`, `yes` are refused); integers are plain decimals (`010`, `0x10`, `1_000`,
 `1:30` are refused, each with the reason); floats are decimals with an optional exponent
-(`1e-3` is a number), `nan`, `inf`, `-inf`; complex values are strings such as '1.5-2j'; a
-string element is the text as written. A value outside its type's range is refused, as is a
-nonzero float that would be stored as 0 and, for types of 8 bits or fewer, a value that is not
-exactly representable.
+(`1e-3` is a number), `nan`, `inf`, `-inf`, and a NaN of a chosen bit pattern as
+`nan:0x7fa00001` (the element's whole bit pattern in hexadecimal, which must be a NaN of that
+type; plain `nan` is the NaN numpy makes, `nan_bits` below); complex values are strings such
+as '1.5-2j'; a string element is the text as written. A value outside its type's range is
+refused, as is a nonzero float that would be stored as 0 and, for types of 8 bits or fewer, a
+value that is not exactly representable.
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ class ElementType:
         if self.kind == "int":
             return _parse_int(text, self)
         if self.kind == "float":
+            if text.startswith(NAN_BITS_PREFIX):
+                return _parse_nan_bits(text, self)
             return _parse_float(text, self)
         return _parse_complex(text, self)
 
@@ -148,6 +152,55 @@ def _float_of(text: str, element: ElementType) -> float:
     if value == 0 and re.search(r"[1-9]", text.split("e")[0].split("E")[0]):
         raise ScalarError(f"{text} is too small for any float type and would be stored as 0; "
                           "write 0")
+    return value
+
+
+#: How a case file spells a NaN by its bit pattern: `nan:0x7fa00001`.
+NAN_BITS_PREFIX = "nan:0x"
+
+
+def is_nan(array) -> np.ndarray:
+    """np.isnan for every float dtype, ml_dtypes' included (read through float64, quietly)."""
+    with np.errstate(invalid="ignore"):
+        return np.isnan(np.asarray(array).astype(np.float64))
+
+
+def _unsigned(dtype: np.dtype) -> np.dtype:
+    return np.dtype(f"u{np.dtype(dtype).itemsize}")
+
+
+def nan_bits(value) -> int | None:
+    """The bit pattern of a float scalar that is a NaN other than the one numpy makes for its
+    dtype (the one a case file spells `nan`); None for any other value."""
+    value = np.asarray(value)
+    if value.dtype.kind in "OSUbiuc" or not is_nan(value):
+        return None
+    bits = int(value.view(_unsigned(value.dtype))[()])
+    canonical = int(np.array(np.nan, dtype=value.dtype).view(_unsigned(value.dtype))[()])
+    return None if bits == canonical else bits
+
+
+def nan_text(value) -> str:
+    """How a case file spells a float scalar that is a NaN: `nan`, or `nan:0x...` for a NaN
+    whose bits are not the ones numpy makes (sign, quiet bit or payload)."""
+    bits = nan_bits(value)
+    if bits is None:
+        return "nan"
+    return f"{NAN_BITS_PREFIX}{bits:0{2 * np.asarray(value).dtype.itemsize}x}"
+
+
+def _parse_nan_bits(text: str, element: ElementType):
+    digits = text[len(NAN_BITS_PREFIX):]
+    width = 2 * element.dtype.itemsize
+    if not re.fullmatch(r"[0-9a-fA-F]+", digits) or len(digits) > width:
+        raise ScalarError(f"{text!r} is not a {element.name} bit pattern; write nan:0x and at "
+                          f"most {width} hexadecimal digits, such as "
+                          f"{NAN_BITS_PREFIX}{'7f'.ljust(width, 'f')}")
+    value = np.array(int(digits, 16), dtype=_unsigned(element.dtype)).view(element.dtype)[()]
+    if not is_nan(value):
+        raise ScalarError(f"{text} is not a NaN of {element.name} (it reads as "
+                          f"{float(np.asarray(value).astype(np.float64))!r}); write the number "
+                          "itself, or the bits of a NaN")
     return value
 
 

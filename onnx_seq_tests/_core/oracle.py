@@ -9,11 +9,19 @@ left off or omitted with "".
 
 Where the spec gives no result (a position out of range, an empty optional read, an empty
 sequence concatenated), the oracle raises OracleError: a case must not expect anything there.
+
+The operator table is a parameter, not state: `run_graph(graph, opset, inputs,
+operators=table)` runs with `table` (default `OPERATORS`, the spec's, read-only). An entry is
+`run(node, args, attributes, context) -> outputs`; `context` (a `Context`) gives the opset,
+`context.subgraph(graph)` for bodies and branches, and where an input came from
+(`from_graph_input`, `from_constant`). `present(args)` and `position_index(...)` are the
+helpers the spec's entries use, public so that a variant entry reads inputs the same way.
 """
 
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
 
 import numpy as np
 import onnx
@@ -76,7 +84,7 @@ def sequence_empty() -> list:
 def sequence_at(sequence: list, position) -> np.ndarray:
     """'Outputs a tensor copy from the tensor at position in input_sequence. Accepted range for
     position is in [-n, n - 1]... Negative value means counting positions from the back.'"""
-    index = _position(position, len(sequence), "SequenceAt", allow_end=False)
+    index = position_index(position, len(sequence), "SequenceAt", allow_end=False)
     return np.array(sequence[index])
 
 
@@ -87,7 +95,7 @@ def sequence_insert(sequence: list, tensor, position=MISSING) -> list:
     if position is MISSING:
         index = len(sequence)
     else:
-        index = _position(position, len(sequence), "SequenceInsert", allow_end=True)
+        index = position_index(position, len(sequence), "SequenceInsert", allow_end=True)
     return [np.array(t) for t in sequence[:index]] + [np.array(tensor)] + [
         np.array(t) for t in sequence[index:]]
 
@@ -101,7 +109,7 @@ def sequence_erase(sequence: list, position=MISSING) -> list:
                               "no last tensor to erase")
         index = len(sequence) - 1
     else:
-        index = _position(position, len(sequence), "SequenceErase", allow_end=False)
+        index = position_index(position, len(sequence), "SequenceErase", allow_end=False)
     return [np.array(t) for i, t in enumerate(sequence) if i != index]
 
 
@@ -231,7 +239,10 @@ def identity(value):
 
 # -- helpers ------------------------------------------------------------------------------------
 
-def _position(position, count: int, op: str, allow_end: bool) -> int:
+def position_index(position, count: int, op: str, allow_end: bool) -> int:
+    """The index a position input names in a sequence of `count` tensors (a negative one counted
+    from the back); OracleError outside [-count, count - 1] (or count with `allow_end`) or for a
+    position that is not an int32/int64 scalar."""
     position = np.asarray(position)
     if position.dtype not in (np.int32, np.int64):
         raise OracleError(f"{op} position is {position.dtype}; it must be int32 or int64")
@@ -260,37 +271,68 @@ def _same_dtype(tensors, what: str) -> None:
 
 # -- the interpreter ----------------------------------------------------------------------------
 
-class _Context:
-    """What a node needs besides its inputs: the opset, outer scope names, and the trace."""
+class Context:
+    """What an operator sees besides its inputs and attributes: the opset, the operator table
+    in use, the values in scope and where each came from, and the trace.
 
-    def __init__(self, opset: int, scope: dict, trace, turns: list[int]):
+    `graph_inputs` names the main graph's inputs; `constants` names every initializer and every
+    Constant node's output seen so far (subgraphs included), which is what a runtime that folds
+    constants at load time can tell apart from a value computed or fed at run time. `turns`
+    counts Loop iterations so far, shared with every subgraph's context (budgets.py).
+    """
+
+    def __init__(self, opset: int, operators, scope: dict, trace, graph_inputs: frozenset,
+                 constants: set, turns: list[int] | None = None):
         self.opset = opset
+        self.operators = operators
         self.scope = scope
         self.trace = trace
-        self.turns = turns  # [Loop iterations so far], shared with every subgraph's context
+        self.graph_inputs = graph_inputs
+        self.constants = constants
+        self.turns = [0] if turns is None else turns
 
     def subgraph(self, graph: Graph):
-        """A callable running `graph` on positional inputs, seeing this scope's values."""
-        return lambda inputs: run_graph(graph, self.opset, inputs, self.scope, self.trace,
-                                        turns=self.turns)
+        """A callable running `graph` on positional inputs, seeing this scope's values, with the
+        same operator table and Loop budget."""
+        return lambda inputs: _run(graph, inputs, Context(
+            self.opset, self.operators, dict(self.scope), self.trace, self.graph_inputs,
+            self.constants, self.turns))
+
+    def from_graph_input(self, node: Node, index: int) -> bool:
+        """Whether `node`'s input `index` is given and is one of the main graph's inputs."""
+        return len(node.inputs) > index and node.inputs[index] in self.graph_inputs
+
+    def from_constant(self, node: Node, index: int) -> bool:
+        """Whether `node`'s input `index` is given and is an initializer or a Constant's output."""
+        return len(node.inputs) > index and node.inputs[index] in self.constants
 
 
 def run_graph(graph: Graph, opset: int, inputs, outer_scope: dict | None = None,
-              trace=None, *, turns: list[int] | None = None) -> list:
+              trace=None, *, operators=None) -> list:
     """The outputs of `graph` on positional `inputs`; OracleError where the spec has none,
     BudgetError (an OracleError) where running it would go over a budget (budgets.py).
 
     `trace(node, inputs, outputs)`, when given, is called after every node, subgraphs included.
-    `turns` counts Loop iterations across subgraphs (a subgraph's run shares its caller's).
+    `operators` maps an op_type to `run(node, args, attributes, context) -> outputs` (default
+    `OPERATORS`, the spec's table); a table with one entry swapped is a backend with one bug,
+    which is how mutation testing and the fuzzer's planted faults run (no global state).
     """
+    context = Context(opset, OPERATORS if operators is None else operators,
+                      dict(outer_scope or {}), trace,
+                      frozenset(d.name for d in graph.inputs), set())
+    return _run(graph, inputs, context)
+
+
+def _run(graph: Graph, inputs, context: Context) -> list:
     if len(inputs) != len(graph.inputs):
         raise OracleError(f"the graph takes {len(graph.inputs)} input(s), got {len(inputs)}")
-    scope = dict(outer_scope or {})
+    scope = context.scope
     for initializer in graph.initializers:
         scope[initializer.name] = initializer.value
+        context.constants.add(initializer.name)
     for decl, value in zip(graph.inputs, inputs, strict=True):
         scope[decl.name] = value
-    context = _Context(opset, scope, trace, [0] if turns is None else turns)
+    trace = context.trace
     for node in graph.nodes:
         args = []
         for name in node.inputs:
@@ -307,6 +349,8 @@ def run_graph(graph: Graph, opset: int, inputs, outer_scope: dict | None = None,
         for name, value in zip(node.outputs, results, strict=True):
             _check_elements(_elements(value), f"{node.op_type} output '{name}'")
             scope[name] = value
+        if node.op_type == "Constant":
+            context.constants.update(node.outputs)
         if trace is not None:
             trace(node, args, results)
     missing = [d.name for d in graph.outputs if d.name not in scope]
@@ -315,12 +359,13 @@ def run_graph(graph: Graph, opset: int, inputs, outer_scope: dict | None = None,
     return [scope[d.name] for d in graph.outputs]
 
 
-def run_node(node: Node, args: list, context: _Context) -> list:
-    """One node's outputs from its input values (MISSING for omitted inputs)."""
-    run = _OPERATORS.get(node.op_type)
+def run_node(node: Node, args: list, context: Context) -> list:
+    """One node's outputs from its input values (MISSING for omitted inputs), by the
+    context's operator table."""
+    run = context.operators.get(node.op_type)
     if run is None:
         raise OracleError(f"the oracle does not implement {node.op_type}; it knows "
-                          + ", ".join(sorted(_OPERATORS)))
+                          + ", ".join(sorted(context.operators)))
     return run(node, args, dict(node.attributes), context)
 
 
@@ -331,7 +376,7 @@ def _elements(value) -> int:
     return 0 if value is None or value is MISSING else int(np.size(value))
 
 
-def _present(args: list) -> list:
+def present(args: list) -> list:
     """The inputs up to the last one given (trailing MISSING dropped)."""
     while args and args[-1] is MISSING:
         args = args[:-1]
@@ -339,7 +384,7 @@ def _present(args: list) -> list:
 
 
 def _run_sequence_map(node, args, attributes, context):
-    samples = sequence_map(context.subgraph(attributes["body"]), *_present(args))
+    samples = sequence_map(context.subgraph(attributes["body"]), *present(args))
     return [[np.array(sample[k]) for sample in samples] for k in range(len(node.outputs))]
 
 
@@ -438,20 +483,20 @@ def _binary(function):
     return run
 
 
-_OPERATORS = {
+_SPEC_TABLE = {
     "SequenceConstruct": lambda n, a, at, c: [sequence_construct(*a)],
     "SequenceEmpty": lambda n, a, at, c: [sequence_empty()],
     "SequenceAt": lambda n, a, at, c: [sequence_at(*a)],
-    "SequenceInsert": lambda n, a, at, c: [sequence_insert(*_present(a))],
-    "SequenceErase": lambda n, a, at, c: [sequence_erase(*_present(a))],
+    "SequenceInsert": lambda n, a, at, c: [sequence_insert(*present(a))],
+    "SequenceErase": lambda n, a, at, c: [sequence_erase(*present(a))],
     "SequenceLength": lambda n, a, at, c: [sequence_length(*a)],
     "SplitToSequence": lambda n, a, at, c: [split_to_sequence(
-        *_present(a), axis=at.get("axis", 0), keepdims=at.get("keepdims", 1))],
+        *present(a), axis=at.get("axis", 0), keepdims=at.get("keepdims", 1))],
     "ConcatFromSequence": lambda n, a, at, c: [concat_from_sequence(
         *a, axis=at["axis"], new_axis=at.get("new_axis", 0))],
     "SequenceMap": _run_sequence_map,
-    "Optional": lambda n, a, at, c: [optional(*_present(a), type=at.get("type"))],
-    "OptionalHasElement": lambda n, a, at, c: [optional_has_element(*_present(a))],
+    "Optional": lambda n, a, at, c: [optional(*present(a), type=at.get("type"))],
+    "OptionalHasElement": lambda n, a, at, c: [optional_has_element(*present(a))],
     "OptionalGetElement": lambda n, a, at, c: [optional_get_element(*a)],
     "Identity": lambda n, a, at, c: [identity(*a)],
     "If": _run_if,
@@ -469,6 +514,9 @@ _OPERATORS = {
     "Unsqueeze": _unsqueeze,
     "Slice": _slice,
 }
+#: The spec's operator table, read-only: op_type -> `run(node, args, attributes, context)`.
+#: Build a variant with `{**OPERATORS, "SequenceAt": my_run}` and pass it to `run_graph`.
+OPERATORS = MappingProxyType(_SPEC_TABLE)
 
 
 # -- models -------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ import yaml
 from onnx import AttributeProto, helper
 
 from .._core import operators
-from .._core.elements import BY_PROTO
+from .._core.elements import BY_PROTO, nan_bits, nan_text
 from .._core.problems import SeqTestsError, one_line
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, from_type_proto
 from .._suite.bounded import as_paths
@@ -366,6 +366,10 @@ class _Float(float):
     """A float written as its shortest exact text (nan, inf, -inf for the special ones)."""
 
 
+class _NanBits(str):
+    """A NaN written by its bit pattern, plain (unquoted): `nan:0x7fa00001`."""
+
+
 class _Flow(list):
     """A list written in flow style: `[1, 2, 3]`."""
 
@@ -401,16 +405,22 @@ def tensor_data(array: np.ndarray, what: str):
     elif kind == "c":
         leaves = np.vectorize(_complex_text, otypes=[object])(array) if array.size else array
     elif kind == "f":
-        leaves = np.vectorize(lambda x: _Float(float(x)), otypes=[object])(array) \
-            if array.size else array
+        leaves = np.vectorize(_float_leaf, otypes=[object])(array) if array.size else array
     else:  # ml_dtypes: bfloat16, float8/6/4 kinds (exact in float32) and narrow ints
         wide = array.astype(np.float32)
         if np.all(np.isnan(wide) | (wide == np.round(wide))) and "int" in array.dtype.name:
             leaves = np.vectorize(int, otypes=[object])(wide) if array.size else wide
         else:
-            leaves = np.vectorize(lambda x: _Float(float(x)), otypes=[object])(wide) \
-                if array.size else wide
+            leaves = np.vectorize(_float_leaf, otypes=[object])(array) if array.size else wide
     return _nest(leaves)
+
+
+def _float_leaf(value):
+    """A float element as written: a NaN of unusual bits as its `nan:0x...` text."""
+    if nan_bits(value) is not None:
+        return _NanBits(nan_text(value))
+    with np.errstate(invalid="ignore"):
+        return _Float(float(np.asarray(value).astype(np.float64)))
 
 
 def _nest(array):
@@ -454,6 +464,8 @@ def _flow_representer(dumper, value):
 
 _Dumper.add_representer(_Float, _float_representer)
 _Dumper.add_representer(_Flow, _flow_representer)
+_Dumper.add_representer(_NanBits, lambda dumper, value: dumper.represent_scalar(
+    "tag:yaml.org,2002:str", str(value)))
 _Dumper.add_representer(_FlowMap, lambda dumper, value: dumper.represent_mapping(
     "tag:yaml.org,2002:map", value, flow_style=True))
 

@@ -255,7 +255,8 @@ def _value_features(tensor: np.ndarray) -> set[str]:
     elif tensor.dtype == np.uint64 and (tensor == np.iinfo(np.uint64).max).any():
         labels.add("uint64 max")
     elif kind in ("float", "complex"):
-        wide = tensor.astype(np.complex128 if kind == "complex" else np.float64)
+        with np.errstate(invalid="ignore"):  # a signalling NaN read as a double
+            wide = tensor.astype(np.complex128 if kind == "complex" else np.float64)
         for part in ((wide.real, wide.imag) if kind == "complex" else (wide,)):
             if np.isnan(part).any():
                 labels.add("nan")

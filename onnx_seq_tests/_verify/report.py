@@ -17,12 +17,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import yaml
-from onnx import defs
 
 from .._casefile.reader import compose_file
 from .._core import operators
 from .._core.problems import CaseFileError, Problem, Problems
 from .._suite.tensor_io import TENSOR_IO_SUITE
+from . import note_check
 from .backends import describe
 from .verifier import OUTCOMES, UNEXPECTED, Result
 
@@ -260,16 +260,17 @@ class Note:
     backend: str
     cases: re.Pattern  # must match a whole case name
     message: re.Pattern | None  # if given, must be found in the result's message
-    operator: str
-    spec: str  # quoted from the operator's onnx.defs documentation
+    operator: str  # the first quote's operator ("" when no operator sentence decides)
+    spec: str  # the first quote, from the operator's onnx.defs documentation
     finding: str
     title: str  # the note's heading in the report; the operator unless given
     where: str
     matched: list[Result] = field(default_factory=list)
+    decision: note_check.Decision = note_check.Decision()  # every quote, or why none decides
 
 
-_NOTE_KEYS = {"backend", "cases", "operator", "spec", "finding"}
-_OPTIONAL_NOTE_KEYS = {"message", "title"}
+_NOTE_KEYS = {"backend", "cases", "finding"}
+_OPTIONAL_NOTE_KEYS = {"message", "title", *note_check.DECISION_KEYS}
 
 
 def load_notes(path: Path) -> list[Note]:
@@ -309,6 +310,8 @@ def load_notes(path: Path) -> list[Note]:
                              f"{'list' if isinstance(key, yaml.SequenceNode) else 'mapping'}")
             elif key.value not in known:
                 problem(key, f"unknown key {key.value!r}; known: {', '.join(sorted(known))}")
+            elif key.value == "also":
+                values["also"] = (value, _also_pairs(value, problem))
             elif not isinstance(value, yaml.ScalarNode) or not value.value.strip():
                 problem(value, f"{key.value} must be a non-empty string")
             else:
@@ -326,38 +329,36 @@ def load_notes(path: Path) -> list[Note]:
                     problem(values[key][0], f"not a valid regex: {error}")
         if len(patterns) < len({"cases", "message"} & values.keys()):
             continue
-        operator = values["operator"][1]
-        if operator not in _documented_operators():
-            problem(values["operator"][0], f"{operator!r} is not an ONNX operator")
+        try:
+            decision = note_check.decision_of({k: v[1] for k, v in values.items()})
+        except note_check.NoteError as error:
+            problem(entry, str(error))
             continue
-        if values["spec"][1] not in _documentation(operator):
-            problem(values["spec"][0], f"this sentence is not in the ONNX documentation of "
-                                       f"{operator}; quote it exactly (onnx.defs)")
+        wrong = note_check.quote_problems(decision)
+        if wrong:
+            problem(values.get("spec", values.get("ir", (entry,)))[0], "; ".join(wrong))
             continue
+        first = decision.quotes[0] if decision.quotes else note_check.Quote("", "")
         mark = entry.start_mark
         notes.append(Note(values["backend"][1], patterns["cases"], patterns.get("message"),
-                          operator, values["spec"][1], values["finding"][1],
-                          values.get("title", (None, operator))[1], f"{path}:{mark.line + 1}"))
+                          first.source, first.text, values["finding"][1],
+                          values.get("title", (None, first.source))[1],
+                          f"{path}:{mark.line + 1}", decision=decision))
     if problems:
         raise CaseFileError(problems)
     return notes
 
 
-def _documented_operators() -> set[str]:
-    return {s.name for s in defs.get_all_schemas_with_history() if s.domain == ""}
-
-
-def _documentation(operator: str) -> str:
-    """Every text of every version of an operator's schema, whitespace collapsed."""
-    texts = []
-    for schema in defs.get_all_schemas_with_history():
-        if schema.name != operator or schema.domain != "":
+def _also_pairs(node, problem) -> list[dict]:
+    """A note's `also`: a list of {operator, spec} mappings, as plain dicts."""
+    pairs = []
+    for item in node.value if isinstance(node, yaml.SequenceNode) else [node]:
+        if not isinstance(item, yaml.MappingNode) or not all(
+                isinstance(v, yaml.ScalarNode) for _, v in item.value):
+            problem(item, "also is a list of {operator: ..., spec: ...}")
             continue
-        texts.append(schema.doc or "")
-        texts.extend(p.description for p in [*schema.inputs, *schema.outputs])
-        texts.extend(a.description for a in schema.attributes.values())
-        texts.extend(t.description for t in schema.type_constraints)
-    return "\n".join(" ".join(t.split()) for t in texts)
+        pairs.append({k.value: " ".join(v.value.split()) for k, v in item.value})
+    return pairs
 
 
 def attach_notes(results: list[Result], notes: list[Note]) -> dict[int, Note]:
@@ -420,6 +421,19 @@ def markdown_report(results: list[Result], specs: list[str], suite, command: str
     return "\n".join(out).rstrip() + "\n"
 
 
+def _decision_lines(decision: note_check.Decision) -> list[str]:
+    """What decides a note, as the report quotes it."""
+    if not decision.quotes:
+        return [f"No ONNX sentence decides this: {decision.no_spec}", ""]
+    first, *more = decision.quotes
+    source = (first.source if first.source == note_check.IR_SOURCE
+              else f"ONNX operator documentation, {first.source}")
+    lines = [f"> {first.text}", ">", f"> -- {source}", ""]
+    if more:
+        lines += ["Also: " + "; ".join(f"{q.source}: \"{q.text}\"" for q in more) + ".", ""]
+    return lines
+
+
 def _findings(spec: str, results: list[Result], noted: dict[int, Note],
               notes: list[Note]) -> list[str]:
     out = [f"### `{spec}`", ""]
@@ -429,8 +443,7 @@ def _findings(spec: str, results: list[Result], noted: dict[int, Note],
     for note in notes:
         if note.backend != spec or not note.matched:
             continue
-        out += [f"**{note.title}**: {note.finding}", "",
-                f"> {note.spec}", ">", f"> -- ONNX operator documentation, {note.operator}", "",
+        out += [f"**{note.title}**: {note.finding}", "", *_decision_lines(note.decision),
                 f"<details><summary>{len(note.matched)} case(s)</summary>", ""]
         out += grouped_messages(note.matched)
         out += ["", "</details>", ""]

@@ -1,0 +1,313 @@
+"""Mutants of the optional operators, SequenceMap, If and Loop: one plausible runtime bug each,
+as data (see kit.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._core.value_types import SequenceType
+from .kit import MISSING, Mutant, MutantError, after, present, refusing, scalar, spec
+
+# -- Optional, OptionalHasElement, OptionalGetElement --------------------------------------------
+
+
+def _optional_empty_is_present(node, args, attributes, context):
+    if present(args):
+        return spec("Optional")(node, args, attributes, context)
+    value_type = attributes.get("type")
+    if isinstance(value_type, SequenceType):
+        return [[]]
+    element = value_type.element.dtype if value_type is not None else np.float32
+    return [np.zeros((0,), dtype=element)]
+
+
+def _optional_wraps_in_list(node, args, attributes, context):
+    given = present(args)
+    if not given:
+        return [None]
+    return [[np.asarray(given[0])] if not isinstance(given[0], list) else [given[0]]]
+
+
+def _optional_of_empty_sequence_is_empty(node, args, attributes, context):
+    given = present(args)
+    if given and isinstance(given[0], list) and not given[0]:
+        return [None]
+    return spec("Optional")(node, args, attributes, context)
+
+
+def _has_element_numel(node, args, attributes, context):
+    given = present(args)
+    value = given[0] if given else None
+    if value is None:
+        return [np.array(False)]
+    size = len(value) if isinstance(value, list) else np.asarray(value).size
+    return [np.array(size > 0)]
+
+
+def _has_element_empty_sequence_false(node, args, attributes, context):
+    given = present(args)
+    if given and isinstance(given[0], list) and not given[0]:
+        return [np.array(False)]
+    return spec("OptionalHasElement")(node, args, attributes, context)
+
+
+def _has_element_missing_true(node, args, attributes, context):
+    if not present(args):
+        return [np.array(True)]
+    return spec("OptionalHasElement")(node, args, attributes, context)
+
+
+def _get_element_zero_refused(node, args, attributes, context):
+    value = args[0]
+    if value is not None and not isinstance(value, list) and np.asarray(value).size == 0:
+        raise MutantError("OptionalGetElement: empty")
+    return spec("OptionalGetElement")(node, args, attributes, context)
+
+
+def _no_kernel_at(op_type: str, opset: int):
+    return refusing(op_type, lambda node, args, c: c.opset >= opset,
+                    f"could not find an implementation for {op_type}({opset})")
+
+
+_OPTIONAL = (
+    Mutant("optional_empty_is_present",
+           "Optional with no input gives a present, empty value",
+           {"Optional": _optional_empty_is_present},
+           modelled_on="onnx reference evaluator (Optional() gives [None])"),
+    Mutant("optional_wraps_value_in_list",
+           "Optional(x) gives a one-element sequence [x]",
+           {"Optional": _optional_wraps_in_list}, modelled_on="onnx reference evaluator"),
+    Mutant("optional_of_empty_sequence_is_empty",
+           "Optional of an empty sequence gives an empty optional (None and [] confused)",
+           {"Optional": _optional_of_empty_sequence_is_empty}, sources=("onnx/onnx#4835",)),
+    Mutant("optional_has_element_numel",
+           "OptionalHasElement is 'not None and numel() > 0': False for a present "
+           "zero-element tensor or empty sequence",
+           {"OptionalHasElement": _has_element_numel}, modelled_on="tinygrad 0.14"),
+    Mutant("optional_has_element_empty_sequence_false",
+           "OptionalHasElement gives false for a present empty sequence (None and [] "
+           "confused)", {"OptionalHasElement": _has_element_empty_sequence_false},
+           sources=("onnx/onnx#4835",)),
+    Mutant("optional_has_element_missing_input_true",
+           "OptionalHasElement with no input returns true",
+           {"OptionalHasElement": _has_element_missing_true}),
+    Mutant("optional_has_element_missing_input_refused",
+           "OptionalHasElement with no input fails (input count 0 not in range [1, 1])",
+           {"OptionalHasElement": refusing("OptionalHasElement", lambda node, args, c: not
+                                           present(args), "input size 0 not in range")},
+           sources=("microsoft/onnxscript#280", "microsoft/onnxruntime#12571")),
+    Mutant("optional_has_element_empty_optional_crashes",
+           "OptionalHasElement crashes on an empty optional",
+           {"OptionalHasElement": refusing("OptionalHasElement", lambda node, args, c: bool(
+               present(args)) and args[0] is None, "segmentation fault")},
+           sources=("microsoft/onnxruntime#11717",)),
+    Mutant("optional_get_element_zero_element_refused",
+           "OptionalGetElement calls a present zero-element tensor empty and fails",
+           {"OptionalGetElement": _get_element_zero_refused}),
+    Mutant("optional_operators_have_no_opset_28_kernel",
+           "Optional, OptionalHasElement and OptionalGetElement fail at opset 28",
+           {op: _no_kernel_at(op, 28) for op in ("Optional", "OptionalHasElement",
+                                                 "OptionalGetElement")},
+           modelled_on="onnxruntime 1.32", sources=("microsoft/onnxruntime#32393",)),
+    Mutant("identity_empty_optional_refused",
+           "Identity raises on an empty optional",
+           {"Identity": refusing("Identity", lambda node, args, c: args[0] is None,
+                                 "unexpected type NoneType")},
+           modelled_on="onnx reference evaluator"),
+    Mutant("identity_empty_sequence_as_empty_optional",
+           "Identity returns an empty sequence as an empty optional",
+           {"Identity": after("Identity", lambda node, args, at, out: [None] if isinstance(
+               args[0], list) and not args[0] else out)}),
+)
+
+# -- SequenceMap --------------------------------------------------------------------------------
+
+
+def _map_not_zipped(node, args, attributes, context):
+    if len(present(args)) >= 3:
+        raise MutantError("Issues with types: SequenceMap passes whole sequences")
+    return spec("SequenceMap")(node, args, attributes, context)
+
+
+def _map_tensor_indexed(node, args, attributes, context):
+    first, *extra = present(args)
+    extra = [list(e) if not isinstance(e, list) else e for e in extra]  # a tensor as rows
+    return spec("SequenceMap")(node, [first, *extra], attributes, context)
+
+
+def _body_has(op_type: str):
+    def refuses(node, args, context):
+        return any(n.op_type == op_type for n in attributes_of(node)["body"].nodes)
+    return refuses
+
+
+def _body_reads_outer_scope(node, args, context) -> bool:
+    body = attributes_of(node)["body"]
+    local = {d.name for d in body.inputs} | {i.name for i in body.initializers}
+    local.update(o for n in body.nodes for o in n.outputs)
+    return any(name and name not in local for n in body.nodes for name in n.inputs)
+
+
+def _map_single_unwrapped(node, args, attributes, context):
+    outputs = spec("SequenceMap")(node, args, attributes, context)
+    if len(outputs) == 1 and len(outputs[0]) == 1:
+        return [outputs[0][0]]
+    return outputs
+
+
+def attributes_of(node) -> dict:
+    """A node's attributes by name."""
+    return dict(node.attributes)
+
+
+_SEQUENCE_MAP = (
+    Mutant("sequence_map_extra_sequences_not_zipped",
+           "SequenceMap with two or more additional inputs passes them whole",
+           {"SequenceMap": _map_not_zipped}, modelled_on="onnx reference evaluator"),
+    Mutant("sequence_map_empty_input_raises",
+           "SequenceMap raises on an empty input sequence",
+           {"SequenceMap": refusing("SequenceMap", lambda node, args, c: not args[0],
+                                    "empty input")},
+           modelled_on="onnx reference evaluator", sources=("microsoft/onnxruntime#28813",)),
+    Mutant("sequence_map_tensor_input_indexed",
+           "SequenceMap indexes an additional tensor input like a sequence",
+           {"SequenceMap": _map_tensor_indexed}),
+    Mutant("sequence_map_body_constant_refused",
+           "SequenceMap fails when its body has a Constant node",
+           {"SequenceMap": refusing("SequenceMap", _body_has("Constant"),
+                                    "body with a Constant node")},
+           sources=("microsoft/onnxruntime#12491",)),
+    Mutant("sequence_map_outer_scope_invisible",
+           "SequenceMap's body cannot read values of the enclosing scope",
+           {"SequenceMap": refusing("SequenceMap", _body_reads_outer_scope,
+                                    "input is not output of any previous nodes")},
+           sources=("onnx/onnx#4892",)),
+    Mutant("sequence_map_single_sample_unwrapped",
+           "SequenceMap with one output over a one-tensor sequence returns that tensor, not a "
+           "sequence of one", {"SequenceMap": _map_single_unwrapped},
+           sources=("ENOT-AutoDL/onnx2torch#201",)),
+)
+
+# -- If and Loop --------------------------------------------------------------------------------
+
+
+def _if_always_then(node, args, attributes, context):
+    return context.subgraph(attributes["then_branch"])([])
+
+
+def _if_constant_outputs_zero(node, args, attributes, context):
+    branch = attributes["then_branch" if bool(np.asarray(args[0]).reshape(-1)[0])
+                        else "else_branch"]
+    outputs = spec("If")(node, args, attributes, context)
+    made = {o for n in branch.nodes if n.op_type == "Constant" for o in n.outputs}
+    return [np.zeros_like(np.asarray(v)) if d.name in made and not isinstance(v, list)
+            and v is not None else v for d, v in zip(branch.outputs, outputs, strict=True)]
+
+
+def _loop(*, trip_shift=0, check_cond_first=True, body_cond=True, carried_sequences=True,
+          refuse_none=False, refuse_sequences=False, zero_trips_run_once=False):
+    """Loop with one step changed (the spec's when every flag keeps its default)."""
+    def run(node, args, attributes, context):
+        body = context.subgraph(attributes["body"])
+        trip_count, cond, *carried = args + [MISSING] * (2 - len(args))
+        if refuse_none and any(v is None for v in carried):
+            raise MutantError("Issues with types")
+        if refuse_sequences and any(isinstance(v, list) for v in carried):
+            raise MutantError("type error: loop-carried seq(tensor)")
+        initial = list(carried)
+        keep_going = True if cond is MISSING or not check_cond_first else bool(
+            np.asarray(cond).reshape(-1)[0])
+        limit = None if trip_count is MISSING else scalar(trip_count) + trip_shift
+        if zero_trips_run_once and limit == 0:
+            limit = 1
+        scans, i = [], 0
+        while (limit is None or i < limit) and keep_going:
+            if i >= 1000:  # the suite's loops are short; a runaway loop is a failure
+                raise MutantError("never ends")
+            outputs = body([np.array(i, dtype=np.int64), np.array(keep_going), *carried])
+            if cond is not MISSING and body_cond:
+                keep_going = bool(np.asarray(outputs[0]).reshape(-1)[0])
+            carried = list(outputs[1:1 + len(carried)])
+            if not carried_sequences:
+                carried = [init if isinstance(init, list) else new
+                           for init, new in zip(initial, carried, strict=True)]
+            scans.append(outputs[1 + len(carried):])
+            i += 1
+        scan_count = len(node.outputs) - len(carried)
+        if scan_count and not scans:
+            raise MutantError("no iteration")
+        return carried + [np.stack([np.asarray(t[k]) for t in scans]) for k in
+                          range(scan_count)]
+    return run
+
+
+def _loop_scan_vstack(node, args, attributes, context):
+    outputs = spec("Loop")(node, args, attributes, context)
+    carried = len(args) - 2  # the outputs after the loop-carried ones are scan outputs
+    return [np.vstack(list(v)) if i >= carried and np.asarray(v).ndim == 1 else v
+            for i, v in enumerate(outputs)]
+
+
+def _loop_omitted_condition_runs_nothing(node, args, attributes, context):
+    if len(args) > 1 and args[1] is MISSING:
+        carried = list(args[2:])
+        if len(node.outputs) > len(carried):
+            raise MutantError("no iteration")
+        return carried
+    return spec("Loop")(node, args, attributes, context)
+
+
+_CONTROL = (
+    Mutant("if_always_then", "If runs then_branch whatever the condition",
+           {"If": _if_always_then}),
+    Mutant("if_sequence_outputs_empty", "If returns empty sequences from its branches",
+           {"If": after("If", lambda node, args, at, out: [[] if isinstance(v, list) else v
+                                                           for v in out])},
+           modelled_on="OpenVINO: If with sequences"),
+    Mutant("if_empty_optional_output_refused",
+           "If fails when a branch returns an empty optional",
+           {"If": after("If", lambda node, args, at, out: _none_refused(out))}),
+    Mutant("if_constant_branch_outputs_zero",
+           "If returns zeros for a branch output that a Constant node inside the branch makes",
+           {"If": _if_constant_outputs_zero}, sources=("microsoft/onnxruntime#5496",)),
+    Mutant("loop_one_turn_short", "Loop runs trip_count - 1 turns",
+           {"Loop": _loop(trip_shift=-1)}),
+    Mutant("loop_one_turn_long", "Loop runs trip_count + 1 turns",
+           {"Loop": _loop(trip_shift=1)},
+           sources=("microsoft/onnxruntime#13894", "onnx/onnx-tensorrt#891")),
+    Mutant("loop_zero_trip_count_runs_once",
+           "Loop with a trip count of 0 runs its body once",
+           {"Loop": _loop(zero_trips_run_once=True)}, sources=("microsoft/onnxruntime#1272",)),
+    Mutant("loop_condition_checked_after_first_turn",
+           "Loop runs its body once even when the initial condition is false",
+           {"Loop": _loop(check_cond_first=False)}),
+    Mutant("loop_body_condition_ignored", "Loop ignores the condition its body returns",
+           {"Loop": _loop(body_cond=False)}),
+    Mutant("loop_carried_sequence_not_updated",
+           "Loop keeps a loop-carried sequence at its initial value",
+           {"Loop": _loop(carried_sequences=False)},
+           modelled_on="OpenVINO: Loop with sequences"),
+    Mutant("loop_carried_sequence_refused",
+           "Loop fails on a loop-carried sequence",
+           {"Loop": _loop(refuse_sequences=True)}, sources=("microsoft/onnxruntime#8999",)),
+    Mutant("loop_scan_0d_stacked_as_column",
+           "Loop stacks N 0-d scan values into shape [N, 1] (numpy.vstack)",
+           {"Loop": _loop_scan_vstack}, modelled_on="onnx reference evaluator"),
+    Mutant("loop_omitted_condition_runs_nothing",
+           "Loop with the cond input omitted runs no iteration",
+           {"Loop": _loop_omitted_condition_runs_nothing},
+           modelled_on="onnx reference evaluator"),
+    Mutant("loop_empty_optional_carried_refused",
+           "Loop refuses an empty optional as a loop-carried value",
+           {"Loop": _loop(refuse_none=True)}, modelled_on="onnx reference evaluator",
+           sources=("pytorch/pytorch#83600",)),
+)
+
+
+def _none_refused(outputs):
+    if any(v is None for v in outputs):
+        raise MutantError("If: an empty optional output")
+    return outputs
+
+
+MUTANTS = _OPTIONAL + _SEQUENCE_MAP + _CONTROL
