@@ -38,7 +38,7 @@ clean:
 # (bad usage) or a crash stops make. The third-party runtimes' verdicts are recorded in
 # docs/conformance-runtimes.json: `make test` re-renders the report from them and a live run of
 # onnxruntime and the reference evaluator, so a stale report fails the tests.
-RUNTIMES := openvino tinygrad tract
+RUNTIMES := openvino tinygrad tract tvm iree
 .PHONY: conformance
 conformance: build
 	mkdir -p dist
