@@ -21,7 +21,7 @@ GENERATED = ROOT / "generated"
 #: What `make conformance` runs; docs/conformance.md quotes it.
 #: The backends of docs/conformance.md (`make conformance`), in its order; the third-party
 #: runtimes' verdicts are recorded in docs/conformance-runtimes.json, the other two run live.
-RUNTIMES = ["openvino", "tinygrad", "tract"]
+RUNTIMES = ["openvino", "tinygrad", "tract", "tvm", "iree"]
 CONFORMANCE_SPECS = [*RUNTIMES, "onnxruntime", "reference"]
 CONFORMANCE_COMMAND = ("gen-seq-tests verify generated " + " ".join(
     f"--backend {spec}" for spec in CONFORMANCE_SPECS)
