@@ -3,9 +3,9 @@ for the llvm-cpu target in a subprocess, and `iree.runtime` on its local-sync dr
 
 IREE's compiled functions take and give tensors only: a sequence or optional input or output
 is refused (CannotTake) before anything is compiled (its compiler fails on them with
-"unhandled torch type: '!torch.list<...>'"), as are string tensors and the element types
-`iree.runtime` cannot map (int4, uint4, the 4-bit float, ...). Other tensors travel by their
-bits.
+"unhandled torch type: '!torch.list<...>'"), as are string tensors at the boundary, and at run
+time the element types `iree.runtime` cannot map (int4, uint4, the 4-bit float). Other tensors
+travel by their bits.
 
 Compiling: `iree-compile` runs as a child of the process running the case, ended when that
 process ends (on Linux) or when it overruns COMPILE_TIMEOUT seconds
@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from onnx import ModelProto
+from onnx import ModelProto, TensorProto
 from onnx.backend.base import BackendRep
 
 from . import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line, refuse_containers
@@ -65,6 +65,10 @@ class IREERep(BackendRep):
 
         refuse_containers("iree", model, WHY)
         self._inputs, self._outputs = boundary(model)
+        for where, values in (("input", model.graph.input), ("output", model.graph.output)):
+            for value in values:
+                if value.type.tensor_type.elem_type == TensorProto.STRING:
+                    raise CannotTake(f"iree has no string tensors ({where} {value.name!r})")
         module = compiled(model)
         if not _CONFIG:
             _CONFIG.append(rt.Config(DRIVER))
