@@ -38,7 +38,7 @@ clean:
 # (bad usage) or a crash stops make. The third-party runtimes' verdicts are recorded in
 # docs/conformance-runtimes.json: `make test` re-renders the report from them and a live run of
 # onnxruntime and the reference evaluator, so a stale report fails the tests.
-RUNTIMES := openvino tinygrad tract
+RUNTIMES := openvino tinygrad tract tvm iree
 .PHONY: conformance
 conformance: build
 	mkdir -p dist
@@ -60,7 +60,9 @@ refresh: build
 	$(BIN)/python -m onnx_seq_tests._verify.refresh -j 2
 
 # Each third-party runtime on the generated suite, green when it stands where xfail/<runtime>.txt
-# says (refresh those files with xfail/update.py after a runtime upgrade).
+# says (refresh those files with `make xfail` after a runtime upgrade or a change of generated/).
+# IREE compiles every case: its modules are cached by model hash (ONNX_SEQ_TESTS_CACHE, default
+# ~/.cache/onnx-seq-tests; see docs/runtimes.md), so a second run takes a fraction of the first.
 .PHONY: verify-runtimes
 verify-runtimes: $(STAMP)
 	mkdir -p dist
@@ -68,6 +70,12 @@ verify-runtimes: $(STAMP)
 		$(BIN)/gen-seq-tests verify generated --backend $$b -j 2 --xfail xfail/$$b.txt \
 			--junit-xml dist/junit-$$b.xml > dist/verify-$$b.txt; tail -1 dist/verify-$$b.txt; \
 	done
+
+# xfail/<runtime>.txt of every third-party runtime, from the scoreboard's run (dist/conformance.json):
+# where each runtime stands, one entry per case folder it does not pass, grouped by message.
+.PHONY: xfail
+xfail: conformance
+	$(BIN)/gen-seq-tests xfail-update dist/conformance.json $(foreach b,$(RUNTIMES),-b $(b)) -o xfail
 
 # docs/coverage.md: which (operator, version, type) combinations and edge cases the generated suite
 # covers, beside onnx's own node cases.

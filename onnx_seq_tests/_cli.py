@@ -194,7 +194,7 @@ def _shown(path: Path) -> str:
                 type=click.Path(file_okay=False, path_type=Path))
 @click.option("-b", "--backend", "backends", multiple=True, required=True, metavar="SPEC",
               help="onnxruntime, reference (onnx's ReferenceEvaluator), openvino, tinygrad, "
-                   "tract, or `module`, "
+                   "tract, tvm, iree, or `module`, "
                    "`module:attr`, `package.module:attr` naming an onnx backend on PYTHONPATH. "
                    "Repeat for a side-by-side table.")
 @click.option("-k", "select", multiple=True, metavar="REGEX",
@@ -619,3 +619,28 @@ main.add_command(fuzz)
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+@main.command("xfail-update")
+@click.argument("report_path", metavar="REPORT.json", type=click.Path(path_type=Path))
+@click.option("-b", "--backend", "backends", multiple=True, required=True, metavar="NAME",
+              help="The runtime whose xfail file to write (repeat for several).")
+@click.option("-o", "--output", "out_dir", default="xfail", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="Folder of the files.")
+def xfail_update(report_path: Path, backends: tuple[str, ...], out_dir: Path) -> None:
+    """Write OUTPUT/<NAME>.txt, the known failures of each runtime, from a `verify --json`
+    report: every case folder it did not pass, grouped under the message that says why."""
+    from ._verify.backends import describe
+    from ._verify.xfail_files import XfailReportError, write_xfail_files
+
+    def named(backend: str) -> str:
+        try:
+            return describe(backend).split(",")[0]
+        except Exception:  # a backend that cannot be imported here is named as given
+            return backend
+
+    try:
+        written = write_xfail_files(report_path, list(backends), out_dir, named)
+    except XfailReportError as error:
+        raise Refused(str(error)) from None
+    _say(f"wrote {', '.join(str(p) for p in written)}")

@@ -86,8 +86,8 @@ def test_a_damaged_packaged_suite_is_one_line(installed):
     (["verify", "{tmp}", "-b", "onnxruntime"], "neither a suite nor a checkout"),
     (["verify", "{tmp}/nope", "-b", "onnxruntime"], "is not a folder"),
     (["verify", "-b", "onnxruntime", "--xfail", "nosuch"], "no xfail file of that name "
-                                                          "(known: onnxruntime, openvino, "
-                                                          "tinygrad, tract)"),
+                                                          "(known: iree, onnxruntime, "
+                                                          "openvino, tinygrad, tract, tvm)"),
     (["verify", "-b", "onnxruntime", "--xfail", "no/such.txt"], "--xfail no/such.txt: no such"),
 ])
 def test_bad_suite_or_xfail_is_one_line(tmp_path, monkeypatch, args, message):

@@ -1,4 +1,5 @@
-"""The built-in runtime adapters (openvino, tinygrad, tract) on a handful of tiny models: tensors
+"""The built-in runtime adapters (openvino, tinygrad, tract, tvm, iree) on a handful of tiny models
+and of the generated suite's cases (both forms, the TVM and IREE findings among them): tensors
 converted bit for bit, sequences and optionals passed where the runtime takes them and refused
 with a clear message where it cannot, a missing package named in one line; and backends that
 return the wrong number of outputs, a wrong kind, a list where a tensor belongs, or raise, are
@@ -6,6 +7,7 @@ judged by verify rather than ending it."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -33,7 +35,7 @@ from onnx_seq_tests._cli import main
 from onnx_seq_tests._verify import backends
 from onnx_seq_tests._verify.verifier import verify
 
-RUNTIMES = ["openvino", "tinygrad", "tract"]
+RUNTIMES = ["openvino", "tinygrad", "tract", "tvm", "iree"]
 BF16 = ml_dtypes.bfloat16
 
 
@@ -46,8 +48,17 @@ def _identity_case(root, name, elem, array):
 
 
 @pytest.fixture(scope="module")
-def outcomes(tmp_path_factory) -> dict[tuple[str, str], tuple[str, str]]:
-    """(case, runtime) -> (outcome, message) for a tiny suite run on the three runtimes."""
+def iree_cache(tmp_path_factory):
+    """A fresh cache of compiled IREE modules, for this module's runs (and their workers)."""
+    folder = tmp_path_factory.mktemp("iree-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ONNX_SEQ_TESTS_CACHE", str(folder))
+        yield folder
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory, iree_cache) -> dict[tuple[str, str], tuple[str, str]]:
+    """(case, runtime) -> (outcome, message) for a tiny suite run on the five runtimes."""
     root = tmp_path_factory.mktemp("runtimes")
     floats = np.array([[1.5, -0.0, np.inf], [np.nan, -2.25, 3e-5]], np.float32)
     _identity_case(root, "test_identity_float", TensorProto.FLOAT, floats)
@@ -86,6 +97,13 @@ def test_what_each_runtime_takes_or_refuses(outcomes):
             "refused", "CannotTake: tinygrad has no string tensors (input 'x')"),
         ("test_identity_string", "tract"): (
             "refused", "CannotTake: tract's Python API takes no string tensors (input 'x')"),
+        ("test_identity_string", "tvm"): ("error", "RuntimeError: unknown dtype `object`"),
+        ("test_identity_string", "iree"): (
+            "refused", "CannotTake: iree has no string tensors (input 'x')"),
+        ("test_identity_int64", "tvm"): ("pass", ""),
+        ("test_identity_int64", "iree"): ("pass", ""),
+        ("test_identity_bfloat16", "tvm"): ("pass", ""),
+        ("test_identity_bfloat16", "iree"): ("pass", ""),
         ("test_identity_bfloat16", "openvino"): ("pass", ""),
         ("test_identity_bfloat16", "tinygrad"): ("pass", ""),
         ("test_identity_bfloat16", "tract"): (
@@ -107,6 +125,18 @@ def test_what_each_runtime_takes_or_refuses(outcomes):
         ("test_optional_has_element_empty", "tract"): (
             "refused", "CannotTake: tract cannot take an optional input ('o'): tract has no "
                      "sequence or optional values"),
+        ("test_sequence_length_input", "tvm"): (
+            "refused", "CannotTake: tvm cannot take a sequence input ('s'): TVM's Relax frontend "
+                     "reads every graph input as a tensor"),
+        ("test_sequence_length_input", "iree"): (
+            "refused", "CannotTake: iree cannot take a sequence input ('s'): IREE's compiled "
+                     "functions take and give tensors only"),
+        ("test_optional_has_element_empty", "tvm"): (
+            "refused", "CannotTake: tvm cannot take an empty optional input ('o'): the Relax "
+                     "frontend erases optionals to their value"),
+        ("test_optional_has_element_empty", "iree"): (
+            "refused", "CannotTake: iree cannot take an optional input ('o'): IREE's compiled "
+                     "functions take and give tensors only"),
     }
     assert {key: outcomes[key] for key in expected} == expected
 
@@ -171,6 +201,117 @@ def test_tinygrad_takes_sequences_and_empty_optionals_as_they_are():
     back = _from_value(_to_value(value, "s"))
     assert isinstance(back, list) and [b.tolist() for b in back] == [[1, 2], [3, 4]]
     assert _from_value(_to_value(None, "o")) is None
+
+
+#: Cases of the generated suite, both forms: (runtime's outcome, a piece of its message).
+GENERATED_CASES = {
+    "sequence_optional/test_sequence_empty_then_length": {
+        "tvm": ("pass", ""), "iree": ("fail", "output 0 (length): expected 0, got 1")},
+    "sequence_optional/test_sequence_insert_negative_position_initializer": {
+        "tvm": ("error", "tvm cannot take a sequence input ('seq')"),
+        "iree": ("error", "iree cannot take a sequence input ('seq')")},
+    "sequence_optional_tensor_io/test_cc_sequence_length__tensors": {
+        "tvm": ("pass", ""), "iree": ("pass", "")},
+    "sequence_optional_tensor_io/test_sequence_insert_negative_position_initializer__len3_len4": {
+        "tvm": ("fail", "output 3 (longer_2), index [0]: expected 7, got 30"),
+        "iree": ("error", "iree-compile: failed to legalize operation 'torch.constant.int' "
+                          "(onnx.SequenceInsert)")},
+    "sequence_optional_tensor_io/test_sequence_length_v11_float__len3": {
+        "tvm": ("error", "match_cast error,  shape[0] mismatch to a previous populated value"),
+        "iree": ("pass", "")},
+}
+
+
+@pytest.fixture(scope="module")
+def generated_outcomes(root, iree_cache) -> dict[tuple[str, str], tuple[str, str]]:
+    pattern = "^(" + "|".join(re.escape(c) for c in GENERATED_CASES) + ")$"
+    results = verify(root / "generated", ["tvm", "iree"], jobs=2, select=[pattern])
+    return {(r.case, r.backend): (r.outcome, r.message) for r in results}
+
+
+@pytest.mark.parametrize("case", GENERATED_CASES)
+def test_tvm_and_iree_on_generated_cases_of_both_forms(generated_outcomes, case):
+    """The findings show as failures (TVM's SequenceInsert at -1, IREE's empty sequence of
+    length 1), the shared-symbol bug as TVM's error, the boundary limits as refusals."""
+    for runtime, (outcome, words) in GENERATED_CASES[case].items():
+        got = generated_outcomes[case, runtime]
+        assert got[0] == outcome and words in got[1], (runtime, got)
+
+
+def test_tvm_and_iree_tensors_round_trip_by_their_bits():
+    """What each runtime holds comes back bit for bit; what it cannot hold is CannotTake."""
+    import iree.runtime as rt
+
+    from onnx_seq_tests._verify.runtimes import CannotTake
+    from onnx_seq_tests._verify.runtimes.iree import from_device
+    from onnx_seq_tests._verify.runtimes.tvm import from_value, to_tensor
+
+    device = rt.get_device("local-sync")
+    for name, array in SAMPLES.items():
+        assert _same_bits(array, from_value(to_tensor(array, "x"))), ("tvm", name)
+        assert _same_bits(array, from_device(rt.asdevicearray(device, array))), ("iree", name)
+    for array in (np.array(["a"], dtype=object), np.array([1j], np.complex64),
+                  np.array([1], ml_dtypes.int4)):
+        with pytest.raises(CannotTake, match="tvm"):
+            to_tensor(array, "x")
+
+
+def test_iree_compiles_once_per_model_and_ends_a_compiler_that_overruns(iree_cache,
+                                                                         monkeypatch):
+    """The module is cached by model hash (a second prepare compiles nothing); a compiler that
+    overruns its timeout is ended and its verdict not cached; a refusal is cached."""
+    from onnx_seq_tests._verify.runtimes import iree
+
+    graph = helper.make_graph([helper.make_node("Neg", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    folder = iree.cache_folder()
+    assert folder.parent == iree_cache
+    monkeypatch.setenv("ONNX_SEQ_TESTS_IREE_COMPILE_TIMEOUT", "0.001")
+    with pytest.raises(RuntimeError, match=r"iree-compile gave no result within 0.001 s"):
+        iree.compiled(model)
+    before = set(folder.glob("*")) if folder.exists() else set()
+    monkeypatch.delenv("ONNX_SEQ_TESTS_IREE_COMPILE_TIMEOUT")
+    module = iree.compiled(model)
+    added = set(folder.glob("*")) - before
+    assert [p.suffix for p in added] == [".vmfb"] and next(iter(added)).read_bytes() == module
+    monkeypatch.setenv("ONNX_SEQ_TESTS_IREE_COMPILE_TIMEOUT", "0.001")  # no compile: cached
+    rep = iree.IREEBackend.prepare(model)
+    assert rep.run([np.array([1.5, -0.0, 2], np.float32)])[0].tolist() == [-1.5, 0.0, -2.0]
+
+
+def test_xfail_update_writes_a_runtimes_file_from_a_json_report(outcomes, tmp_path):
+    """`gen-seq-tests xfail-update`: every case a runtime did not pass, grouped by message; a
+    report without that runtime is one line, exit 2."""
+    from onnx_seq_tests._verify.xfail_files import xfail_text
+
+    results = [{"backend": b, "outcome": o, "message": m, "name": c}
+               for (c, b), (o, m) in outcomes.items()]
+    report = tmp_path / "r.json"
+    report.write_text(json.dumps({"results": results}), encoding="utf-8")
+    done = CliRunner().invoke(main, ["xfail-update", str(report), "-b", "tvm", "-b", "iree",
+                                     "-o", str(tmp_path / "xfail")])
+    assert done.exit_code == 0, done.output
+    text = (tmp_path / "xfail" / "iree.txt").read_text(encoding="utf-8")
+    assert text == xfail_text(results, "iree", version_of("iree"))
+    assert text.startswith(f"# Case folders iree {iree_version()} (compiler) does not pass (3)")
+    entries = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert entries == ["iree test_sequence_length_input", "iree test_optional_has_element_empty",
+                       "iree test_identity_string"]
+    done = CliRunner().invoke(main, ["xfail-update", str(report), "-b", "nosuch"])
+    assert done.exit_code == 2 and done.output.count("\n") == 1
+    assert "no result of backend nosuch" in done.output
+
+
+def iree_version() -> str:
+    from importlib.metadata import version
+
+    return version("iree-base-compiler")
+
+
+def version_of(backend: str) -> str:
+    return backends.describe(backend).split(",")[0]
 
 
 def test_a_missing_runtime_package_is_one_line_naming_the_extra(monkeypatch):

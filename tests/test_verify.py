@@ -192,7 +192,7 @@ def test_bad_xfail_file_is_usage_error(suite, tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["-b", "nosuch"], "unknown backend; use onnxruntime, reference, openvino, tinygrad, "
-                       "tract, or `module`, `module:attr`"),
+                       "tract, tvm, iree, or `module`, `module:attr`"),
     (["-b", "no_such_module_xyz:Backend"], "cannot import module 'no_such_module_xyz'"),
     (["-b", "faulty_backends:Nope"], "'faulty_backends' has no attribute 'Nope'"),
     (["-b", "faulty_backends:FAULTS"], "has no prepare(model, device)"),

@@ -6,11 +6,13 @@
 
 Every model keeps its values as graph inputs (constant folding hides some of these bugs), and
 its expected outputs come from the ONNX operator documentation quoted beside it, never from a
-runtime. The one-line command printed for each finding needs only numpy and the runtime.
+runtime. The one-line command printed for each finding needs only numpy and the runtime (for IREE,
+the iree-import-onnx, iree-compile and iree-run-module tools of its packages, on PATH).
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -34,8 +36,22 @@ class Finding:
     feeds: str  # a Python literal of numpy inputs: a dict by input name, or a list by position
     expected: str  # what the ONNX documentation says the outputs are
     crash: bool = False  # the bug is a crash of the process, not a wrong value
+    iree_inputs: str = ""  # the feeds as iree-run-module's --input flags (IREE findings)
 
     def command(self) -> str:
+        if self.runtime == "tvm":
+            return ("python -c \"import numpy as np, onnx, tvm; from tvm import relax; "
+                    "from tvm.relax.frontend.onnx import from_onnx; m = from_onnx(onnx.load("
+                    f"'{self.name}.onnx')); f = relax.VirtualMachine(tvm.compile(m, "
+                    "target='llvm'), tvm.cpu())['main']; "
+                    f"r = f(*[tvm.runtime.tensor(v) for v in {self.feeds}.values()]); "
+                    "print([t.numpy() for t in ([r] if hasattr(r, 'numpy') else r)])\"")
+        if self.runtime == "iree":
+            out = f"/tmp/{self.name}"
+            return (f"iree-import-onnx {self.name}.onnx -o {out}.mlir && iree-compile {out}.mlir "
+                    f"--iree-hal-target-backends=llvm-cpu -o {out}.vmfb && iree-run-module "
+                    f"--module={out}.vmfb --device=local-sync --function=finding"
+                    + (f" {self.iree_inputs}" if self.iree_inputs else ""))
         if self.crash:
             return (f"python -c \"import openvino as ov; ov.Core().read_model('{self.name}.onnx'); "
                     "print('read')\"")
@@ -45,6 +61,7 @@ class Finding:
 
 
 def _model(nodes, inputs, outputs, opset=18) -> onnx.ModelProto:
+    """A checked model of one graph named `finding` (IREE names its function after it)."""
     graph = helper.make_graph(nodes, "finding", inputs, outputs)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
                               ir_version=8, producer_name="onnx-seq-tests findings")
@@ -199,6 +216,78 @@ def findings() -> list[Finding]:
                [_t("cond", BOOL, []), _t("x0", F32, [2])], [_t("n", I64, [])]),
         "{'cond': np.array(True), 'x0': np.array([1., 2.], np.float32)}",
         "the model loads; n = 1", crash=True))
+    return found + tvm_findings() + iree_findings()
+
+
+def tvm_findings() -> list[Finding]:
+    """TVM 0.27's Relax frontend: positions must be constants there, so they are here."""
+    found = []
+    inputs = [_t(n, F32, [1]) for n in ("x0", "x1", "x2")]
+    found.append(Finding(
+        "tvm_sequence_insert_negative_position", "tvm",
+        "SequenceInsert at position -1 appends at the back (it inserts at seq_len + position + 1 "
+        "instead of seq_len + position)",
+        "Negative value means counting positions from the back.",
+        _model([helper.make_node("SequenceConstruct", ["x0", "x1"], ["seq"]),
+                _const("position", -1),
+                helper.make_node("SequenceInsert", ["seq", "x2", "position"], ["longer"]),
+                _const("zero", 0), _const("one", 1), _const("two", 2),
+                helper.make_node("SequenceAt", ["longer", "zero"], ["y0"]),
+                helper.make_node("SequenceAt", ["longer", "one"], ["y1"]),
+                helper.make_node("SequenceAt", ["longer", "two"], ["y2"])],
+               inputs, [_t(n, F32, [1]) for n in ("y0", "y1", "y2")]),
+        "{'x0': np.array([0.], np.float32), 'x1': np.array([1.], np.float32), "
+        "'x2': np.array([2.], np.float32)}",
+        "y0 = [0.] (x0), y1 = [2.] (x2, inserted before the last tensor), y2 = [1.] (x1)"))
+
+    def concat(name, shapes):
+        return _model([helper.make_node("SequenceConstruct", [n for n, _ in shapes], ["seq"]),
+                       helper.make_node("ConcatFromSequence", ["seq"], ["joined"], axis=0)],
+                      [_t(n, F32, shape) for n, shape in shapes], [_t("joined", F32, [None])])
+
+    found.append(Finding(
+        "tvm_unknown_dims_one_symbol", "tvm",
+        "every unknown, unnamed input dim becomes one shared symbol, so inputs of different "
+        "lengths are refused at run time",
+        "All tensors in 'inputs' must have the same data type.",
+        concat("x", [("x", [None]), ("y", [None])]),
+        "{'x': np.array([1., 2.], np.float32), 'y': np.array([3., 4., 5.], np.float32)}",
+        "joined = [1., 2., 3., 4., 5.] (the ONNX IR: a dim with neither dim_value nor dim_param "
+        "\"represents an unknown dimension unrelated to other unknown dimensions\")"))
+    found.append(Finding(
+        "tvm_zero_dim_read_as_unknown", "tvm",
+        "an input dim declared 0 is read as unknown (and joins the shared symbol of the "
+        "unknown dims)",
+        "All tensors in 'inputs' must have the same data type.",
+        concat("x", [("x", [None]), ("empty", [0])]),
+        "{'x': np.array([1., 2.], np.float32), 'empty': np.zeros(0, np.float32)}",
+        "joined = [1., 2.] (empty has the declared shape [0])"))
+    return found
+
+
+def iree_findings() -> list[Finding]:
+    """IREE 3.13: torch-mlir's ONNX importer and iree-compile for llvm-cpu."""
+    found = [Finding(
+        "iree_sequence_empty_length", "iree",
+        "an empty sequence has length 1 (SequenceEmpty is lowered to a list holding one empty "
+        "tensor)",
+        "Construct an empty tensor sequence, with given data type.",
+        _model([helper.make_node("SequenceEmpty", [], ["seq"], dtype=F32),
+                helper.make_node("SequenceLength", ["seq"], ["n"])], [], [_t("n", I64, [])]),
+        "{}", "n = 0")]
+    found.append(Finding(
+        "iree_unknown_output_dim_refused", "iree",
+        "a valid model whose output dim is declared unknown is refused (\"type of return operand "
+        "0 ('!torch.vtensor<[2],f32>') doesn't match function result type "
+        "('!torch.vtensor<[?],f32>')\")",
+        "Outputs a tensor copy from the tensor at 'position' in 'input_sequence'.",
+        _model([helper.make_node("SequenceConstruct", ["x", "y"], ["seq"]),
+                _const("zero", 0), helper.make_node("SequenceAt", ["seq", "zero"], ["first"])],
+               [_t("x", F32, [2]), _t("y", F32, [3])], [_t("first", F32, [None])]),
+        "{'x': np.array([1., 2.], np.float32), 'y': np.array([3., 4., 5.], np.float32)}",
+        "the model compiles; first = [1., 2.] (x). The ONNX IR lets a declared dim be unknown: "
+        "a dim with neither dim_value nor dim_param \"represents an unknown dimension\"",
+        iree_inputs="--input=2xf32=1,2 --input=3xf32=3,4,5"))
     return found
 
 
@@ -218,9 +307,13 @@ def write(found: list[Finding]) -> None:
 
 def run(found: list[Finding]) -> None:
     for f in found:
+        path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
         done = subprocess.run(["bash", "-c", f.command()], cwd=HERE, capture_output=True,
-                              text=True, timeout=300)
-        got = done.stdout.strip() or f"(exit {done.returncode}, no output)"
+                              text=True, timeout=300, env={**os.environ, "PATH": path})
+        got = " ".join(done.stdout.split()) or f"(exit {done.returncode}, no output)"
+        if done.returncode > 0:
+            errors = [line for line in done.stderr.splitlines() if "rror" in line]
+            got = f"exit {done.returncode}: {(errors or ['(no message)'])[-1].strip()[:300]}"
         if done.returncode < 0:
             got = f"process killed by signal {-done.returncode}"
         print(f"{f.name}\n  expected: {f.expected}\n  got:      {got}")

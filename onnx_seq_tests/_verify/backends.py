@@ -4,7 +4,7 @@ then `run_prepared(rep, inputs)` per data set.
 A spec is one of
   onnxruntime   onnxruntime's CPU backend (`onnxruntime.backend`)
   reference     onnx's ReferenceEvaluator, wrapped as an onnx backend below
-  openvino, tinygrad, tract
+  openvino, tinygrad, tract, tvm, iree
                 third-party runtimes, adapted in runtimes/ (the `runtimes` extra installs them)
   module, module:attr, package.module:Class
                 an `onnx.backend.base.Backend` class, or a module, with `prepare(model, device)`

@@ -30,7 +30,7 @@ from . import report
 from .verifier import find_cases, suite_info, verify
 
 #: The third-party runtimes whose verdicts are recorded, and the order of docs/conformance.md.
-RUNTIMES = ["openvino", "tinygrad", "tract"]
+RUNTIMES = ["openvino", "tinygrad", "tract", "tvm", "iree"]
 CONFORMANCE_SPECS = [*RUNTIMES, "onnxruntime", "reference"]
 #: The command docs/conformance.md quotes (what `make conformance` runs).
 CONFORMANCE_COMMAND = ("gen-seq-tests verify generated " + " ".join(
@@ -49,7 +49,8 @@ TABLE_END = "<!-- runtime-table: end -->"
 
 #: How the README names the backends and the suite's forms.
 LABELS = {"onnxruntime": "onnxruntime (CPU)", "reference": "onnx reference evaluator",
-          "openvino": "OpenVINO (CPU)", "tinygrad": "tinygrad", "tract": "tract"}
+          "openvino": "OpenVINO (CPU)", "tinygrad": "tinygrad", "tract": "tract",
+          "tvm": "TVM (Relax, llvm)", "iree": "IREE (llvm-cpu)"}
 FORMS = {"sequence_optional": "cases as written",
          "sequence_optional_tensor_io": "tensor-boundary form"}
 

@@ -16,7 +16,7 @@ from onnx import ModelProto, TypeProto
 from onnx.backend.base import Backend
 
 #: The spec of each built-in runtime adapter -> the module under this package.
-RUNTIMES = ("openvino", "tinygrad", "tract")
+RUNTIMES = ("openvino", "tinygrad", "tract", "tvm", "iree")
 #: What to install when a runtime's package is missing.
 EXTRA = "pip install 'onnx-seq-tests[runtimes]'"
 
@@ -43,6 +43,20 @@ def kind(type_proto: TypeProto) -> str:
     """`tensor`, `sequence`, `optional` (or another TypeProto kind) of a graph value's type."""
     found = type_proto.WhichOneof("value") or "undefined"
     return found.removesuffix("_type")
+
+
+def sequence_inputs(model: ModelProto) -> list[str]:
+    """Names of the graph inputs (initializers aside) that hold a sequence: of sequence type,
+    or optional of a sequence."""
+    initialized = {t.name for t in model.graph.initializer}
+    found = []
+    for value in model.graph.input:
+        what = kind(value.type)
+        if what == "optional":
+            what = kind(value.type.optional_type.elem_type)
+        if what == "sequence" and value.name not in initialized:
+            found.append(value.name)
+    return found
 
 
 def boundary(model: ModelProto) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

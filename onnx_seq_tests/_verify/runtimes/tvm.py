@@ -1,0 +1,112 @@
+"""Apache TVM as an onnx backend: the Relax ONNX frontend, compiled for the llvm target (the
+LLVM inside the `apache-tvm` wheel) and run by the Relax virtual machine on the CPU.
+
+What TVM's API can take decides what is refused (CannotTake), nothing is faked:
+- every graph input is read as a tensor, so a sequence input (or an optional sequence) is
+  refused; an optional input is
+  erased to its value, so a present one is fed as the tensor and an empty one (None) refused;
+- outputs: a sequence comes back as a Relax tuple (given as a list of tensors); an optional
+  output is erased to its value (given as the present value; the frontend itself refuses a
+  graph whose optional output it knows to be empty);
+- no string or complex tensors; the runtime reads no numpy arrays of sub-byte integers
+  (int4, uint4, int2, uint2).
+Tensors travel by their bits (bfloat16 and the float8 kinds included). TVM_NUM_THREADS is 1
+unless set: verify runs one case per core.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import numpy as np
+from onnx import ModelProto
+from onnx.backend.base import BackendRep
+
+from . import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line, sequence_inputs
+
+WHY = "TVM's Relax frontend reads every graph input as a tensor"
+TARGET = "llvm"
+#: ml_dtypes kinds narrower than a byte: numpy stores one per byte, TVM's runtime packs them.
+_PACKED = ("int4", "uint4", "int2", "uint2")
+
+
+def load():
+    """The backend; ImportError when apache-tvm is not installed."""
+    os.environ["TVM_NUM_THREADS"] = os.environ.get("TVM_NUM_THREADS") or "1"
+    import tvm  # noqa: F401
+    from tvm.relax.frontend import onnx  # noqa: F401
+
+    return TVMBackend
+
+
+def version() -> str:
+    from importlib.metadata import version as installed
+
+    return f"{installed('apache-tvm')}, Relax VM, target {TARGET}"
+
+
+class TVMRep(BackendRep):
+    def __init__(self, model: ModelProto):
+        import tvm
+        from tvm import relax
+        from tvm.relax.frontend.onnx import from_onnx
+
+        self._inputs, self._outputs = boundary(model)
+        for name in sequence_inputs(model):
+            raise CannotTake(f"tvm cannot take a sequence input ({name!r}): {WHY}")
+        try:
+            module = from_onnx(model, keep_params_in_input=False)
+            executable = tvm.compile(module, target=TARGET)
+        except Exception as error:  # the frontend and the compiler raise many kinds
+            raise RuntimeError(first_line(str(error))) from None
+        self._main = relax.VirtualMachine(executable, tvm.cpu())["main"]
+
+    def run(self, inputs, **kwargs):
+        if len(inputs) != len(self._inputs):
+            raise ValueError(f"the model has {len(self._inputs)} input(s), got {len(inputs)}")
+        feeds = []
+        for (name, _), value in zip(self._inputs, inputs, strict=True):
+            if value is None:
+                raise CannotTake(f"tvm cannot take an empty optional input ({name!r}): the "
+                                 "Relax frontend erases optionals to their value")
+            feeds.append(to_tensor(as_array(value, f"input {name!r}"), f"input {name!r}"))
+        try:
+            result = self._main(*feeds)
+        except Exception as error:
+            raise RuntimeError(first_line(str(error))) from None
+        results = [result] if len(self._outputs) == 1 else list(result)
+        return [from_value(r) for r in results]
+
+
+class TVMBackend(CPUBackend):
+    """TVM; see the module's docstring for what it can take."""
+
+    rep = TVMRep
+
+
+def to_tensor(array: np.ndarray, what: str):
+    """A TVM runtime tensor holding `array`'s bits; CannotTake for kinds TVM cannot hold."""
+    import tvm
+
+    if array.dtype.kind in "OUSc":
+        raise CannotTake(f"tvm has no {dtype_name(array)} tensors ({what})")
+    if array.dtype.name in _PACKED:
+        raise CannotTake(f"tvm's runtime takes no numpy {array.dtype.name} arrays (it packs "
+                         f"them two or four to a byte) ({what})")
+    try:
+        return tvm.runtime.tensor(np.require(array, requirements="C"))
+    except ValueError as error:  # "unknown dtype ..."
+        raise CannotTake(f"tvm: {first_line(str(error))} ({what})") from None
+
+
+def from_value(value):
+    """A TVM result as onnx's convention has it: a tensor as a numpy array, a tuple (a
+    sequence) as a list."""
+    import tvm
+
+    if isinstance(value, tvm.runtime.Tensor):
+        return value.numpy()
+    if isinstance(value, Sequence):  # a Relax tuple is a tvm_ffi Array, a Sequence
+        return [from_value(v) for v in value]
+    return value  # anything else is given back as it is, for the comparator to judge

@@ -1,0 +1,71 @@
+"""Write a runtime's xfail file (xfail/<backend>.txt) from a `gen-seq-tests verify --json`
+report: every case folder the runtime did not pass, grouped under the message that says why
+(`gen-seq-tests xfail-update`).
+
+Each entry is a whole case folder name, so a case that starts to pass shows as xpass and a new
+failure as fail: the file records where a runtime stands; it is not a judgement of the cases.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+from .._core.problems import SeqTestsError
+from .report import message_key
+
+#: Outcomes that are not a pass: each becomes an entry.
+NOT_PASSED = ("fail", "refused", "error", "crash", "timeout", "xfail")
+
+
+class XfailReportError(SeqTestsError, ValueError):
+    """A --json report that cannot be read, or that has no result of a named backend."""
+
+
+def xfail_text(results: list[dict], backend: str, describe: str) -> str:
+    """The xfail file of `backend` for the results of a JSON report; `describe` names the
+    runtime and its version in the file's first line."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for r in results:
+        if r["backend"] == backend and r["outcome"] in NOT_PASSED:
+            groups[message_key(r["message"]) or "(no message)"].append(r["name"])
+    total = sum(len(set(v)) for v in groups.values())
+    lines = [f"# Case folders {describe} does not pass ({total}), for `gen-seq-tests verify "
+             f"-b {backend} --xfail xfail/{backend}.txt`.",
+             "# Written by `gen-seq-tests xfail-update` from a verify --json report; why each "
+             "group fails is in docs/conformance.md.",
+             "# Format: `BACKEND PATTERN` per line, PATTERN a case folder name (a regex "
+             "matching the whole name); `#` starts a comment.", ""]
+    for key, names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        lines.append(f"# {len(names)}: {' '.join(key.split())[:150]}")
+        lines.extend(f"{backend} {name}" for name in sorted(set(names)))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_xfail_files(report: Path, backends: list[str], folder: Path,
+                      describe=None) -> list[Path]:
+    """Write <folder>/<backend>.txt for each backend from the JSON report at `report`; the
+    paths written. `describe(backend)` names the runtime (default: the backend as named)."""
+    try:
+        results = json.loads(report.read_text(encoding="utf-8"))["results"]
+        results = [{k: r[k] for k in ("backend", "outcome", "message", "name")}
+                   for r in results]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise XfailReportError(f"{report}: not a `gen-seq-tests verify --json` report "
+                               f"({type(error).__name__}: {error})") from None
+    found = {r["backend"] for r in results}
+    missing = [b for b in backends if b not in found]
+    if missing:
+        raise XfailReportError(f"{report}: no result of backend {', '.join(missing)} (it has "
+                               f"{', '.join(sorted(found)) or 'none'}); run verify with "
+                               f"-b {missing[0]}")
+    written = []
+    folder.mkdir(parents=True, exist_ok=True)
+    for backend in backends:
+        name = describe(backend) if describe is not None else backend
+        path = folder / f"{backend}.txt"
+        path.write_text(xfail_text(results, backend, name), encoding="utf-8")
+        written.append(path)
+    return written
