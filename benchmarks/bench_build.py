@@ -13,18 +13,25 @@ imports are done before the clock starts, for onnx and for us alike. The median 
 is reported. Targets: cold per case <= onnx per case (ratio <= 1.0, aim 0.5); no-op <= 10% of
 cold. `--phases` adds where a cold build's time goes, measured in one process.
 
+`--versus-cp N` instead measures a cold `build` (a whole process, as a user types it) side by
+side with `cp -a` of the tree it writes, in N alternating pairs (which goes first alternates),
+and prints each pair and the median ratio. Target: cold build <= 1.15 x `cp -a` (the build
+compiles in worker processes while it writes, so it costs about what writing costs).
+
 Whole processes, imports included, as a user types them (`python -m onnx_seq_tests ...`):
 cold `build`, no-op `build`, no-op `build --check`, `--help` and `--version`. Target: a no-op
 `build` and `build --check` at most 15% of a cold build (they decide "nothing to do" from file
 hashes and the manifest, without importing onnx).
 
     python benchmarks/bench_build.py [--cases cases] [--dir TMP] [--repeat 3] [--jobs 2]
+    python benchmarks/bench_build.py --versus-cp 5
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -122,6 +129,53 @@ def wall(*args) -> dict:
     return {"seconds": time.perf_counter() - start, "cases": 1}
 
 
+def versus_cp(cases: Path, base: Path, pairs: int) -> None:
+    """Cold builds and `cp -a` of the built tree, alternating, in fresh processes."""
+    reference = base / "reference"
+    subprocess.run([sys.executable, "-m", "onnx_seq_tests", "build", cases, "-o", reference],
+                   check=True, capture_output=True, cwd=ROOT)
+    ratios, cpu_ratios = [], []
+    print(f"{'pair':>4} {'cold build s':>13} {'cp -a s':>9} {'ratio':>7}   "
+          f"{'CPU s: build':>12} {'cp -a':>6} {'ratio':>6}")
+    for i in range(pairs):
+        out, copy = base / f"cold-{i}", base / f"copy-{i}"
+
+        def build_it(out=out):
+            return timed([sys.executable, "-m", "onnx_seq_tests", "build", cases, "-o", out])
+
+        def copy_it(copy=copy):
+            return timed(["cp", "-a", reference, copy])
+
+        if i % 2:
+            copied, built = copy_it(), build_it()
+        else:
+            built, copied = build_it(), copy_it()
+        ratios.append(built[0] / copied[0])
+        cpu_ratios.append(built[1] / copied[1])
+        print(f"{i + 1:>4} {built[0]:>13.2f} {copied[0]:>9.2f} {ratios[-1]:>7.2f}   "
+              f"{built[1]:>12.2f} {copied[1]:>6.2f} {cpu_ratios[-1]:>6.2f}")
+        shutil.rmtree(out)
+        shutil.rmtree(base / f".{out.name}.build", ignore_errors=True)
+        shutil.rmtree(copy)
+    ratio = statistics.median(ratios)
+    print(f"cold build / cp -a of its tree: median {ratio:.2f} of {pairs} alternating pairs "
+          f"(range {min(ratios):.2f}-{max(ratios):.2f}; target <= 1.15) "
+          f"{'met' if ratio <= 1.15 else 'MISSED'}")
+    print(f"CPU seconds (user + system, the processes and their children): median ratio "
+          f"{statistics.median(cpu_ratios):.2f} (a wall-clock figure on a busy machine mostly "
+          "measures the other processes)")
+
+
+def timed(command: list) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system of it and its children) of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def median(runs: list[dict]) -> dict:
     middle = statistics.median(r["seconds"] for r in runs)
     return {**runs[0], "seconds": middle}
@@ -135,8 +189,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--phases", action="store_true")
+    parser.add_argument("--versus-cp", type=int, default=0, metavar="PAIRS")
     options = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="bench-build-", dir=options.dir))
+    if options.versus_cp:
+        try:
+            versus_cp(options.cases.resolve(), base, options.versus_cp)
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+        return
     try:
         onnx_runs, cold, parallel, noop, floor = [], [], [], [], []
         whole: dict[str, list[dict]] = {}

@@ -16,16 +16,19 @@ import zlib
 from pathlib import Path
 
 import pytest
-from test_publish import run, write_cases
+from fault_injection import Crashed, Faults
+from test_publish import run, snapshot, write_cases
 
 from onnx_seq_tests import SeqTestsError, build, check
 from onnx_seq_tests._core.problems import ArgumentError
+from onnx_seq_tests._suite import build as build_module
 from onnx_seq_tests._suite import freshness
 from onnx_seq_tests._suite.archive import ArchiveError, read_archive
 from onnx_seq_tests._suite.diff import load as load_side
 from onnx_seq_tests._suite.layout import SUITE
 from onnx_seq_tests._suite.manifest import MANIFEST
 from onnx_seq_tests._suite.pack import pack
+from onnx_seq_tests._suite.publish import work_dir
 
 PACKAGE = Path(freshness.__file__).resolve().parent.parent
 
@@ -322,3 +325,29 @@ def test_the_builder_and_the_oracle_have_budgets(tmp_path, text, where, budget):
     assert budget in done.stderr and "_core/budgets.py" in done.stderr
     assert not (tmp_path / "out").exists()
     assert peak < 200 << 20
+
+
+# -- a streamed build (compiling in workers while writing) is as crash-safe ----------------------
+
+@pytest.mark.parametrize("mode", ["error", "crash"])
+def test_a_fault_while_a_streamed_build_writes_leaves_the_old_suite(tmp_path, monkeypatch, mode):
+    """A build that compiles in workers and writes while they compile (at least STREAM_BYTES
+    of case files; lowered here to keep the test small): a fault at a write leaves the old
+    suite whole and no debris."""
+    monkeypatch.setattr(build_module, "STREAM_BYTES", 1)
+    old_cases = write_cases(tmp_path / "cases.yaml", range(12))
+    out = tmp_path / "out"
+    build([old_cases], out)
+    before = snapshot(out)
+    write_cases(old_cases, range(12), values={i: -2.5 for i in range(0, 12, 3)})
+    faults = Faults(5, mode)
+    with monkeypatch.context() as patch:
+        faults.install(patch.setattr)
+        with pytest.raises((OSError, Crashed)):
+            build([old_cases], out)
+    assert faults.fired and snapshot(out) == before
+    report = build([old_cases], out)
+    assert len(report.rebuilt) == 4 and sorted(os.listdir(work_dir(out))) == ["cache.json"]
+    cold = tmp_path / "cold"
+    build([old_cases], cold, jobs=2)
+    assert snapshot(cold) == snapshot(out)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._core.problems import SeqTestsError, one_line, path_argument
+from .._core.regular_files import read_regular
 from . import manifest as manifests
 from .archive import ArchiveError, is_archive, read_archive
 from .resources import GENERATED, is_checkout
@@ -68,7 +69,7 @@ def load(path: Path) -> Side:
         _check_files(label, manifest, files)
         return Side(label, manifest, _sha256(data))
     try:
-        data = manifests.read_regular(path, manifests.MAX_MANIFEST_BYTES + 1)
+        data = read_regular(path, manifests.MAX_MANIFEST_BYTES + 1)
     except OSError as error:
         raise DiffError(f"{path}: cannot read it: {error.strerror or error}") from None
     if len(data) > manifests.MAX_MANIFEST_BYTES:

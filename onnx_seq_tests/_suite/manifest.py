@@ -21,12 +21,12 @@ import hashlib
 import json
 import os
 import re
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._core import versions
 from .._core.problems import SeqTestsError
+from .._core.regular_files import read_regular
 
 if TYPE_CHECKING:  # nothing here imports onnx: a no-op build reads manifests without it
     from .._core.cases import Case
@@ -187,25 +187,6 @@ def read_listed(path: Path, entry) -> bytes:
     and one byte (so a longer file shows as different); see `read_regular`."""
     size = entry.get("size") if isinstance(entry, dict) else None
     return read_regular(path, size + 1 if isinstance(size, int) and size >= 0 else 1)
-
-
-def read_regular(path: Path, limit: int) -> bytes:
-    """At most `limit` bytes of the file at `path`; only a regular file is read (a FIFO or a
-    device would block or never end): OSError otherwise, its `strerror` saying why."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(0, "not a regular file (a FIFO, a device or a socket)", str(path))
-        chunks = []
-        while limit > 0:
-            chunk = os.read(fd, min(limit, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            limit -= len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def verify(root: Path) -> list[str]:

@@ -18,8 +18,9 @@ import tarfile
 from pathlib import Path
 
 from .._core.problems import SeqTestsError, path_argument
+from .._core.regular_files import read_regular
 from .._core.versions import PACKAGE_VERSION
-from .manifest import MANIFEST, MAX_MANIFEST_BYTES, ManifestError, read, read_regular, verify
+from .manifest import MANIFEST, MAX_MANIFEST_BYTES, ManifestError, read, verify
 
 #: The one mtime of every entry.
 MTIME = 0
