@@ -448,3 +448,15 @@ def test_any_mutated_case_folder_gives_one_line(data, how, name):
         except SeqTestsError:
             pass
         assert time.perf_counter() - started < 10
+
+
+def test_coverage_docs_and_mutation_refuse_an_unreadable_case_in_one_line(tmp_path):
+    folder = copy_case(tmp_path / "suite")
+    (folder / "test_data_set_0" / "output_0.pb").unlink()
+    os.mkfifo(folder / "test_data_set_0" / "output_0.pb")
+    (folder / "model.onnx").unlink()
+    os.mkfifo(folder / "model.onnx")
+    for command in (["coverage"], ["mutation"], ["docs", "-o", str(tmp_path / "ops")]):
+        with deadline(20):
+            result = CliRunner().invoke(main, [command[0], str(tmp_path / "suite"), *command[1:]])
+        refused_in_one_line(result, "model.onnx: not a regular file (a FIFO)")
