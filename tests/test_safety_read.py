@@ -267,6 +267,16 @@ def test_the_api_raises_read_errors_only(tmp_path):
         read_case_folder(tmp_path)
     with pytest.raises(ValueError, match="not a valid regex"):
         find_cases(GENERATED, ["("])
+    for bad_argument in (lambda: resolve([123], [GENERATED], GENERATED),
+                         lambda: resolve(None, [GENERATED], GENERATED),
+                         lambda: import_folders(None),
+                         lambda: import_folders([GENERATED], prefix=3),
+                         lambda: read_case_folder(None),
+                         lambda: find_cases(GENERATED, 5),
+                         lambda: case_folders(5),
+                         lambda: suite_info(5)):
+        with pytest.raises(ValueError):
+            bad_argument()
 
 
 # -- one walker, one case key ---------------------------------------------------------------

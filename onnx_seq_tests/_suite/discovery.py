@@ -131,7 +131,7 @@ def manifest_entry(case_folder: Path, cache: dict | None = None) -> dict | None:
 def suite_info(root: Path) -> dict:
     """How reports name a suite: its folder name, and from its manifest (the nearest one at or
     above `root`) the version and the manifest's sha256 (None without one)."""
-    root = Path(root)
+    root = as_path(root, "root")
     manifest = nearest_manifest(root)
     if manifest is None:
         return {"name": Path(os.path.abspath(root)).name, "version": None,
