@@ -26,13 +26,15 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from onnx_seq_tests._cli import main
+from onnx_seq_tests._core.elements import BY_PROTO
 from onnx_seq_tests._core.problems import SeqTestsError
+from onnx_seq_tests._core.value_types import TensorType
 from onnx_seq_tests._read.importer import import_folders
 from onnx_seq_tests._read.load import ReadError, read_folder, resolve
 from onnx_seq_tests._suite.bounded import Limits, parse_json
 from onnx_seq_tests._suite.coverage import suite_coverage
 from onnx_seq_tests._suite.discovery import case_folders, find_cases, suite_info
-from onnx_seq_tests._suite.layout import SUITE, read_case_folder
+from onnx_seq_tests._suite.layout import SUITE, read_case_folder, read_value
 from onnx_seq_tests._suite.tensor_io import TENSOR_IO_SUITE
 from onnx_seq_tests._verify import worker_main
 from onnx_seq_tests._verify.mutation import suite_subjects
@@ -470,3 +472,21 @@ def test_coverage_docs_and_mutation_refuse_an_unreadable_case_in_one_line(tmp_pa
         with deadline(20):
             result = CliRunner().invoke(main, [command[0], str(tmp_path / "suite"), *command[1:]])
         refused_in_one_line(result, "model.onnx: not a regular file (a FIFO)")
+
+
+def test_tensor_data_fields_have_a_bound(tmp_path):
+    """A .pb's repeated data fields are counted before decoding (each string becomes a Python
+    object): more than the bound is refused, whatever the dims say."""
+    strings = TensorProto(data_type=TensorProto.STRING, dims=[5])
+    strings.string_data.extend([b"ab"] * 5)
+    floats = TensorProto(data_type=TensorProto.FLOAT, dims=[5])
+    floats.float_data.extend([1.0] * 5)
+    for proto, limits, message in (
+            (strings, Limits(strings=4), "holds 5 strings, more than the 4"),
+            (floats, Limits(elements=4), "holds 5 values, more than the 4 elements")):
+        pb = tmp_path / f"{proto.data_type}.pb"
+        pb.write_bytes(proto.SerializeToString())
+        value_type = TensorType(BY_PROTO[proto.data_type], (5,))
+        assert len(read_value(pb, value_type, "x")) == 5  # within the default bounds
+        with pytest.raises(ReadError, match=message):
+            read_value(pb, value_type, "x", limits=limits)

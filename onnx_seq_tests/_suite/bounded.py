@@ -30,7 +30,8 @@ class Limits:
     folder_bytes: int = 1024 * 2**20  # every file of one case folder together
     folder_files: int = 20_000  # .pb files of one case folder
     data_sets: int = 1_000  # test_data_set_<k> folders of one case folder
-    elements: int = 2**28  # elements of one tensor, as its dims say
+    elements: int = 2**28  # elements of one tensor, as its dims or its data fields say
+    strings: int = 2**20  # strings of one string tensor (each becomes a Python object)
     json_bytes: int = 64 * 2**20  # manifest.json
     small_json_bytes: int = 2**16  # data.json
     json_depth: int = 32  # nesting of lists and objects in a JSON file
@@ -160,6 +161,14 @@ def check_tensor(tensor: TensorProto, path, what: str, limits: Limits = LIMITS) 
     """ReadError when a tensor's data is external or its dims ask for too many elements."""
     if tensor.data_location == TensorProto.EXTERNAL or len(tensor.external_data):
         raise ReadError(f"{shown(path)}: {what} {_EXTERNAL}")
+    if len(tensor.string_data) > limits.strings:
+        raise ReadError(f"{shown(path)}: {what} holds {len(tensor.string_data)} strings, more "
+                        f"than the {limits.strings} a tensor may hold")
+    stored = max(len(tensor.float_data), len(tensor.int32_data), len(tensor.int64_data),
+                 len(tensor.double_data), len(tensor.uint64_data))
+    if stored > limits.elements:
+        raise ReadError(f"{shown(path)}: {what} holds {stored} values, more than the "
+                        f"{limits.elements} elements a tensor may have")
     count = 1
     for dim in tensor.dims:
         if dim < 0:
