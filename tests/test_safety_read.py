@@ -490,3 +490,22 @@ def test_tensor_data_fields_have_a_bound(tmp_path):
         assert len(read_value(pb, value_type, "x")) == 5  # within the default bounds
         with pytest.raises(ReadError, match=message):
             read_value(pb, value_type, "x", limits=limits)
+
+
+def test_a_huge_file_is_refused_within_a_memory_limit(tmp_path):
+    """In a process limited to 1.5 GiB of address space (the limit is the point, so a real
+    process): a 4 GiB sparse .pb is refused by its size, before a byte is read."""
+    import subprocess
+    import sys
+
+    folder = copy_case(tmp_path / "suite")
+    with open(folder / "test_data_set_0" / "input_0.pb", "r+b") as f:
+        f.truncate(4 * 2**30)
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (3 * 2**29,) * 2); "
+            "from onnx_seq_tests._cli import main; sys.argv[0] = 'gen-seq-tests'; main()")
+    done = subprocess.run([sys.executable, "-c", code, "show", str(folder)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"error: {folder}/test_data_set_0/input_0.pb: {4 * 2**30} bytes, more than the "
+        f"{256 * 2**20} bytes a .pb file may have"]
