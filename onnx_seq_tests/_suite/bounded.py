@@ -121,30 +121,35 @@ def load_json(path: Path, limit: int, depth: int = LIMITS.json_depth, what: str 
 
 
 def parse_json(data: bytes, path, depth: int = LIMITS.json_depth):
-    """JSON bytes decoded, refused when lists and objects nest deeper than `depth`."""
-    level, deepest, in_string, escaped = 0, 0, False, False
-    for byte in data:  # nesting counted before the parser recurses
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:
-                escaped = True
-            elif byte == 0x22:
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):
-            level += 1
-            deepest = max(deepest, level)
-            if deepest > depth:
-                raise ReadError(f"{shown(path)}: nested more than {depth} levels deep; not a "
-                                "file this tool writes")
-        elif byte in (0x5D, 0x7D):
-            level -= 1
+    """JSON bytes decoded, refused when lists and objects nest deeper than `depth` (json's own
+    recursion bound first, then the value's depth, walked without recursion)."""
     try:
-        return json.loads(data)
-    except (ValueError, RecursionError) as error:
+        value = json.loads(data)
+    except RecursionError:
+        value = None
+        deepest = depth + 1
+    except ValueError as error:
         raise ReadError(f"{shown(path)}: not valid JSON ({_first_line(error)})") from None
+    else:
+        deepest = _depth(value, depth)
+    if deepest > depth:
+        raise ReadError(f"{shown(path)}: nested more than {depth} levels deep; not a file "
+                        "this tool writes")
+    return value
+
+
+def _depth(value, limit: int) -> int:
+    """How deep lists and objects nest in `value` (counting stops past `limit`)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, level)
+            if deepest > limit:
+                return deepest
+            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict)
+                                                   else item) if isinstance(v, (list, dict)))
+    return deepest
 
 
 def _first_line(error: BaseException) -> str:
