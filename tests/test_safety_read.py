@@ -253,6 +253,11 @@ def test_folder_names_that_are_not_utf8(tmp_path):
     refused_in_one_line(show(suite / odd), "test_caf\\udce9", "not a valid SequenceProto")
     refused_in_one_line(show(suite), "test_caf\\udce9")
     assert "not a valid SequenceProto" in verify_reads(suite / odd)
+    done = CliRunner().invoke(main, ["verify", str(suite), "-b", "reference", "--json",
+                                     str(tmp_path / "r.json")])
+    assert done.exit_code == 1 and "Traceback" not in done.output, done.output
+    results = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["results"]
+    assert sorted(r["case"] for r in results) == ["test_caf\\udce9", CASE]
 
 
 # -- the Python API -------------------------------------------------------------------------

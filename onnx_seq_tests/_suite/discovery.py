@@ -181,8 +181,8 @@ class CaseRef:
     """A case folder found under a suite root, with what the suite's manifest says of it."""
 
     path: Path
-    case: str  # the case key: relative to its suite root, '/'-separated
-    name: str
+    case: str  # the case key: relative to its suite root, '/'-separated, one_line-escaped
+    name: str  # the folder's name, escaped alike (a name that is not UTF-8: `test_caf\udce9`)
     operators: tuple[str, ...] | None  # None: not in a manifest, read from the model
     opset: int | None
     source: str
@@ -231,7 +231,7 @@ def _ref(path: Path, root: Path, cache: dict) -> CaseRef:
         case = path.name if absolute == base else _relative(absolute, base)
         entry = {}
     operators, opset, source = entry.get("operators"), entry.get("opset"), entry.get("source")
-    return CaseRef(path, case, path.name,
+    return CaseRef(path, shown(case), shown(path.name),
                    tuple(operators) if isinstance(operators, list) else None,
                    opset if isinstance(opset, int) else None,
                    source if isinstance(source, str) else "")
