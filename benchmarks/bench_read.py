@@ -1,5 +1,8 @@
 """Reading the suite, in one process, one figure per step (seconds, median of --repeat runs):
 
+  read      read every case folder with the one bounded reader, as verify's workers do
+            (layout.read_case_folder, strict=False)
+  strict    the same, strict (as show and import read: unknown fields, value types checked)
   show      read every case folder of the suite and render it as `gen-seq-tests show` does
   docs      the operator pages of the suite, in memory (what the staleness test computes)
   import    every case folder to case-file YAML (what the round-trip test does first)
@@ -21,7 +24,7 @@ from onnx_seq_tests._read.load import read_folder
 from onnx_seq_tests._read.operator_pages import pages
 from onnx_seq_tests._read.show import render
 from onnx_seq_tests._suite.build import build
-from onnx_seq_tests._suite.layout import case_folders
+from onnx_seq_tests._suite.layout import case_folders, read_case_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,8 +35,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     folders = case_folders(args.suite)
-    figures: dict[str, list[float]] = {"show": [], "docs": [], "import": [], "build": []}
+    figures: dict[str, list[float]] = {"read": [], "strict": [], "show": [], "docs": [],
+                                       "import": [], "build": []}
     for _ in range(args.repeat):
+        for step, strict in (("read", False), ("strict", True)):
+            started = time.perf_counter()
+            for folder in folders:
+                read_case_folder(folder, strict=strict)
+            figures[step].append(time.perf_counter() - started)
         started = time.perf_counter()
         for folder in folders:
             render(read_folder(folder))

@@ -7,7 +7,8 @@ private. Names are imported on first use, so `import onnx_seq_tests` loads no on
     build(paths, out_root) -> BuildReport      compile cases into a suite folder, incrementally
     check(paths, out_root) -> list[str]        the drift check: what differs, [] when nothing
     verify(root, specs) -> list[Result]        run a built suite on backends and judge it
-    read_case_folder(path) -> CaseFolder       one test_<name> folder read as a consumer reads it
+    read_case_folder(path) -> CaseFolder       one test_<name> folder read as a consumer reads it,
+                                               as untrusted data (bounded); ReadError for bad input
     compare(expected, actual, ...) -> list[str]  the verifier's comparator, one line per difference
     backend_test(backend, data_dir)            onnx's backend-test Runner over a built suite
 """
@@ -29,6 +30,7 @@ _PUBLIC = {
     "Result": ("._verify.verifier", "Result"),
     "read_case_folder": ("._suite.layout", "read_case_folder"),
     "CaseFolder": ("._suite.layout", "CaseFolder"),
+    "ReadError": ("._suite.bounded", "ReadError"),
     "compare": ("._core.compare", "compare_outputs"),
     "assert_outputs_match": ("._core.compare", "assert_outputs_match"),
     "backend_test": ("._verify.backend_test", "backend_test"),
@@ -48,10 +50,10 @@ _PUBLIC = {
 }
 
 __all__ = ["__version__", "BuildReport", "Case", "CaseFileError", "CaseFolder", "DataSet",
-          "ElementType", "Graph", "Node", "OptionalType", "OutputError", "Problem", "Result",
-          "SeqTestsError", "SequenceType", "TensorType", "ValueDecl", "assert_outputs_match",
-          "backend_test", "build", "check", "compare", "load_cases", "read_case_folder",
-           "suite_dir", "verify"]
+          "ElementType", "Graph", "Node", "OptionalType", "OutputError", "Problem", "ReadError",
+          "Result", "SeqTestsError", "SequenceType", "TensorType", "ValueDecl",
+          "assert_outputs_match", "backend_test", "build", "check", "compare", "load_cases",
+          "read_case_folder", "suite_dir", "verify"]
 
 if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__ imports lazily
     from ._casefile.reader import load_cases
@@ -61,6 +63,7 @@ if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__
     from ._core.elements import ElementType
     from ._core.problems import CaseFileError, Problem, SeqTestsError
     from ._core.value_types import OptionalType, SequenceType, TensorType
+    from ._suite.bounded import ReadError
     from ._suite.build import BuildReport, OutputError, build, check
     from ._suite.layout import CaseFolder, read_case_folder
     from ._suite.resources import suite_dir

@@ -10,6 +10,7 @@ imports no onnx: `--help`, `--version` and a no-op `build` never load it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -64,6 +65,17 @@ def _jobs(jobs: int) -> int:
 def _say(text: str, err: bool = False) -> None:
     """Print one line; user text in it (paths, names) is escaped by `one_line`."""
     click.echo(one_line(text), err=err)
+
+
+@contextlib.contextmanager
+def _reading_a_suite():
+    """A suite folder or case folder that cannot be read (a ReadError): one line, exit 2."""
+    from ._suite.bounded import ReadError
+
+    try:
+        yield
+    except ReadError as error:
+        raise Refused(str(error)) from None
 
 
 def _warn(message: str) -> None:
@@ -450,19 +462,20 @@ def coverage(root: Path | None, markdown_path: Path | None) -> None:
     from ._suite.layout import case_folders
 
     root = root or Path(DEFAULT_OUT)
-    if not root.is_dir() or not case_folders(root):
-        raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
-                      "first with `gen-seq-tests build`, or give its output root")
-    drift = onnx_drift()
-    if drift:
-        _warn(drift)
-    from ._verify import mutation
+    with _reading_a_suite():
+        if not root.is_dir() or not case_folders(root):
+            raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
+                          "first with `gen-seq-tests build`, or give its output root")
+        drift = onnx_drift()
+        if drift:
+            _warn(drift)
+        from ._verify import mutation
 
-    ours = measure.summarize(measure.suite_coverage(root))
-    theirs = measure.summarize(measure.onnx_coverage())
-    text = measure.report(ours, theirs, root.as_posix(),
-                         measure.tensor_io_form(root)) + "\n" + mutation.markdown(
-        *_mutation_scores(root))
+        ours = measure.summarize(measure.suite_coverage(root))
+        theirs = measure.summarize(measure.onnx_coverage())
+        text = measure.report(ours, theirs, root.as_posix(),
+                             measure.tensor_io_form(root)) + "\n" + mutation.markdown(
+            *_mutation_scores(root))
     if markdown_path is None:
         click.echo(text, nl=False)
         return
@@ -519,9 +532,10 @@ def docs(root: Path | None, out_dir: Path, check: bool) -> None:
     from ._suite.layout import case_folders
 
     root = root or Path(DEFAULT_OUT)
-    if not root.is_dir() or not case_folders(root):
-        raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
-                       "first with `gen-seq-tests build`, or give its output root")
+    with _reading_a_suite():
+        if not root.is_dir() or not case_folders(root):
+            raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
+                          "first with `gen-seq-tests build`, or give its output root")
     try:
         if check:
             stale = stale_pages(root, out_dir)
@@ -598,10 +612,11 @@ def mutation_score(root: Path | None, markdown_path: Path | None) -> None:
     from ._verify import mutation
 
     root = root or Path(DEFAULT_OUT)
-    if not root.is_dir() or not case_folders(root):
-        raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
-                       "first with `gen-seq-tests build`, or give its output root")
-    ours, theirs = _mutation_scores(root)
+    with _reading_a_suite():
+        if not root.is_dir() or not case_folders(root):
+            raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
+                          "first with `gen-seq-tests build`, or give its output root")
+        ours, theirs = _mutation_scores(root)
     text = mutation.markdown(ours, theirs)
     if markdown_path is None:
         click.echo(text, nl=False)

@@ -26,13 +26,15 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from onnx_seq_tests._cli import main
+from onnx_seq_tests._core.elements import BY_PROTO
 from onnx_seq_tests._core.problems import SeqTestsError
+from onnx_seq_tests._core.value_types import TensorType
 from onnx_seq_tests._read.importer import import_folders
 from onnx_seq_tests._read.load import ReadError, read_folder, resolve
 from onnx_seq_tests._suite.bounded import Limits, parse_json
 from onnx_seq_tests._suite.coverage import suite_coverage
 from onnx_seq_tests._suite.discovery import case_folders, find_cases, suite_info
-from onnx_seq_tests._suite.layout import SUITE, read_case_folder
+from onnx_seq_tests._suite.layout import SUITE, read_case_folder, read_value
 from onnx_seq_tests._suite.tensor_io import TENSOR_IO_SUITE
 from onnx_seq_tests._verify import worker_main
 from onnx_seq_tests._verify.mutation import suite_subjects
@@ -251,6 +253,11 @@ def test_folder_names_that_are_not_utf8(tmp_path):
     refused_in_one_line(show(suite / odd), "test_caf\\udce9", "not a valid SequenceProto")
     refused_in_one_line(show(suite), "test_caf\\udce9")
     assert "not a valid SequenceProto" in verify_reads(suite / odd)
+    done = CliRunner().invoke(main, ["verify", str(suite), "-b", "reference", "--json",
+                                     str(tmp_path / "r.json")])
+    assert done.exit_code == 1 and "Traceback" not in done.output, done.output
+    results = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["results"]
+    assert sorted(r["case"] for r in results) == ["test_caf\\udce9", CASE]
 
 
 # -- the Python API -------------------------------------------------------------------------
@@ -267,6 +274,16 @@ def test_the_api_raises_read_errors_only(tmp_path):
         read_case_folder(tmp_path)
     with pytest.raises(ValueError, match="not a valid regex"):
         find_cases(GENERATED, ["("])
+    for bad_argument in (lambda: resolve([123], [GENERATED], GENERATED),
+                         lambda: resolve(None, [GENERATED], GENERATED),
+                         lambda: import_folders(None),
+                         lambda: import_folders([GENERATED], prefix=3),
+                         lambda: read_case_folder(None),
+                         lambda: find_cases(GENERATED, 5),
+                         lambda: case_folders(5),
+                         lambda: suite_info(5)):
+        with pytest.raises(ValueError):
+            bad_argument()
 
 
 # -- one walker, one case key ---------------------------------------------------------------
@@ -448,3 +465,52 @@ def test_any_mutated_case_folder_gives_one_line(data, how, name):
         except SeqTestsError:
             pass
         assert time.perf_counter() - started < 10
+
+
+def test_coverage_docs_and_mutation_refuse_an_unreadable_case_in_one_line(tmp_path):
+    folder = copy_case(tmp_path / "suite")
+    (folder / "test_data_set_0" / "output_0.pb").unlink()
+    os.mkfifo(folder / "test_data_set_0" / "output_0.pb")
+    (folder / "model.onnx").unlink()
+    os.mkfifo(folder / "model.onnx")
+    for command in (["coverage"], ["mutation"], ["docs", "-o", str(tmp_path / "ops")]):
+        with deadline(20):
+            result = CliRunner().invoke(main, [command[0], str(tmp_path / "suite"), *command[1:]])
+        refused_in_one_line(result, "model.onnx: not a regular file (a FIFO)")
+
+
+def test_tensor_data_fields_have_a_bound(tmp_path):
+    """A .pb's repeated data fields are counted before decoding (each string becomes a Python
+    object): more than the bound is refused, whatever the dims say."""
+    strings = TensorProto(data_type=TensorProto.STRING, dims=[5])
+    strings.string_data.extend([b"ab"] * 5)
+    floats = TensorProto(data_type=TensorProto.FLOAT, dims=[5])
+    floats.float_data.extend([1.0] * 5)
+    for proto, limits, message in (
+            (strings, Limits(strings=4), "holds 5 strings, more than the 4"),
+            (floats, Limits(elements=4), "holds 5 values, more than the 4 elements")):
+        pb = tmp_path / f"{proto.data_type}.pb"
+        pb.write_bytes(proto.SerializeToString())
+        value_type = TensorType(BY_PROTO[proto.data_type], (5,))
+        assert len(read_value(pb, value_type, "x")) == 5  # within the default bounds
+        with pytest.raises(ReadError, match=message):
+            read_value(pb, value_type, "x", limits=limits)
+
+
+def test_a_huge_file_is_refused_within_a_memory_limit(tmp_path):
+    """In a process limited to 1.5 GiB of address space (the limit is the point, so a real
+    process): a 4 GiB sparse .pb is refused by its size, before a byte is read."""
+    import subprocess
+    import sys
+
+    folder = copy_case(tmp_path / "suite")
+    with open(folder / "test_data_set_0" / "input_0.pb", "r+b") as f:
+        f.truncate(4 * 2**30)
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (3 * 2**29,) * 2); "
+            "from onnx_seq_tests._cli import main; sys.argv[0] = 'gen-seq-tests'; main()")
+    done = subprocess.run([sys.executable, "-c", code, "show", str(folder)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"error: {folder}/test_data_set_0/input_0.pb: {4 * 2**30} bytes, more than the "
+        f"{256 * 2**20} bytes a .pb file may have"]

@@ -10,7 +10,7 @@ from .._casefile.reader import case_files, load_cases
 from .._core.cases import Case
 from .._core.problems import CaseFileError, one_line
 from .._core.value_types import ValueType
-from .._suite.bounded import ReadError
+from .._suite.bounded import ReadError, as_path, as_paths
 from .._suite.bounded import shown as shown_path
 from .._suite.codec import decode, encode
 from .._suite.discovery import case_folders, manifest_entry, nearest_manifest
@@ -77,7 +77,11 @@ def from_case(case: Case) -> Shown:
 
 def resolve(targets, cases_paths, suite_root: Path) -> list[Shown]:
     """The cases named by `targets`, in order: case names (plain, expanded or `test_<name>`),
-    case folders, suite folders (every case folder below), case files (every case in them)."""
+    case folders, suite folders (every case folder below), case files (every case in them).
+    ReadError for what cannot be read or found; ValueError for an argument of another type."""
+    targets = [str(t) for t in as_paths(targets, "targets")]
+    cases_paths = as_paths(cases_paths, "cases_paths")
+    suite_root = as_path(suite_root, "suite_root")
     shown: list[Shown] = []
     names: list[tuple[int, str]] = []
     for target in targets:

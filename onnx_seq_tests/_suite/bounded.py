@@ -30,7 +30,8 @@ class Limits:
     folder_bytes: int = 1024 * 2**20  # every file of one case folder together
     folder_files: int = 20_000  # .pb files of one case folder
     data_sets: int = 1_000  # test_data_set_<k> folders of one case folder
-    elements: int = 2**28  # elements of one tensor, as its dims say
+    elements: int = 2**28  # elements of one tensor, as its dims or its data fields say
+    strings: int = 2**20  # strings of one string tensor (each becomes a Python object)
     json_bytes: int = 64 * 2**20  # manifest.json
     small_json_bytes: int = 2**16  # data.json
     json_depth: int = 32  # nesting of lists and objects in a JSON file
@@ -120,30 +121,35 @@ def load_json(path: Path, limit: int, depth: int = LIMITS.json_depth, what: str 
 
 
 def parse_json(data: bytes, path, depth: int = LIMITS.json_depth):
-    """JSON bytes decoded, refused when lists and objects nest deeper than `depth`."""
-    level, deepest, in_string, escaped = 0, 0, False, False
-    for byte in data:  # nesting counted before the parser recurses
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:
-                escaped = True
-            elif byte == 0x22:
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):
-            level += 1
-            deepest = max(deepest, level)
-            if deepest > depth:
-                raise ReadError(f"{shown(path)}: nested more than {depth} levels deep; not a "
-                                "file this tool writes")
-        elif byte in (0x5D, 0x7D):
-            level -= 1
+    """JSON bytes decoded, refused when lists and objects nest deeper than `depth` (json's own
+    recursion bound first, then the value's depth, walked without recursion)."""
     try:
-        return json.loads(data)
-    except (ValueError, RecursionError) as error:
+        value = json.loads(data)
+    except RecursionError:
+        value = None
+        deepest = depth + 1
+    except ValueError as error:
         raise ReadError(f"{shown(path)}: not valid JSON ({_first_line(error)})") from None
+    else:
+        deepest = _depth(value, depth)
+    if deepest > depth:
+        raise ReadError(f"{shown(path)}: nested more than {depth} levels deep; not a file "
+                        "this tool writes")
+    return value
+
+
+def _depth(value, limit: int) -> int:
+    """How deep lists and objects nest in `value` (counting stops past `limit`)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, level)
+            if deepest > limit:
+                return deepest
+            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict)
+                                                   else item) if isinstance(v, (list, dict)))
+    return deepest
 
 
 def _first_line(error: BaseException) -> str:
@@ -160,6 +166,14 @@ def check_tensor(tensor: TensorProto, path, what: str, limits: Limits = LIMITS) 
     """ReadError when a tensor's data is external or its dims ask for too many elements."""
     if tensor.data_location == TensorProto.EXTERNAL or len(tensor.external_data):
         raise ReadError(f"{shown(path)}: {what} {_EXTERNAL}")
+    if len(tensor.string_data) > limits.strings:
+        raise ReadError(f"{shown(path)}: {what} holds {len(tensor.string_data)} strings, more "
+                        f"than the {limits.strings} a tensor may hold")
+    stored = max(len(tensor.float_data), len(tensor.int32_data), len(tensor.int64_data),
+                 len(tensor.double_data), len(tensor.uint64_data))
+    if stored > limits.elements:
+        raise ReadError(f"{shown(path)}: {what} holds {stored} values, more than the "
+                        f"{limits.elements} elements a tensor may have")
     count = 1
     for dim in tensor.dims:
         if dim < 0:

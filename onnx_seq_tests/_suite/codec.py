@@ -97,6 +97,8 @@ def parse(data: bytes, value_type: ValueType) -> Proto:
 
 
 def read_value(path, value_type: ValueType):
-    """Read a .pb file as a consumer does: decoded by the graph value's type."""
-    with open(path, "rb") as f:
-        return decode(parse(f.read(), value_type))
+    """Read a .pb file as a consumer does: decoded by the graph value's type, through the one
+    bounded reader (layout.read_value, not strict); ReadError for a file it refuses."""
+    from .layout import read_value as read_bounded  # layout imports this module
+
+    return read_bounded(path, value_type, strict=False)

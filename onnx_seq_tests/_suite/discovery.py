@@ -86,10 +86,25 @@ class SuiteManifest:
 
 def read_manifest(folder: Path) -> SuiteManifest | None:
     """The suite manifest in `folder`, or None when there is none or it is not one (too big,
-    too deep, not JSON, not an object with a "cases" object)."""
+    too deep, not JSON, not an object with a "cases" object). The last one read is kept while
+    its file is unchanged (same inode, size and mtime): a command asks for it several times.
+    Read its entries; do not change them."""
     path = Path(folder) / MANIFEST
-    if not path.exists():
+    try:
+        info = os.stat(path)
+    except OSError:
         return None
+    key = (os.path.abspath(path), info.st_ino, info.st_size, info.st_mtime_ns)
+    if key not in _READ:
+        _READ.clear()  # one manifest (or a few) per command: keep the last one only
+        _READ[key] = _read_manifest(path)
+    return _READ[key]
+
+
+_READ: dict = {}
+
+
+def _read_manifest(path: Path) -> SuiteManifest | None:
     try:
         data = read_bytes(path, LIMITS.json_bytes, "manifest")
         manifest = parse_json(data, path, LIMITS.json_depth)
@@ -102,36 +117,55 @@ def read_manifest(folder: Path) -> SuiteManifest | None:
     by_folder = {entry["folder"]: entry for entry in by_name.values()
                  if isinstance(entry.get("folder"), str)}
     version = manifest.get("suite_version") or manifest.get("generator_version")
-    return SuiteManifest(Path(folder).absolute(), by_folder, by_name,
+    return SuiteManifest(Path(os.path.abspath(path)).parent, by_folder, by_name,
                          version if isinstance(version, str) else None,
                          hashlib.sha256(data).hexdigest())
 
 
 def nearest_manifest(folder: Path, cache: dict | None = None) -> SuiteManifest | None:
-    """The suite manifest of `folder` itself or the nearest folder above it that has one."""
+    """The suite manifest of `folder` itself or the nearest folder above it that has one;
+    `cache` (absolute folder text -> manifest or None) is shared by the calls of one search."""
     cache = {} if cache is None else cache
-    folder = Path(os.path.abspath(folder))
-    for place in [folder, *folder.parents]:
-        if place not in cache:
-            cache[place] = read_manifest(place)
-        if cache[place] is not None:
-            return cache[place]
-    return None
+    place = os.path.abspath(folder)
+    climbed = []
+    while place not in cache:
+        manifest = read_manifest(Path(place))
+        if manifest is not None:
+            cache[place] = manifest
+            break
+        climbed.append(place)
+        parent = os.path.dirname(place)
+        if parent == place:
+            cache[place] = None
+            break
+        place = parent
+    for below in climbed:
+        cache[below] = cache[place]
+    return cache[place]
 
 
 def manifest_entry(case_folder: Path, cache: dict | None = None) -> dict | None:
     """The manifest entry of a case folder from its suite's manifest, or None."""
-    absolute = Path(os.path.abspath(case_folder))
-    manifest = nearest_manifest(absolute.parent, cache)
+    absolute = os.path.abspath(case_folder)
+    manifest = nearest_manifest(os.path.dirname(absolute), cache)
     if manifest is None:
         return None
-    return manifest.by_folder.get(absolute.relative_to(manifest.root).as_posix())
+    return manifest.by_folder.get(_relative(absolute, manifest.root))
+
+
+def _relative(absolute: str, root) -> str:
+    """`absolute` relative to the folder `root` above it, '/'-separated."""
+    root = str(root)
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    if absolute.startswith(prefix):
+        return absolute[len(prefix):].replace(os.sep, "/")
+    return Path(os.path.relpath(absolute, root)).as_posix()
 
 
 def suite_info(root: Path) -> dict:
     """How reports name a suite: its folder name, and from its manifest (the nearest one at or
     above `root`) the version and the manifest's sha256 (None without one)."""
-    root = Path(root)
+    root = as_path(root, "root")
     manifest = nearest_manifest(root)
     if manifest is None:
         return {"name": Path(os.path.abspath(root)).name, "version": None,
@@ -147,8 +181,8 @@ class CaseRef:
     """A case folder found under a suite root, with what the suite's manifest says of it."""
 
     path: Path
-    case: str  # the case key: relative to its suite root, '/'-separated
-    name: str
+    case: str  # the case key: relative to its suite root, '/'-separated, one_line-escaped
+    name: str  # the folder's name, escaped alike (a name that is not UTF-8: `test_caf\udce9`)
     operators: tuple[str, ...] | None  # None: not in a manifest, read from the model
     opset: int | None
     source: str
@@ -175,10 +209,11 @@ def find_cases(roots, select: list[str] | tuple[str, ...] = ()) -> list[CaseRef]
             raise NoCasesError(f"no case folders (test_*/model.onnx) under {shown(root)}; build "
                                "the suite with `gen-seq-tests build` or name a suite folder")
         for path in folders:
-            real = os.path.realpath(path)
-            if real in seen:
-                continue
-            seen.add(real)
+            if len(roots) > 1:  # the walker gives each real folder once per root
+                real = os.path.realpath(path)
+                if real in seen:
+                    continue
+                seen.add(real)
             refs.append(_ref(path, root, cache))
     if patterns:
         refs = [r for r in refs if any(p.search(r.name) or p.search(r.case) for p in patterns)]
@@ -186,17 +221,17 @@ def find_cases(roots, select: list[str] | tuple[str, ...] = ()) -> list[CaseRef]
 
 
 def _ref(path: Path, root: Path, cache: dict) -> CaseRef:
-    absolute = Path(os.path.abspath(path))
-    manifest = nearest_manifest(absolute.parent, cache)
+    absolute = os.path.abspath(path)
+    manifest = nearest_manifest(os.path.dirname(absolute), cache)
     if manifest is not None:
-        case = absolute.relative_to(manifest.root).as_posix()
+        case = _relative(absolute, manifest.root)
         entry = manifest.by_folder.get(case) or {}
     else:
-        base = Path(os.path.abspath(root))
-        case = path.name if absolute == base else absolute.relative_to(base).as_posix()
+        base = os.path.abspath(root)
+        case = path.name if absolute == base else _relative(absolute, base)
         entry = {}
     operators, opset, source = entry.get("operators"), entry.get("opset"), entry.get("source")
-    return CaseRef(path, case, path.name,
+    return CaseRef(path, shown(case), shown(path.name),
                    tuple(operators) if isinstance(operators, list) else None,
                    opset if isinstance(opset, int) else None,
                    source if isinstance(source, str) else "")
