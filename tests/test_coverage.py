@@ -184,7 +184,7 @@ def test_cli_writes_the_report(suite_root, tmp_path, ours, theirs, mutation_tabl
     assert target.read_text(encoding="utf-8") == coverage.report(
         ours, theirs, suite_root.as_posix(), tensor_io) + "\n" + mutation_table
     count = len(mutation.mutants())
-    assert f"| this suite | 798 | {count} of {count} | 100% |" in mutation_table
+    assert f"| this suite | 804 | {count} of {count} | 100% |" in mutation_table
 
 
 def test_the_tensor_boundary_form_is_reported_apart(suite_root, ours):
