@@ -499,11 +499,11 @@ def test_scalar_spellings_read_as_written(element, text, value):
 
 
 @pytest.mark.parametrize(("element", "text"), [
-    ("float", "nan:0x7fa00001"), ("float", "nan:0xffc00000"), ("float16", "nan:0x7d01"),
-    ("double", "nan:0x7ff0000000000001"), ("bfloat16", "nan:0xff81"),
+    ("float", "nan(0x7fa00001)"), ("float", "nan(0xffc00000)"), ("float16", "nan(0x7d01)"),
+    ("double", "nan(0x7ff0000000000001)"), ("bfloat16", "nan(0xff81)"),
 ])
 def test_a_nan_is_read_by_its_bits_and_written_back_so(element, text):
-    """A NaN spelled nan:0x<bits> keeps exactly those bits; the writer spells it the same way,
+    """A NaN spelled nan(0x<bits>) keeps exactly those bits; the writer spells it the same way,
     and spells the NaN numpy makes as plain nan."""
     import numpy as np
 
@@ -512,19 +512,20 @@ def test_a_nan_is_read_by_its_bits_and_written_back_so(element, text):
     value = ELEMENTS[element].parse(text, quoted=False)
     dtype = ELEMENTS[element].dtype
     assert np.asarray(value).dtype == dtype
-    assert int(np.asarray(value).view(f"u{dtype.itemsize}")) == int(text[4:], 16)
+    assert int(np.asarray(value).view(f"u{dtype.itemsize}")) == int(text[6:-1], 16)
     assert nan_text(value) == text
     assert nan_text(np.array([value], dtype=dtype)[0]) == text  # kept inside an array
     assert nan_text(np.array(np.nan, dtype=dtype)) == "nan"
 
 
 @pytest.mark.parametrize(("element", "text", "message"), [
-    ("float", "nan:0x3f800000", "nan:0x3f800000 is not a NaN of float (it reads as 1.0); write "
+    ("float", "nan(0x3f800000)", "nan(0x3f800000) is not a NaN of float (it reads as 1.0); write "
                                 "the number itself, or the bits of a NaN"),
-    ("float", "nan:0x1ffffffff", "'nan:0x1ffffffff' is not a float bit pattern; write nan:0x and "
-                                 "at most 8 hexadecimal digits, such as nan:0x7fffffff"),
-    ("float16", "nan:0xq", "'nan:0xq' is not a float16 bit pattern; write nan:0x and at most 4 "
-                           "hexadecimal digits, such as nan:0x7fff"),
+    ("float", "nan(0x1ffffffff)", "'nan(0x1ffffffff)' is not a float bit pattern; write "
+                                  "nan(0x...) with at most 8 hexadecimal digits, such as "
+                                  "nan(0x7fffffff)"),
+    ("float16", "nan(0xq)", "'nan(0xq)' is not a float16 bit pattern; write nan(0x...) with at "
+                            "most 4 hexadecimal digits, such as nan(0x7fff)"),
 ])
 def test_nan_bits_that_are_not_a_nan_are_refused(element, text, message):
     from onnx_seq_tests._core.elements import ELEMENTS, ScalarError

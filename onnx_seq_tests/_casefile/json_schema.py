@@ -45,8 +45,8 @@ LOADER_ONLY = (
 
 _DRAFT = "http://json-schema.org/draft-07/schema#"
 _PLACEHOLDER = casefile.PLACEHOLDER_TEXT
-_FLOAT_WORD = {"type": "string",  # nan, inf, -inf, or a NaN by its bits: nan:0x7fa00001
-               "pattern": r"^([-+]?\.?([nN][aA][nN]|[iI][nN][fF])|nan:0x[0-9a-fA-F]+)$"}
+_FLOAT_WORD = {"type": "string",  # nan, inf, -inf, or a NaN by its bits: nan(0x7fa00001)
+               "pattern": r"^([-+]?\.?([nN][aA][nN]|[iI][nN][fF])|nan\(0x[0-9a-fA-F]+\))$"}
 
 
 def _ref(name: str) -> dict:

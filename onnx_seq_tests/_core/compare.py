@@ -199,7 +199,7 @@ def _describe(value) -> str:
 
 def _show_element(value) -> str:
     """One tensor element as a message shows it; a NaN with its bits when they are not the
-    usual ones (`nan:0x7fa00001`)."""
+    usual ones (`nan(0x7fa00001)`)."""
     if isinstance(value, np.generic) and value.dtype.kind not in "OSUbiuc" and bool(
             is_nan(value)):
         return nan_text(value)

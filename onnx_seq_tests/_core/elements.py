@@ -8,7 +8,7 @@ Scalars are read from their YAML text, never from YAML 1.1's guesses: bools are 
 only (`no`, `off`, `yes` are refused); integers are plain decimals (`010`, `0x10`, `1_000`,
 `1:30` are refused, each with the reason); floats are decimals with an optional exponent
 (`1e-3` is a number), `nan`, `inf`, `-inf`, and a NaN of a chosen bit pattern as
-`nan:0x7fa00001` (the element's whole bit pattern in hexadecimal, which must be a NaN of that
+`nan(0x7fa00001)` (the element's whole bit pattern in hexadecimal, which must be a NaN of that
 type; plain `nan` is the NaN numpy makes, `nan_bits` below); complex values are strings such
 as '1.5-2j'; a string element is the text as written. A value outside its type's range is
 refused, as is a nonzero float that would be stored as 0 and, for types of 8 bits or fewer, a
@@ -74,7 +74,7 @@ class ElementType:
         if self.kind == "int":
             return _parse_int(text, self)
         if self.kind == "float":
-            if text.startswith(NAN_BITS_PREFIX):
+            if text.startswith("nan("):
                 return _parse_nan_bits(text, self)
             return _parse_float(text, self)
         return _parse_complex(text, self)
@@ -155,8 +155,9 @@ def _float_of(text: str, element: ElementType) -> float:
     return value
 
 
-#: How a case file spells a NaN by its bit pattern: `nan:0x7fa00001`.
-NAN_BITS_PREFIX = "nan:0x"
+#: How a case file spells a NaN by its bit pattern: `nan(0x7fa00001)` (no colon: in a YAML flow
+#: list a colon would force quotes, and a quoted scalar is a string).
+NAN_BITS = re.compile(r"nan\(0x([0-9a-fA-F]+)\)")
 
 
 def is_nan(array) -> np.ndarray:
@@ -181,21 +182,22 @@ def nan_bits(value) -> int | None:
 
 
 def nan_text(value) -> str:
-    """How a case file spells a float scalar that is a NaN: `nan`, or `nan:0x...` for a NaN
+    """How a case file spells a float scalar that is a NaN: `nan`, or `nan(0x...)` for a NaN
     whose bits are not the ones numpy makes (sign, quiet bit or payload)."""
     bits = nan_bits(value)
     if bits is None:
         return "nan"
-    return f"{NAN_BITS_PREFIX}{bits:0{2 * np.asarray(value).dtype.itemsize}x}"
+    return f"nan(0x{bits:0{2 * np.asarray(value).dtype.itemsize}x})"
 
 
 def _parse_nan_bits(text: str, element: ElementType):
-    digits = text[len(NAN_BITS_PREFIX):]
+    found = NAN_BITS.fullmatch(text)
     width = 2 * element.dtype.itemsize
-    if not re.fullmatch(r"[0-9a-fA-F]+", digits) or len(digits) > width:
-        raise ScalarError(f"{text!r} is not a {element.name} bit pattern; write nan:0x and at "
-                          f"most {width} hexadecimal digits, such as "
-                          f"{NAN_BITS_PREFIX}{'7f'.ljust(width, 'f')}")
+    if not found or len(found.group(1)) > width:
+        raise ScalarError(f"{text!r} is not a {element.name} bit pattern; write nan(0x...) with "
+                          f"at most {width} hexadecimal digits, such as "
+                          f"nan(0x{'7f'.ljust(width, 'f')})")
+    digits = found.group(1)
     value = np.array(int(digits, 16), dtype=_unsigned(element.dtype)).view(element.dtype)[()]
     if not is_nan(value):
         raise ScalarError(f"{text} is not a NaN of {element.name} (it reads as "

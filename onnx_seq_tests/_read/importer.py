@@ -367,7 +367,7 @@ class _Float(float):
 
 
 class _NanBits(str):
-    """A NaN written by its bit pattern, plain (unquoted): `nan:0x7fa00001`."""
+    """A NaN written by its bit pattern, plain (unquoted): `nan(0x7fa00001)`."""
 
 
 class _Flow(list):
@@ -405,18 +405,29 @@ def tensor_data(array: np.ndarray, what: str):
     elif kind == "c":
         leaves = np.vectorize(_complex_text, otypes=[object])(array) if array.size else array
     elif kind == "f":
-        leaves = np.vectorize(_float_leaf, otypes=[object])(array) if array.size else array
+        leaves = _float_leaves(array)
     else:  # ml_dtypes: bfloat16, float8/6/4 kinds (exact in float32) and narrow ints
         wide = array.astype(np.float32)
         if np.all(np.isnan(wide) | (wide == np.round(wide))) and "int" in array.dtype.name:
             leaves = np.vectorize(int, otypes=[object])(wide) if array.size else wide
         else:
-            leaves = np.vectorize(_float_leaf, otypes=[object])(array) if array.size else wide
+            leaves = _float_leaves(array) if array.size else wide
     return _nest(leaves)
 
 
+def _float_leaves(array: np.ndarray):
+    """Each float element as written (`_float_leaf`), read from the array in its own dtype
+    (np.vectorize would widen an ml_dtypes element first and lose a NaN's bits)."""
+    if not array.size:
+        return array
+    leaves = np.empty(array.shape, dtype=object)
+    for index in np.ndindex(array.shape):
+        leaves[index] = _float_leaf(array[index])
+    return leaves
+
+
 def _float_leaf(value):
-    """A float element as written: a NaN of unusual bits as its `nan:0x...` text."""
+    """A float element as written: a NaN of unusual bits as its `nan(0x...)` text."""
     if nan_bits(value) is not None:
         return _NanBits(nan_text(value))
     with np.errstate(invalid="ignore"):
