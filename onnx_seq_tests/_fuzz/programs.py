@@ -654,7 +654,7 @@ def generate(seed: int, operators=None, opsets=None) -> Recipe:
     if rng.random() < 0.3 and len(produced) > len(outputs):
         outputs = sorted(set(outputs) | {rng.choice(produced)}, key=produced.index)
     return Recipe(opset, tuple(d.nodes), tuple(d.sources), tuple(outputs), dict(d.types),
-                  fixed=rng.random() < 0.3)
+                  fixed=rng.random() < 0.5)
 
 
 def schemas_version(op_type: str, opset: int) -> int:
