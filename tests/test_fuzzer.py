@@ -20,7 +20,7 @@ from onnx_seq_tests._core import oracle
 from onnx_seq_tests._core.cases import walk
 from onnx_seq_tests._fuzz import judge
 from onnx_seq_tests._fuzz.campaign import program_seed
-from onnx_seq_tests._fuzz.findings import merge, signature_of
+from onnx_seq_tests._fuzz.findings import case_text, merge, signature_of
 from onnx_seq_tests._fuzz.programs import OPERATORS, NoResult, generate, to_case
 from onnx_seq_tests._fuzz.schemas import version_opsets
 from onnx_seq_tests._suite.build import compile_cases, fingerprint
@@ -55,6 +55,8 @@ def test_every_program_is_valid(programs):
     found, dropped = programs
     invalid = [f"{seed}: {built.problem}" for seed, _, built in found if built.problem]
     assert invalid == []
+    for _, _, built in found[:100]:  # each can be written as a case file (a finding)
+        assert case_text(built.case, "signature", "command").startswith("# gen-seq-tests fuzz")
     assert len(found) / PROGRAMS > 0.75, f"{dropped} of {PROGRAMS} dropped (no spec result)"
 
 

@@ -3,11 +3,11 @@ new disagreement shrunk and written as a case file; statistics for --json.
 
 Program i of a campaign with seed S is drawn from the seed text `S:i`, so the same seed gives
 the same programs on any machine, and `--shard K/N` takes the programs with i % N == K - 1:
-N jobs share no work. A finding's signature is `backend:outcome:kind:operators` (the kind of
-wrong answer, judge.disagreement_kind; the operators of the shrunk case); one file per
-signature. With an example database (hypothesis's: a directory, or its GitHub-artifact
-database, read-only), the program seeds of earlier findings are judged first and the new ones
-saved.
+N jobs share no work. A finding's signature is `backend:outcome:kind:operators:elements`:
+the kind of wrong answer (judge.disagreement_kind), the operators of the shrunk case and the
+element types of its graph inputs and outputs; one file per signature. With an example
+database (hypothesis's: a directory, or its GitHub-artifact database, read-only), the program
+seeds of earlier findings are judged first and the new ones saved.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._core.problems import SeqTestsError
+from .._core.value_types import innermost
 from . import judge, shrink
 from .findings import FindingError, file_stem, write
 from .programs import OPERATORS, NoResult, generate, to_case
@@ -173,9 +174,10 @@ def run(options: Options, progress=None) -> Stats:
                         continue
                     seen_keys.add(key)
                     shrunk_kinds[key[:3]] += 1
-                    finding = _shrunk(seed, recipe, verdict, options, work, start)
+                    finding, case = _shrunk(seed, recipe, verdict, options, work, start)
                     if finding.signature in signatures:
                         continue
+                    _write(finding, case, options)
                     signatures.add(finding.signature)
                     per_backend[verdict.backend] += 1
                     stats.findings.append(finding)
@@ -218,7 +220,7 @@ def _count(stats: Stats, verdicts: list) -> None:
 
 
 def _shrunk(seed: str, recipe, verdict: judge.Verdict, options: Options, work: Path,
-            start: float) -> Finding:
+            start: float):
     found_at = time.monotonic() - start
     before = shrink.size(recipe)[0]
     began = time.monotonic()
@@ -228,7 +230,10 @@ def _shrunk(seed: str, recipe, verdict: judge.Verdict, options: Options, work: P
     took = time.monotonic() - began
     case = to_case(small, "x")
     operators = list(case.operators)
-    signature = f"{verdict.backend}:{verdict.outcome}:{verdict.kind()}:{'+'.join(operators)}"
+    elements = sorted({innermost(d.type).element.name
+                       for d in (*case.graph.inputs, *case.graph.outputs)})
+    signature = (f"{verdict.backend}:{verdict.outcome}:{verdict.kind()}:{'+'.join(operators)}:"
+                 f"{'+'.join(elements)}")
     name = "fuzz_" + file_stem(signature)
     first = small_verdict.message.split("\n", 1)[0]
     doc = (f"Found by gen-seq-tests fuzz: on backend {verdict.backend} "
@@ -237,10 +242,14 @@ def _shrunk(seed: str, recipe, verdict: judge.Verdict, options: Options, work: P
     finding = Finding(verdict.backend, signature, verdict.outcome, verdict.kind(),
                       small_verdict.form, operators, before, shrink.size(small)[0],
                       round(found_at, 3), round(took, 3), seed, first)
-    if options.output is not None:
-        case = to_case(small, name, doc)
-        try:
-            finding.file = write(options.output, case, signature, options.reproduce).name
-        except FindingError as error:
-            finding.note = str(error)
-    return finding
+    return finding, to_case(small, name, doc)
+
+
+def _write(finding: Finding, case, options: Options) -> None:
+    """Write a new finding's case file into --output, if given."""
+    if options.output is None:
+        return
+    try:
+        finding.file = write(options.output, case, finding.signature, options.reproduce).name
+    except FindingError as error:
+        finding.note = str(error)

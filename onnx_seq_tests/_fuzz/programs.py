@@ -198,10 +198,18 @@ class _Draw:
         """An integer tensor as a graph input, an initializer or a Constant node."""
         array = np.array(value, dtype=element.dtype)
         how = self.rng.choice(("input", "input", "initializer", "constant"))
-        if how == "constant":
+        if how == "constant" and element == INT64 and array.ndim <= 1 and array.size \
+                and self.opset >= 12:
+            # the case format writes a Constant as value_int / value_ints (int64, Constant-12)
             name = self.name(stem)
-            self.node("Constant", [], [name], [tensor(element)], value=array)
+            if array.ndim == 0:
+                self.node("Constant", [], [name], [tensor(element)], value_int=int(array))
+            else:
+                self.node("Constant", [], [name], [tensor(element)],
+                          value_ints=[int(v) for v in array])
             return name
+        if how == "constant":
+            how = "initializer"
         return self.source(tensor(element), array, stem, initializer=how == "initializer")
 
     def node(self, op_type: str, inputs, outputs, out_types, **attributes) -> None:
@@ -646,7 +654,7 @@ def generate(seed: int, operators=None, opsets=None) -> Recipe:
     if rng.random() < 0.3 and len(produced) > len(outputs):
         outputs = sorted(set(outputs) | {rng.choice(produced)}, key=produced.index)
     return Recipe(opset, tuple(d.nodes), tuple(d.sources), tuple(outputs), dict(d.types),
-                  fixed=rng.random() < 0.3)
+                  fixed=rng.random() < 0.5)
 
 
 def schemas_version(op_type: str, opset: int) -> int:
