@@ -380,7 +380,8 @@ def report_command(reports: tuple[Path, ...], markdown_path: Path | None,
     command = " ".join(["gen-seq-tests report", *(_shown(p) for p in reports),
                         *_options(notes=notes_path, markdown=markdown_path, html=html_path)])
     _write_reports(merged.results, merged.specs, merged.suite, command, notes, merged.about,
-                   markdown_path=markdown_path, html_path=html_path)
+                   markdown_path=markdown_path, html_path=html_path,
+                   described=merged.described)
     for note in notes:
         if not note.matched:
             _warn(f"{note.where}: this note matched no case that did not pass")

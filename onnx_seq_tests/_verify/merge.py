@@ -27,12 +27,13 @@ class ReportError(SeqTestsError, ValueError):
 @dataclass
 class Merged:
     """Reports merged: their results (sorted by case, then backend in the order met), the
-    backends, the suite descriptions and the `about` map."""
+    backends, the suite descriptions, the `about` map and what each backend ran."""
 
     results: list[Result]
     specs: list[str]
     suite: list[dict]
     about: dict[str, tuple[str, ...]]
+    described: dict[str, str]
 
 
 _FIELDS = {f.name for f in fields(Result)}
@@ -88,6 +89,7 @@ def merge_reports(paths: list[Path]) -> Merged:
     specs: list[str] = []
     suite: list[dict] = []
     about: dict[str, tuple[str, ...]] = {}
+    described: dict[str, str] = {}
     first_identity, first_path = None, None
     seen: set[tuple[str, str]] = set()
     for path in paths:
@@ -111,13 +113,16 @@ def merge_reports(paths: list[Path]) -> Merged:
                                   f"{one_line(result.case)} is in an earlier report too")
             seen.add((result.case, result.backend))
             results.append(result)
+        known = document.get("described")
+        if isinstance(known, dict):
+            described.update({str(k): str(v) for k, v in known.items()})
         for name, operators in (document.get("about") or {}).items():
             if isinstance(operators, list):
                 about[str(name)] = tuple(str(o) for o in operators)
     cases = {c: i for i, c in enumerate(dict.fromkeys(r.case for r in results))}
     order = {s: i for i, s in enumerate(specs)}
     results.sort(key=lambda r: (cases[r.case], order.get(r.backend, len(order))))
-    return Merged(results, specs, suite, about)
+    return Merged(results, specs, suite, about, described)
 
 
 # -- recorded verdicts: the third-party runtimes' part of docs/conformance.md -------------------

@@ -26,13 +26,14 @@ from .scoreboard import (
     scoreboard_table,
     suite_text,
 )
-from .tally import cap, counts, form_of, load_about, message_key, rollup
+from .tally import cap, counts, descriptions, form_of, load_about, message_key, rollup
 from .text_report import Progress, quiet_text, result_line, summary_text, text_report
 from .verifier import Result
 from .writers import json_document, write_json, write_junit, xml_text
 
 __all__ = ["Merged", "Note", "NotesError", "Progress", "ReportError", "Result", "attach_notes",
-           "cap", "counts", "form_of", "forms_table", "grouped_messages", "html_report",
+           "cap", "counts", "descriptions", "form_of", "forms_table", "grouped_messages",
+           "html_report",
            "json_document", "load_about", "load_notes", "markdown_report", "md_text",
            "printed", "write_reports",
            "merge_reports", "message_key", "quiet_text", "record_verdicts", "recorded_results",
@@ -50,16 +51,20 @@ def printed(style: str | None, results: list[Result], specs: list[str], about=No
 
 
 def write_reports(results: list[Result], specs: list[str], suite, command: str, notes, about,
-                  *, junit_path=None, json_path=None, markdown_path=None,
-                  html_path=None) -> None:
-    """Write each report whose path is given (UTF-8, each rendered whole before writing)."""
+                  *, junit_path=None, json_path=None, markdown_path=None, html_path=None,
+                  described: dict[str, str] | None = None) -> None:
+    """Write each report whose path is given (UTF-8, each rendered whole before writing; a
+    lone surrogate left in a name is written as its `\\udXXX` escape)."""
+    described = descriptions(specs, described)
     if junit_path:
         write_junit(results, specs, junit_path)
     if json_path:
-        write_json(results, specs, suite, json_path, about)
+        write_json(results, specs, suite, json_path, about, described)
     if markdown_path:
-        Path(markdown_path).write_bytes(
-            markdown_report(results, specs, suite, command, notes, about).encode("utf-8"))
+        Path(markdown_path).write_bytes(markdown_report(
+            results, specs, suite, command, notes, about, described).encode(
+                "utf-8", "backslashreplace"))
     if html_path:
-        Path(html_path).write_bytes(
-            html_report(results, specs, suite, command, notes, about).encode("utf-8"))
+        Path(html_path).write_bytes(html_report(
+            results, specs, suite, command, notes, about, described).encode(
+                "utf-8", "backslashreplace"))

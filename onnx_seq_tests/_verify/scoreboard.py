@@ -15,7 +15,6 @@ from collections import Counter, defaultdict
 from .._core import operators
 from .._core.operators import sequence_operators
 from .._suite.tensor_io import TENSOR_IO_SUITE
-from .backends import describe
 from .notes import Note, attach_notes
 from .tally import (
     MEANING,
@@ -23,6 +22,7 @@ from .tally import (
     about_map,
     cap,
     counts,
+    descriptions,
     first_line,
     form_of,
     forms,
@@ -68,14 +68,16 @@ def _present(results: list[Result]) -> list[str]:
 
 
 def markdown_report(results: list[Result], specs: list[str], suite, command: str,
-                    notes: list[Note] | None = None, about=None) -> str:
+                    notes: list[Note] | None = None, about=None,
+                    described: dict[str, str] | None = None) -> str:
     """The conformance report: glance table, totals, per form, the detailed table, findings.
 
     `suite` names the suite: a name, or verifier.suite_info's description(s) (folder name,
     version, manifest sha256), never a local path. `about` (tally.load_about) says which
     operators a tensor-boundary variant is about; without it, its original case among the
-    results says."""
+    results says. `described`: what each backend runs (tally.descriptions)."""
     notes = notes or []
+    described = descriptions(specs, described)
     noted = attach_notes(results, notes)
     about = about_map(results, about)
     cases = sorted({r.case for r in results})
@@ -92,7 +94,7 @@ def markdown_report(results: list[Result], specs: list[str], suite, command: str
         "",
         "Backends:",
         "",
-        *[f"- `{spec}`: {md_text(describe(spec))}" for spec in specs],
+        *[f"- `{spec}`: {md_text(described[spec])}" for spec in specs],
         "",
         "Outcomes: " + "; ".join(f"`{o}` {MEANING[o]}" for o in present if o in MEANING) + ".",
     ]

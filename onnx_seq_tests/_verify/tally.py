@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .._core.operators import sequence_operators
 from .._suite.tensor_io import TENSOR_IO_SUITE
+from .backends import describe
 from .verifier import OUTCOMES, Result
 
 #: The outcomes of the shared contract, in the order reports show them (verifier.OUTCOMES may
@@ -37,6 +38,22 @@ MEANING = {
 
 #: A message longer than this many characters is cut in JSON, JUnit and HTML, with a note.
 MESSAGE_LIMIT = 20_000
+
+
+def descriptions(specs: list[str], known: dict[str, str] | None = None) -> dict[str, str]:
+    """What each spec runs, with versions: from `known` (a merged report's record) where it
+    says, else backends.describe; a spec that cannot be described here (its runtime is not
+    installed on this machine) is described as itself."""
+    found = {}
+    for spec in specs:
+        if known and spec in known:
+            found[spec] = known[spec]
+            continue
+        try:
+            found[spec] = describe(spec)
+        except Exception:  # noqa: BLE001 - any import failure of a foreign runtime
+            found[spec] = spec
+    return found
 
 
 def raw_outcome(result: Result) -> str:

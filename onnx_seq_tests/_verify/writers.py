@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
-from .tally import SHOWN, cap, counts, first_line, raw_outcome
+from .tally import SHOWN, cap, counts, descriptions, first_line, raw_outcome
 from .verifier import Result
 
 #: The version of the JSON report's layout; `gen-seq-tests report` reads this one.
@@ -41,16 +41,18 @@ def result_record(result: Result) -> dict:
 
 
 def json_document(results: list[Result], specs: list[str], suite,
-                  about: dict[str, tuple[str, ...]] | None = None) -> dict:
-    """The JSON report as a dict: format, suite(s), backends, totals per backend over every
-    outcome, `about` (per tensor-boundary case folder name, the operators of the case it is
-    derived from) and every result."""
+                  about: dict[str, tuple[str, ...]] | None = None,
+                  described: dict[str, str] | None = None) -> dict:
+    """The JSON report as a dict: format, suite(s), backends, what each runs (`described`,
+    with versions), totals per backend over every outcome, `about` (per tensor-boundary case
+    folder name, the operators of the case it is derived from) and every result."""
     totals = counts(results)
     return {
         "format": JSON_FORMAT,
         "suite": [{k: cap(v) if isinstance(v, str) else v for k, v in s.items()}
                   for s in _suites(suite)],
         "backends": [cap(s) for s in specs],
+        "described": {cap(s): cap(d) for s, d in descriptions(specs, described).items()},
         "totals": {cap(spec): {o: totals.get(spec, Counter())[o] for o in SHOWN}
                    for spec in specs},
         "about": {cap(name): list(ops) for name, ops in sorted((about or {}).items())
@@ -60,9 +62,10 @@ def json_document(results: list[Result], specs: list[str], suite,
 
 
 def write_json(results: list[Result], specs: list[str], suite, path: Path,
-               about: dict[str, tuple[str, ...]] | None = None) -> None:
+               about: dict[str, tuple[str, ...]] | None = None,
+               described: dict[str, str] | None = None) -> None:
     """Every result with its message, plus totals per backend (json_document), UTF-8."""
-    text = json.dumps(json_document(results, specs, suite, about), indent=2,
+    text = json.dumps(json_document(results, specs, suite, about, described), indent=2,
                       ensure_ascii=False) + "\n"
     Path(path).write_bytes(text.encode("utf-8"))
 
