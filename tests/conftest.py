@@ -25,7 +25,8 @@ RUNTIMES = ["openvino", "tinygrad", "tract"]
 CONFORMANCE_SPECS = [*RUNTIMES, "onnxruntime", "reference"]
 CONFORMANCE_COMMAND = ("gen-seq-tests verify generated " + " ".join(
     f"--backend {spec}" for spec in CONFORMANCE_SPECS)
-    + " --notes docs/conformance-notes.yaml --markdown docs/conformance.md")
+    + " --notes docs/conformance-notes.yaml --markdown docs/conformance.md"
+    + " --html docs/conformance.html")
 
 # -- hypothesis profiles ---------------------------------------------------------------------------
 # ci: the same examples every run (a failure there reproduces), the full budget;

@@ -77,17 +77,36 @@ def test_every_case_ends_with_an_outcome_on_both_backends(suite_verification, co
 
 
 def test_committed_conformance_report_is_up_to_date(suite_verification):
-    """docs/conformance.md is what `make conformance` renders from these very results and the
-    third-party runtimes' recorded verdicts (whose currency `make verify-runtimes` checks)."""
+    """docs/conformance.md and docs/conformance.html are what `make conformance` renders from
+    these very results and the third-party runtimes' recorded verdicts (whose currency `make
+    verify-runtimes` checks)."""
     notes = report.load_notes(ROOT / "docs" / "conformance-notes.yaml")
     results = report.recorded_results(ROOT / "docs" / "conformance-runtimes.json",
                                       suite_verification, CONFORMANCE_SPECS)
     suite = [{**suite_info(ROOT / "generated"), "name": "generated"}]
+    about = report.load_about([ROOT / "generated"])
     rendered = report.markdown_report(results, CONFORMANCE_SPECS, suite, CONFORMANCE_COMMAND,
-                                      notes)
+                                      notes, about)
     committed = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
     assert committed == rendered, "docs/conformance.md is stale: run `make conformance`"
     assert [n.where for n in notes if not n.matched] == [], "a note matches no case"
+    page = report.html_report(results, CONFORMANCE_SPECS, suite, CONFORMANCE_COMMAND, notes,
+                              about)
+    committed = (ROOT / "docs" / "conformance.html").read_text(encoding="utf-8")
+    assert committed == page, "docs/conformance.html is stale: run `make conformance`"
+
+
+def test_summary_of_onnxruntime_fits_a_screen_with_its_failures_on_top(suite_verification):
+    """`verify --summary` on the whole suite: at most 50 lines; the two wrong answers come
+    before the errors and refusals, which are grouped (a few dozen distinct causes)."""
+    results = [r for r in suite_verification if r.backend == "onnxruntime"]
+    lines = report.summary_text(results, ["onnxruntime"],
+                                report.load_about([ROOT / "generated"])).splitlines()
+    assert len(lines) <= 50, "\n".join(lines)
+    failures = [i for i, line in enumerate(lines) if line.startswith("FAIL ")]
+    groups = next(i for i, line in enumerate(lines) if line.startswith("Errors and refusals"))
+    assert len(failures) == 2 and max(failures) < groups
+    assert lines[0].startswith("onnxruntime: ") and lines[2].startswith("operator ")
 
 
 def test_verify_command_with_notes_json_and_report(mini_suite, tmp_path):

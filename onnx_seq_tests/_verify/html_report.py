@@ -112,9 +112,12 @@ def _glance(results: list[Result], specs: list[str], about) -> str:
     head = ("<tr><th rowspan=2>operator</th>"
             + "".join(f"<th colspan={len(shown)}>{_e(s)}</th>" for s in specs) + "</tr><tr>"
             + "".join(f"<th>{_FORM_NAMES[f]}</th>" for _, f in columns) + "</tr>")
+    everything: dict[tuple[str, str], Counter] = {}
+    for result in results:
+        everything.setdefault((result.backend, form_of(result)), Counter())[result.outcome] += 1
     rows: list[str] = []
-    for name, cells in table.items():
-        if name not in main and "sep" not in rows:
+    for name, cells in [("all case folders", everything), *table.items()]:
+        if cells is not everything and name not in main and "sep" not in rows:
             rows.append("sep")
         tds = []
         for spec, form in columns:
@@ -123,10 +126,12 @@ def _glance(results: list[Result], specs: list[str], about) -> str:
             text = f"{percent(c)}<small>{c['pass'] + c['xpass']}/{total}</small>" if total \
                 else "-"
             bad = ", ".join(f"{c[o]} {o}" for o in SHOWN if o != "pass" and c[o])
+            operator = "" if cells is everything else _e(name)
             tds.append(f'<td class="{_shade(c)}" title="{_e(bad or "all passed")}" '
-                       f'data-backend="{_e(spec)}" data-form="{form}" data-operator="{_e(name)}"'
+                       f'data-backend="{_e(spec)}" data-form="{form}" data-operator="{operator}"'
                        f">{text}</td>")
-        rows.append(f"<tr><th>{_e(name)}</th>{''.join(tds)}</tr>")
+        total = " class=total" if cells is everything else ""
+        rows.append(f"<tr{total}><th>{_e(name)}</th>{''.join(tds)}</tr>")
     body = "".join(f'<tr class=sep><td colspan={len(columns) + 1}>other operators the cases '
                    "are about (carriers and helpers)</td></tr>" if row == "sep" else row
                    for row in rows)
@@ -175,20 +180,27 @@ def _filters(results: list[Result], specs: list[str], about) -> str:
 
 
 def _data(results: list[Result], specs: list[str], about, noted: dict[int, Note]) -> str:
-    """The result rows as compact JSON, safe inside a script element."""
-    messages: dict[str, int] = {}
-    rows = []
+    """The result rows as compact JSON, safe inside a script element: each case once
+    ([case, form, operators, versions, element, source]), each message once, and per result
+    [case index, backend index, outcome, raw outcome, message index]."""
+    cases: dict[str, int] = {}
+    case_rows, messages, rows = [], {}, []
     for index, r in enumerate(results):
-        names = operators_about(r, about)
+        if r.case not in cases:
+            cases[r.case] = len(case_rows)
+            names = operators_about(r, about)
+            case_rows.append([cap(r.case, 500), form_of(r), " ".join(names),
+                              " | ".join(_versions(r, names)), cap(r.element, 200),
+                              cap(r.source, 500)])
         message = first_line(r.message, 400)
         note = noted.get(index)
         if note is not None:
             message = f"[{note.title}] {message}"
-        rows.append([r.backend, r.outcome, raw_outcome(r), form_of(r), cap(r.case, 500),
-                     " ".join(names), " | ".join(_versions(r, names)), cap(r.element, 200),
-                     messages.setdefault(message, len(messages)), cap(r.source, 500)])
-    text = json.dumps({"rows": rows, "messages": list(messages), "shown": ROWS_SHOWN,
-                       "bugs": list(BUGS)}, ensure_ascii=True, separators=(",", ":"))
+        rows.append([cases[r.case], specs.index(r.backend) if r.backend in specs else 0,
+                     r.outcome, raw_outcome(r), messages.setdefault(message, len(messages))])
+    text = json.dumps({"cases": case_rows, "backends": specs, "rows": rows,
+                       "messages": list(messages), "shown": ROWS_SHOWN, "bugs": list(BUGS)},
+                      ensure_ascii=True, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
@@ -254,6 +266,8 @@ table{border-collapse:collapse;margin:.5em 0}
 .glance .none{background:#fafafa;color:#aaa}
 .glance .bug::after{content:"";position:absolute;top:0;right:0;border-style:solid;
 border-width:0 9px 9px 0;border-color:transparent #d32f2f transparent transparent}
+.glance tr.total th,.glance tr.total td{border-bottom:3px solid #fff;font-size:15px}
+.results th{padding:2px 6px}
 .glance tr.sep td{background:#fff;text-align:left;font-weight:400;color:#666;cursor:auto;
 padding-top:.8em}
 .filters{display:flex;flex-wrap:wrap;gap:.4em 1em;align-items:center;background:#f4f4f6;
@@ -277,21 +291,27 @@ _JS = r"""
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("data").textContent);
-  var keys = {backend: 0, outcome: 1, form: 3, element: 7};
+  // a row: [case, form, operators, versions, element, source, backend, outcome, raw, message]
+  var rows = data.rows.map(function (r) {
+    var c = data.cases[r[0]];
+    return [c[0], c[1], c[2], c[3], c[4], c[5], data.backends[r[1]], r[2], r[3],
+            data.messages[r[4]]];
+  });
+  var column = {backend: 6, outcome: 7, form: 1, element: 4};
   var selects = Array.prototype.slice.call(document.querySelectorAll("#filters select"));
   var bugs = document.getElementById("f-bugs"), passes = document.getElementById("f-passed");
   var body = document.querySelector("#results tbody"), count = document.getElementById("count");
+  function value(id) { return document.getElementById(id).value; }
   function wanted(row) {
     for (var i = 0; i < selects.length; i++) {
-      var key = selects[i].getAttribute("data-key"), value = selects[i].value;
-      if (!value) continue;
-      if (key === "operator" && row[5].split(" ").indexOf(value) < 0) return false;
-      if (key === "version" && row[6].split(" | ").indexOf(value) < 0) return false;
-      if (key in keys && row[keys[key]] !== value) return false;
+      var key = selects[i].getAttribute("data-key"), chosen = selects[i].value;
+      if (!chosen) continue;
+      if (key === "operator" && row[2].split(" ").indexOf(chosen) < 0) return false;
+      if (key === "version" && row[3].split(" | ").indexOf(chosen) < 0) return false;
+      if (key in column && row[column[key]] !== chosen) return false;
     }
-    var outcome = document.getElementById("f-outcome").value;
-    if (bugs.checked && data.bugs.indexOf(row[2]) < 0) return false;
-    if (!passes.checked && !outcome && row[1] === "pass") return false;
+    if (bugs.checked && data.bugs.indexOf(row[8]) < 0) return false;
+    if (!passes.checked && !value("f-outcome") && row[7] === "pass") return false;
     return true;
   }
   function cell(tr, text, cls) {
@@ -303,23 +323,22 @@ _JS = r"""
     tr.appendChild(td);
   }
   function render() {
-    var matching = data.rows.filter(wanted);
+    var matching = rows.filter(wanted);
     body.textContent = "";
     matching.slice(0, data.shown).forEach(function (row) {
       var tr = document.createElement("tr");
-      var label = row[1] + (row[2] !== row[1] ? " (" + row[2] + ")" : "");
-      tr.setAttribute("data-outcome", row[1]);
-      cell(tr, label, "o o-" + row[1]);
-      cell(tr, row[0]); cell(tr, row[3]);
-      cell(tr, row[4] + (row[9] ? " (" + row[9] + ")" : ""));
-      cell(tr, row[5]); cell(tr, row[7]); cell(tr, data.messages[row[8]]);
+      tr.setAttribute("data-outcome", row[7]);
+      cell(tr, row[7] + (row[8] !== row[7] ? " (" + row[8] + ")" : ""), "o o-" + row[7]);
+      cell(tr, row[6]); cell(tr, row[1]);
+      cell(tr, row[0] + (row[5] ? " (" + row[5] + ")" : ""));
+      cell(tr, row[2]); cell(tr, row[4]); cell(tr, row[9]);
       body.appendChild(tr);
     });
     count.textContent = matching.length + " result(s)" + (matching.length > data.shown ?
       ", the first " + data.shown + " shown: narrow the filters" : "") +
-      (passes.checked || document.getElementById("f-outcome").value ? "" :
+      (passes.checked || value("f-outcome") ? "" :
        " (passes hidden: tick \u201cshow passes\u201d)");
-    var backend = document.getElementById("f-backend").value;
+    var backend = value("f-backend");
     Array.prototype.forEach.call(document.querySelectorAll(".finding-group"), function (s) {
       s.hidden = !!backend && s.getAttribute("data-backend") !== backend;
     });
@@ -336,7 +355,7 @@ _JS = r"""
         selects.forEach(function (s) { s.value = ""; });
         document.getElementById("f-backend").value = td.getAttribute("data-backend");
         document.getElementById("f-form").value = td.getAttribute("data-form");
-        document.getElementById("f-operator").value = td.getAttribute("data-operator");
+        document.getElementById("f-operator").value = td.getAttribute("data-operator") || "";
         passes.checked = true; render();
         document.getElementById("filters").scrollIntoView();
       });
