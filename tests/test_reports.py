@@ -237,3 +237,24 @@ def test_verify_writes_html_and_prints_summary_and_quiet(mini_suite, tmp_path):
     assert quiet.stdout.splitlines()[-1].startswith("reference: ")
     assert not [line for line in quiet.stdout.splitlines() if line.startswith("operator ")]
     assert len(quiet.stdout.splitlines()) == 2 + 3  # the suite, 3 results, the totals
+
+
+def test_a_hostile_backend_message_through_the_cli(mini_suite, tmp_path):
+    """A backend whose message holds lone surrogates, control characters, HTML and 30 MB:
+    every report is written, bounded, and valid (the JSON report was a 0-byte file)."""
+    paths = {name: tmp_path / f"r.{name}" for name in ("json", "xml", "md", "html")}
+    done = CliRunner().invoke(main, [
+        "verify", str(mini_suite), "-b", "faulty_backends:HostileErrorOnSequenceEmpty",
+        "--json", str(paths["json"]), "--junit-xml", str(paths["xml"]),
+        "--markdown", str(paths["md"]), "--html", str(paths["html"])])
+    assert done.exit_code == 1, done.output
+    assert not isinstance(done.exception, Exception) and "Traceback" not in done.output
+    assert len(done.stdout) < 20_000 and "\\x1b[2J" in done.stdout  # escaped, on one line
+    assert "\x1b" not in done.stdout and "\x00" not in done.stdout
+    for path in paths.values():
+        assert 0 < path.stat().st_size < 1_000_000, path
+        path.read_text(encoding="utf-8")
+    results = json.loads(paths["json"].read_text(encoding="utf-8"))["results"]
+    hostile = [r for r in results if r["message"].startswith("RuntimeError: bad \\udc80")]
+    assert len(hostile) == 1 and hostile[0]["message"].endswith("more character(s) cut]")
+    ET.parse(paths["xml"])
