@@ -6,8 +6,13 @@ variants counted under the operator their case is about; JSON reports merged by 
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import pty
 import re
+import struct
+import termios
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from io import StringIO
@@ -258,3 +263,22 @@ def test_a_hostile_backend_message_through_the_cli(mini_suite, tmp_path):
     hostile = [r for r in results if r["message"].startswith("RuntimeError: bad \\udc80")]
     assert len(hostile) == 1 and hostile[0]["message"].endswith("more character(s) cut]")
     ET.parse(paths["xml"])
+
+
+def test_progress_takes_the_width_of_its_terminal():
+    """On a real terminal (a pseudo-terminal 50 columns wide) the status line fits in 49."""
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 50, 0, 0))
+    try:
+        with open(terminal, "w", encoding="utf-8", closefd=False) as stream:
+            bar = report.Progress(3, stream, terminal=True)
+            for r in EVERY[:3]:
+                bar.update([r])
+            bar.close()
+        drawn = os.read(controller, 1 << 16).decode("utf-8")
+    finally:
+        os.close(terminal)
+        os.close(controller)
+    status = [part.strip("\r") for line in drawn.split("\n") for part in line.split("\r\x1b[K")
+              if part.startswith("verifying")]
+    assert status and all(len(part) < 50 for part in status), status

@@ -8,6 +8,7 @@ escapes) and cut, so one result is one line.
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from collections import Counter
@@ -198,7 +199,14 @@ class Progress:
             self.stream.flush()
 
     def _columns(self) -> int:
-        return self.width or shutil.get_terminal_size((80, 24)).columns
+        """The width given, else that of the stream's terminal now (it may have been resized),
+        else $COLUMNS or 80."""
+        if self.width:
+            return self.width
+        try:
+            return os.get_terminal_size(self.stream.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            return shutil.get_terminal_size((80, 24)).columns
 
     def _fit(self, text: str) -> str:
         """The status cut to one terminal line (the last column left free: no wrap)."""
