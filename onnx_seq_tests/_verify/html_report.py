@@ -45,7 +45,7 @@ _FORM_NAMES = {"original": "orig.", "tensor-boundary": "tensors"}
 
 
 def _e(text) -> str:
-    return html.escape(cap(str(text), 2000), quote=True)
+    return html.escape(cap(str(text)), quote=True)
 
 
 def html_report(results: list[Result], specs: list[str], suite, command: str,
