@@ -303,7 +303,8 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     for suite in resolved:
         click.echo(suite.describe())
     show = sys.stderr.isatty() if progress is None else progress
-    bar = report.Progress(len(cases), sys.stderr, sys.stderr.isatty()) if show else None
+    bar = report.Progress(len(cases), sys.stderr, sys.stderr.isatty(),
+                          shown=report.progress_shown(style)) if show else None
     try:
         results = run_verify(suites, specs, xfail=xfail, jobs=jobs, timeout=timeout,
                              cases=cases, on_case=bar.update if bar else None)

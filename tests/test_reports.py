@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._verify import report
+from onnx_seq_tests._verify import report, tally, verifier
 from onnx_seq_tests._verify.tally import CONTRACT, MESSAGE_LIMIT, SHOWN
 from onnx_seq_tests._verify.verifier import OUTCOMES, Result
 
@@ -54,6 +54,8 @@ EVERY = [
 
 def test_the_contract_covers_the_verifier_outcomes():
     assert set(OUTCOMES) <= set(SHOWN) and SHOWN[:len(CONTRACT)] == CONTRACT
+    assert set(verifier.UNEXPECTED) <= set(tally.UNEXPECTED)
+    assert set(tally.UNEXPECTED) == set(CONTRACT) - {"pass", "xfail", "xpass"}
 
 
 def test_text_shows_what_went_wrong_worst_first():
@@ -180,6 +182,17 @@ def test_summary_fits_a_screen_with_failures_before_the_groups():
     assert text.index("Failures (15):") < text.index(
         "Errors and refusals by message (700 result(s), 26 distinct message(s)):")
     assert "... and 5 more (--quiet lists them)" in text
+
+
+def test_progress_under_summary_shows_only_wrong_values_crashes_and_hangs():
+    stream = StringIO()
+    bar = report.Progress(len(EVERY), stream, terminal=False,
+                          shown=report.progress_shown("summary"))
+    for r in EVERY:
+        bar.update([r])
+    labels = [line.split()[0] for line in stream.getvalue().splitlines()
+              if not line.startswith("verifying")]
+    assert labels == ["FAIL", "CRASH", "TIMEOUT"]
 
 
 @pytest.mark.parametrize("width", [40, 80, 200])

@@ -26,7 +26,7 @@ from .scoreboard import (
     scoreboard_table,
     suite_text,
 )
-from .tally import cap, counts, descriptions, form_of, load_about, message_key, rollup
+from .tally import UNEXPECTED, cap, counts, descriptions, form_of, load_about, message_key, rollup
 from .text_report import Progress, quiet_text, result_line, summary_text, text_report
 from .verifier import Result
 from .writers import json_document, write_json, write_junit, xml_text
@@ -35,7 +35,7 @@ __all__ = ["Merged", "Note", "NotesError", "Progress", "ReportError", "Result", 
            "cap", "counts", "descriptions", "form_of", "forms_table", "grouped_messages",
            "html_report",
            "json_document", "load_about", "load_notes", "markdown_report", "md_text",
-           "printed", "write_reports",
+           "printed", "progress_shown", "write_reports",
            "merge_reports", "message_key", "quiet_text", "record_verdicts", "recorded_results",
            "result_line", "rollup", "scoreboard_table", "suite_text", "summary_text",
            "text_report", "write_json", "write_junit", "xml_text"]
@@ -48,6 +48,12 @@ def printed(style: str | None, results: list[Result], specs: list[str], about=No
     if style == "quiet":
         return quiet_text(results, specs)
     return text_report(results, specs, about)
+
+
+def progress_shown(style: str | None) -> tuple[str, ...]:
+    """The outcomes the progress line reports as they happen: with --summary only wrong
+    values, crashes and hangs (the summary groups the rest), else every unexpected one."""
+    return ("fail", "crash", "timeout") if style == "summary" else UNEXPECTED
 
 
 def write_reports(results: list[Result], specs: list[str], suite, command: str, notes, about,

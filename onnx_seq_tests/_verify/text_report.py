@@ -155,13 +155,15 @@ def _group_line(members: list[Result]) -> str:
 
 class Progress:
     """Progress of a run on a stream: cases done of all (n/N), outcome counts so far, time
-    spent and an estimate of the time left, and each result that went wrong as it happens. On
+    spent and an estimate of the time left, and each result whose outcome is in `shown` as it
+    happens (by default each that went wrong; --summary: wrong values, crashes, hangs). On
     a terminal the status line is cut to the terminal's width and redrawn in place (it never
     wraps); elsewhere it is written as a line at every tenth of the run."""
 
-    def __init__(self, total: int, stream, terminal: bool, width: int | None = None):
+    def __init__(self, total: int, stream, terminal: bool, width: int | None = None,
+                 shown: tuple[str, ...] = UNEXPECTED):
         self.total, self.stream, self.terminal = total, stream, terminal
-        self.width = width
+        self.width, self.shown = width, shown
         self.done = 0
         self.outcomes: Counter = Counter()
         self.start = time.monotonic()
@@ -172,7 +174,7 @@ class Progress:
         self.done += 1
         self.outcomes.update(r.outcome for r in results)
         for result in results:
-            if result.outcome in UNEXPECTED:
+            if result.outcome in self.shown:
                 self._write(result_line(result), final=True)
         now = time.monotonic()
         tenth = self.done * 10 // max(1, self.total)
