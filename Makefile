@@ -6,14 +6,23 @@ STAMP := $(VENV)/.installed
 
 .PHONY: build test lint install clean
 
-build: $(STAMP)
+build: $(STAMP) browser
 	$(BIN)/gen-seq-tests build
+
+# Chromium and its driver from the distribution's packages, for the HTML scoreboard's browser
+# test (tests/test_report_browser.py); a no-op when both are there; as root (CI) or with sudo.
+.PHONY: browser
+browser:
+	@command -v chromium > /dev/null && command -v chromedriver > /dev/null || { \
+		as_root=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$as_root apt-get \
+			install -y -qq --no-install-recommends chromium chromium-driver > /dev/null; }
 
 # The drift check once, then pytest in two worker processes, a test file per worker at a time
 # (tests/README.md: the shared fixtures). PYTEST_WORKERS=0 runs pytest in one process.
 PYTEST_WORKERS ?= 2
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/ruff check onnx_seq_tests tests benchmarks
 	$(BIN)/gen-seq-tests build --check
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
@@ -32,19 +41,21 @@ $(STAMP): pyproject.toml setup.py
 clean:
 	rm -rf $(VENV) build *.egg-info dist
 
-# docs/conformance.md: the cross-runtime scoreboard, both suite forms of generated/ on every
-# built-in backend, with the findings of docs/conformance-notes.yaml (about 2 minutes on 2 cores).
-# verify exits 1 when a backend fails a case (that is what the report is for), so only exit 2
-# (bad usage) or a crash stops make. The third-party runtimes' verdicts are recorded in
-# docs/conformance-runtimes.json: `make test` re-renders the report from them and a live run of
-# onnxruntime and the reference evaluator, so a stale report fails the tests.
+# docs/conformance.md and docs/conformance.html: the cross-runtime scoreboard, both suite forms
+# of generated/ on every built-in backend, with the findings of docs/conformance-notes.yaml
+# (about 2 minutes on 2 cores). verify exits 1 when a backend fails a case (that is what the
+# report is for), so only exit 2 (bad usage) or a crash stops make. The third-party runtimes'
+# verdicts are recorded in docs/conformance-runtimes.json: `make test` re-renders the report
+# from them and a live run of onnxruntime and the reference evaluator, so a stale report fails
+# the tests. (A CI matrix does the same with one `verify --json` per runtime and job, then
+# `gen-seq-tests report *.json --markdown ... --html ...`: docs/reports.md.)
 RUNTIMES := openvino tinygrad tract tvm iree
 .PHONY: conformance
 conformance: build
 	mkdir -p dist
 	$(BIN)/gen-seq-tests verify generated $(foreach b,$(RUNTIMES) onnxruntime reference,--backend $(b)) \
 		-j 2 --notes docs/conformance-notes.yaml --markdown docs/conformance.md \
-		--json dist/conformance.json > /dev/null; test $$? -le 1
+		--html docs/conformance.html --json dist/conformance.json > /dev/null; test $$? -le 1
 	$(BIN)/python -c 'from onnx_seq_tests._verify.report import record_verdicts; \
 		record_verdicts("dist/conformance.json", "$(RUNTIMES)".split(), "docs/conformance-runtimes.json")'
 	$(BIN)/python -m onnx_seq_tests._verify.refresh --recorded dist/conformance.json

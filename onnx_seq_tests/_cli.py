@@ -233,16 +233,26 @@ def _shown(path: Path) -> str:
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the Markdown conformance report (operator x opset x element type per "
                    "backend, then the findings).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the HTML scoreboard: one self-contained page with a glance table, "
+                   "filters and the findings.")
 @click.option("--notes", "notes_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="YAML findings for --markdown: why a backend disagrees, with the ONNX sentence "
-                   "that decides it.")
+              help="YAML findings for --markdown and --html: why a backend disagrees, with the "
+                   "ONNX sentence that decides it.")
+@click.option("--summary", "style", flag_value="summary",
+              help="Print one screen: totals, the roll-up per operator, the failures, then "
+                   "errors and refusals grouped by message.")
+@click.option("--quiet", "style", flag_value="quiet",
+              help="Print only the results that went wrong (or passed unexpectedly) and the "
+                   "totals: for CI logs.")
 @click.option("--progress/--no-progress", default=None,
               help="Show n/N, counts so far, time left and each failure as it happens on "
                    "stderr  [default: on a terminal only]")
 def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tuple[str, ...],
            jobs: int, timeout: float | None, xfail_path: Path | None, strict_xfail: bool,
            junit_path: Path | None, json_path: Path | None, markdown_path: Path | None,
-           notes_path: Path | None, progress: bool | None) -> None:
+           html_path: Path | None, notes_path: Path | None, style: str | None,
+           progress: bool | None) -> None:
     """Run every case under each SUITE_DIR on each --backend and judge it.
 
     SUITE_DIR: a suite folder or a checkout; default: the checkout's generated/, or outside a
@@ -298,13 +308,10 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
         except re.error as error:
             raise click.BadParameter(f"{pattern!r} is not a valid regex: {error}",
                                      param_hint="-k") from None
-    for option, path in (("--junit-xml", junit_path), ("--json", json_path),
-                         ("--markdown", markdown_path)):
-        if path and not path.absolute().parent.is_dir():
-            raise click.BadParameter(f"the folder of {path} does not exist", param_hint=option)
-    if notes_path and not markdown_path:
-        raise click.BadParameter("the notes are for the Markdown report; add --markdown FILE",
-                                 param_hint="--notes")
+    _folders_exist(junit_xml=junit_path, json=json_path, markdown=markdown_path, html=html_path)
+    if notes_path and not (markdown_path or html_path):
+        raise click.BadParameter("the notes are for the Markdown or HTML report; add "
+                                 "--markdown FILE or --html FILE", param_hint="--notes")
     specs = list(backends)
     jobs = _jobs(jobs)
     try:
@@ -316,7 +323,7 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
         raise click.BadParameter(str(error), param_hint="SUITE_DIR") from None
     except XfailError as error:
         raise Refused(str(error)) from None
-    except CaseFileError as error:
+    except (CaseFileError, report.NotesError) as error:
         _fail_on_case_errors(error)
     except SeqTestsError as error:  # a folder tree too deep to walk (discovery.ReadError)
         raise Refused(str(error)) from None
@@ -329,7 +336,8 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     for suite in resolved:
         click.echo(suite.describe())
     show = sys.stderr.isatty() if progress is None else progress
-    bar = report.Progress(len(cases), sys.stderr, sys.stderr.isatty()) if show else None
+    bar = report.Progress(len(cases), sys.stderr, sys.stderr.isatty(),
+                          shown=report.progress_shown(style)) if show else None
     try:
         try:
             results = run_verify(suites, specs, xfail=xfail, jobs=jobs, timeout=timeout,
@@ -342,25 +350,16 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     except KeyboardInterrupt:  # Ctrl-C: the workers and their process groups are ended by now
         _say("verify: interrupted; no report written", err=True)
         sys.exit(130)
-    click.echo(report.text_report(results, specs), nl=False)
+    about = report.load_about(suites)
+    click.echo(report.printed(style, results, specs, about), nl=False)
     infos = [{**suite_info(s), "name": _shown(s)} for s in suites]
-    try:
-        if junit_path:
-            report.write_junit(results, specs, junit_path)
-        if json_path:
-            report.write_json(results, specs, infos, json_path)
-        if markdown_path:
-            command = " ".join(["gen-seq-tests verify", *map(_shown, suites),
-                                *(f"--backend {s}" for s in specs),
-                                *(f"-k {p}" for p in select),
-                                *([f"--xfail {_shown(xfail_path)}"] if xfail_path else []),
-                                *([f"--notes {_shown(notes_path)}"] if notes_path else []),
-                                f"--markdown {_shown(markdown_path)}"])
-            markdown_path.write_text(report.markdown_report(results, specs, infos, command,
-                                                            notes), encoding="utf-8")
-    except OSError as error:
-        raise Refused(f"cannot write a report: {error}") from None
-    for note in notes if markdown_path else ():
+    command = " ".join(["gen-seq-tests verify", *map(_shown, suites),
+                        *(f"--backend {s}" for s in specs), *(f"-k {p}" for p in select),
+                        *_options(xfail=xfail_path, notes=notes_path, markdown=markdown_path,
+                                  html=html_path)])
+    _write_reports(results, specs, infos, command, notes, about, junit_path=junit_path,
+                   json_path=json_path, markdown_path=markdown_path, html_path=html_path)
+    for note in notes:
         if not note.matched:
             warnings.append(f"{note.where}: warning: this note matched no case that did not "
                             "pass")
@@ -368,6 +367,62 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
         _say(line, err=True)
     sys.exit(1 if any(r.outcome in UNEXPECTED for r in results) else 0)
 
+
+
+def _folders_exist(**paths) -> None:
+    for option, path in paths.items():
+        if path and not path.absolute().parent.is_dir():
+            raise click.BadParameter(f"the folder of {path} does not exist",
+                                     param_hint=f"--{option.replace('_', '-')}")
+
+
+def _options(**paths) -> list[str]:
+    """`--name path` for each path given, as a report quotes the command."""
+    return [f"--{name} {_shown(path)}" for name, path in paths.items() if path]
+
+
+def _write_reports(results, specs, suite, command, notes, about, **paths) -> None:
+    from ._verify import report
+
+    try:
+        report.write_reports(results, specs, suite, command, notes, about, **paths)
+    except OSError as error:
+        raise Refused(f"cannot write a report: {error}") from None
+
+
+@main.command("report")
+@click.argument("reports", nargs=-1, required=True, metavar="JSON...",
+                type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the Markdown conformance report of the merged results.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the HTML scoreboard of the merged results.")
+@click.option("--notes", "notes_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="YAML findings: why a backend disagrees, with the ONNX sentence that decides "
+                   "it.")
+def report_command(reports: tuple[Path, ...], markdown_path: Path | None,
+                   html_path: Path | None, notes_path: Path | None) -> None:
+    """Merge `verify --json` reports (one per runtime, e.g. one per CI job) into one scoreboard;
+    exit 2 for reports of different suites (manifest sha256) or one that cannot be read."""
+    from ._verify import report
+
+    _folders_exist(markdown=markdown_path, html=html_path)
+    try:
+        merged = report.merge_reports(list(reports))
+        notes = report.load_notes(notes_path) if notes_path else []
+    except report.ReportError as error:
+        raise Refused(str(error)) from None
+    except report.NotesError as error:
+        _fail_on_case_errors(error)
+    click.echo(report.text_report(merged.results, merged.specs, merged.about), nl=False)
+    command = " ".join(["gen-seq-tests report", *(_shown(p) for p in reports),
+                        *_options(notes=notes_path, markdown=markdown_path, html=html_path)])
+    _write_reports(merged.results, merged.specs, merged.suite, command, notes, merged.about,
+                   markdown_path=markdown_path, html_path=html_path,
+                   described=merged.described)
+    for note in notes:
+        if not note.matched:
+            _warn(f"{note.where}: this note matched no case that did not pass")
 
 
 @main.command()

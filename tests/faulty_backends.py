@@ -287,6 +287,17 @@ class AnsiErrorOnSequenceEmpty(_Faulty):
         return onnxruntime.backend.prepare(model, device, **kwargs)
 
 
+class HostileErrorOnSequenceEmpty(_Faulty):
+    """Raises a 30 MB message holding lone surrogates, control characters and HTML."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if _has_sequence_empty(model):
+            raise RuntimeError("bad \udc80\ud800 <script>x</script>\x00\x1b[2J 2**63\n"
+                               + "y" * 30_000_000)
+        return onnxruntime.backend.prepare(model, device, **kwargs)
+
+
 class CrashAlways(_Faulty):
     """Kills its own process on every model but the one-node check model (Identity)."""
 

@@ -77,14 +77,30 @@ def test_every_case_ends_with_an_outcome_on_both_backends(suite_verification, co
 
 
 def test_committed_conformance_report_is_up_to_date(suite_verification):
-    """docs/conformance.md is what `make conformance` (or `make refresh`) renders from these very
-    results and the third-party runtimes' recorded verdicts (whose currency `make
-    verify-runtimes` checks)."""
+    """docs/conformance.md and docs/conformance.html are what `make conformance` (or `make
+    refresh`) renders from these very results and the third-party runtimes' recorded verdicts
+    (whose currency `make verify-runtimes` checks)."""
     notes = report.load_notes(ROOT / "docs" / "conformance-notes.yaml")
     committed = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
     assert committed == refresh.conformance_markdown(suite_verification, ROOT, notes), (
         "docs/conformance.md is stale: run `make refresh`")
     assert [n.where for n in notes if not n.matched] == [], "a note matches no case"
+    committed = (ROOT / "docs" / "conformance.html").read_text(encoding="utf-8")
+    assert committed == refresh.conformance_html(suite_verification, ROOT, notes), (
+        "docs/conformance.html is stale: run `make refresh`")
+
+
+def test_summary_of_onnxruntime_fits_a_screen_with_its_failures_on_top(suite_verification):
+    """`verify --summary` on the whole suite: at most 50 lines; the two wrong answers come
+    before the errors and refusals, which are grouped (a few dozen distinct causes)."""
+    results = [r for r in suite_verification if r.backend == "onnxruntime"]
+    lines = report.summary_text(results, ["onnxruntime"],
+                                report.load_about([ROOT / "generated"])).splitlines()
+    assert len(lines) <= 50, "\n".join(lines)
+    failures = [i for i, line in enumerate(lines) if line.startswith("FAIL ")]
+    groups = next(i for i, line in enumerate(lines) if line.startswith("Errors and refusals"))
+    assert len(failures) == 2 and max(failures) < groups
+    assert lines[0].startswith("onnxruntime: ") and lines[2].startswith("operator ")
 
 
 def test_the_readme_table_of_runtimes_is_current(suite_verification):

@@ -17,7 +17,6 @@ from click.testing import CliRunner
 from foreign_suite import FAULT_TARGETS, case_names, write_foreign_suite
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._core.problems import CaseFileError
 from onnx_seq_tests._verify import report
 from onnx_seq_tests._verify.verifier import case_elements, model_operators, verify
 
@@ -261,7 +260,7 @@ def test_notes_must_quote_onnx(tmp_path):
                           "  spec: Optional returns a list.\n  finding: f\n"
                           "- backend: reference\n  cases: test_(\n  operator: Nope\n"
                           "  spec: s\n  finding: f\n  extra: 1\n")
-    with pytest.raises(CaseFileError) as caught:
+    with pytest.raises(report.NotesError) as caught:
         report.load_notes(notes_file)
     assert [str(p) for p in caught.value.problems] == [
         f"{notes_file}:4:9: 'Optional returns a list.' is not in the ONNX documentation of "
