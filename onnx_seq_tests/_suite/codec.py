@@ -94,11 +94,3 @@ def parse(data: bytes, value_type: ValueType) -> Proto:
     proto = proto_class(value_type)()
     proto.ParseFromString(data)
     return proto
-
-
-def read_value(path, value_type: ValueType):
-    """Read a .pb file as a consumer does: decoded by the graph value's type, through the one
-    bounded reader (layout.read_value, not strict); ReadError for a file it refuses."""
-    from .layout import read_value as read_bounded  # layout imports this module
-
-    return read_bounded(path, value_type, strict=False)
