@@ -1,7 +1,7 @@
 """What a verify worker process does: load the backends once, then read each case folder it is
 sent, run it on each backend and judge every data set with the comparator.
 
-Messages to the parent, in order: ("group",) once the worker leads a session of its own, then
+Messages to the parent, in order: ("group",) once the worker leads a process group, then
 ("probe", problems) if asked, ("ready",), then per case ("begin",) before reading it, ("case",
 info, size of its log so far), and per backend ("start", spec) ... ("result", spec, outcome,
 message, seconds), then ("done",); ("died", exit code) before ("done",) when the process forked
@@ -42,7 +42,7 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
     process down, not the worker, which reports ("died", exit code) and moves on (unless the
     backend is not fork-safe, see _fork_safe)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    os.setsid()  # a group of its own: what a backend starts here is ended with the worker
+    os.setpgid(0, 0)  # a group of its own: what a backend starts here is ended with the worker
     conn.send(("group",))
     _end_with_parent()
     fd = os.open(log, os.O_WRONLY | os.O_APPEND)

@@ -9,9 +9,9 @@ the first crash or hang a spare worker is kept ready, so the next case need not 
 and a backend that crashed once runs each later case in a process its worker forks (a few
 milliseconds), so a backend that crashes on many cases costs a fork each, not a worker each;
 the other backends keep running in the workers themselves.
-Each worker starts a session of its own (a new process group), which every process it or a
-backend in it starts (a forked case, a compiler subprocess) belongs to unless it leaves it; a
-worker is ended by killing its whole group, on a crash, on a timeout and when the run ends, so
+Each worker leads a process group of its own (in the caller's session), which every process it
+or a backend in it starts (a forked case, a compiler subprocess) belongs to unless it leaves it;
+a worker is ended by killing its whole group, on a crash, on a timeout and when the run ends, so
 nothing a backend started outlives the run. Only these groups are ever signalled. A worker's
 stdout and stderr go to a file of its own: what a backend printed before it crashed is quoted in
 the case's message.
