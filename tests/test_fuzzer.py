@@ -236,3 +236,10 @@ def test_an_honest_backend_gets_no_finding(tmp_path):
     assert result.exit_code == 0, result.output
     assert stats["findings"] == [] and not out.exists()
     assert stats["runs"]["onnxruntime"]["sequence_optional"]["pass"] >= 8
+
+
+def test_triaged_findings_build(root):
+    """tests/data/fuzz_findings: findings kept for cases/fuzz/ (see the file's header)."""
+    cases = load_cases([root / "tests" / "data" / "fuzz_findings"])
+    assert cases and all(c.name.startswith("fuzz_") for c in cases)
+    compile_cases(cases)
