@@ -21,7 +21,8 @@ from onnx_seq_tests._core.cases import walk
 from onnx_seq_tests._fuzz import judge
 from onnx_seq_tests._fuzz.campaign import program_seed
 from onnx_seq_tests._fuzz.findings import case_text, merge, signature_of
-from onnx_seq_tests._fuzz.programs import OPERATORS, NoResult, generate, to_case
+from onnx_seq_tests._fuzz.programs import OPERATORS, NoResult, generate
+from onnx_seq_tests._fuzz.recipes import to_case
 from onnx_seq_tests._fuzz.schemas import version_opsets
 from onnx_seq_tests._suite.build import compile_cases, fingerprint
 from onnx_seq_tests._suite.tensor_io import derive

@@ -22,7 +22,8 @@ from .._core.problems import SeqTestsError
 from .._core.value_types import innermost
 from . import judge, shrink
 from .findings import FindingError, file_stem, write
-from .programs import OPERATORS, NoResult, generate, to_case
+from .programs import OPERATORS, NoResult, generate
+from .recipes import to_case
 from .schemas import opsets as known_opsets
 
 #: Programs judged per verify run.
