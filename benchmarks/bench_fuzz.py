@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT / "tests"))  # faulty_backends
 
 from onnx_seq_tests._fuzz import judge  # noqa: E402
 from onnx_seq_tests._fuzz.campaign import Options, program_seed, run  # noqa: E402
-from onnx_seq_tests._fuzz.programs import NoResult, generate, to_case  # noqa: E402
+from onnx_seq_tests._fuzz.programs import NoResult, generate  # noqa: E402
+from onnx_seq_tests._fuzz.recipes import to_case  # noqa: E402
 
 
 def draw(count: int, seed: int, build: bool):

@@ -13,15 +13,17 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from faulty_backends import FAULTS
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 from onnx_seq_tests._casefile.reader import load_cases
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core import oracle
 from onnx_seq_tests._core.cases import walk
 from onnx_seq_tests._fuzz import judge
-from onnx_seq_tests._fuzz.campaign import program_seed
+from onnx_seq_tests._fuzz.campaign import DATABASE_KEY, Options, campaign_seeds, program_seed
 from onnx_seq_tests._fuzz.findings import case_text, merge, signature_of
-from onnx_seq_tests._fuzz.programs import OPERATORS, NoResult, generate, to_case
+from onnx_seq_tests._fuzz.programs import OPERATORS, NoResult, generate
+from onnx_seq_tests._fuzz.recipes import to_case
 from onnx_seq_tests._fuzz.schemas import version_opsets
 from onnx_seq_tests._suite.build import compile_cases, fingerprint
 from onnx_seq_tests._suite.tensor_io import derive
@@ -145,8 +147,16 @@ def test_every_planted_fault_is_found_shrunk_and_written_as_a_buildable_case(tmp
     assert "--seed 2 --max-findings 1 --max-examples 40" in text
     assert stats["findings"][0]["seconds_to_shrink"] < 10
     # the same seed gives the same findings (the doc aside: it quotes the command)
-    again, out_again, _ = _fuzz(args[:2] + args[-6:], tmp_path, "again")
+    database = tmp_path / "db"
+    again, out_again, _ = _fuzz(args[:2] + args[-6:] + ["--database", str(database)],
+                                tmp_path, "again")
     assert again.exit_code == 1
+    # hypothesis's example database now holds the finding's program seed, replayed first
+    saved = list(DirectoryBasedExampleDatabase(str(database)).fetch(DATABASE_KEY))
+    assert saved == [by_backend[specs[0]]["seed"].encode()]
+    replay = Options([specs[0]], seed=9, max_examples=3,
+                     database=DirectoryBasedExampleDatabase(str(database)))
+    assert list(campaign_seeds(replay)) == [by_backend[specs[0]]["seed"], "9:0", "9:1"]
     assert sorted(p.name for p in out_again.iterdir()) == [by_backend[specs[0]]["file"]]
     for path in out_again.iterdir():
         [alone], [first] = load_cases([path]), load_cases([out / path.name])
@@ -172,9 +182,7 @@ def test_bad_usage_exits_2(tmp_path):
 
 
 def test_shards_share_no_program():
-    from onnx_seq_tests._fuzz.campaign import Options, _seeds
-
-    parts = [list(_seeds(Options(["oracle"], seed=3, max_examples=10, shard=(k, 3))))
+    parts = [list(campaign_seeds(Options(["oracle"], seed=3, max_examples=10, shard=(k, 3))))
              for k in (1, 2, 3)]
     assert len(set().union(*parts)) == 30
     assert parts[0][:2] == ["3:0", "3:3"]
@@ -236,3 +244,10 @@ def test_an_honest_backend_gets_no_finding(tmp_path):
     assert result.exit_code == 0, result.output
     assert stats["findings"] == [] and not out.exists()
     assert stats["runs"]["onnxruntime"]["sequence_optional"]["pass"] >= 8
+
+
+def test_triaged_findings_build(root):
+    """tests/data/fuzz_findings: findings kept for cases/fuzz/ (see the file's header)."""
+    cases = load_cases([root / "tests" / "data" / "fuzz_findings"])
+    assert cases and all(c.name.startswith("fuzz_") for c in cases)
+    compile_cases(cases)

@@ -22,7 +22,8 @@ from .._core.problems import SeqTestsError
 from .._core.value_types import innermost
 from . import judge, shrink
 from .findings import FindingError, file_stem, write
-from .programs import OPERATORS, NoResult, generate, to_case
+from .programs import OPERATORS, NoResult, generate
+from .recipes import to_case
 from .schemas import opsets as known_opsets
 
 #: Programs judged per verify run.
@@ -121,7 +122,7 @@ def program_seed(seed: int, index: int) -> str:
     return f"{seed}:{index}"
 
 
-def _seeds(options: Options):
+def campaign_seeds(options: Options):
     """The program seeds of this campaign (and shard): the database's first, then the
     campaign's own, up to --max-examples in all."""
     given = 0
@@ -150,7 +151,7 @@ def run(options: Options, progress=None) -> Stats:
     signatures: set = set()
     shrunk_kinds: Counter = Counter()
     per_backend: Counter = Counter()
-    seeds = _seeds(options)
+    seeds = campaign_seeds(options)
     with tempfile.TemporaryDirectory(prefix="seq-fuzz-", dir=judge.scratch_root()) as scratch:
         work = Path(scratch) / "suite"
         while True:

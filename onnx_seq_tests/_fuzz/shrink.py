@@ -19,7 +19,7 @@ import numpy as np
 
 from .._core.value_types import OptionalType, SequenceType, TensorType
 from . import judge
-from .programs import NoResult, Recipe, Source, node_values, to_case
+from .recipes import NoResult, Recipe, Source, node_values, to_case
 
 #: Proposals judged per verify run.
 BATCH = 8
