@@ -246,8 +246,8 @@ def test_an_honest_backend_gets_no_finding(tmp_path):
     assert stats["runs"]["onnxruntime"]["sequence_optional"]["pass"] >= 8
 
 
-def test_triaged_findings_build(root):
-    """tests/data/fuzz_findings: findings kept for cases/fuzz/ (see the file's header)."""
-    cases = load_cases([root / "tests" / "data" / "fuzz_findings"])
+def test_triaged_findings_are_cases_named_for_the_fuzzer(root):
+    """cases/fuzz: shrunk findings of the fuzzer kept as regression cases (built by make build
+    like every case; here, their names)."""
+    cases = load_cases([root / "cases" / "fuzz"])
     assert cases and all(c.name.startswith("fuzz_") for c in cases)
-    compile_cases(cases)
