@@ -33,7 +33,8 @@ clean:
 	rm -rf $(VENV) build *.egg-info dist
 
 # docs/conformance.md: the cross-runtime scoreboard, both suite forms of generated/ on every
-# built-in backend, with the findings of docs/conformance-notes.yaml (about 2 minutes on 2 cores).
+# built-in backend, with the findings of docs/conformance-notes.yaml (IREE compiles each case once,
+# cached; see docs/runtimes.md for the measured times).
 # verify exits 1 when a backend fails a case (that is what the report is for), so only exit 2
 # (bad usage) or a crash stops make. The third-party runtimes' verdicts are recorded in
 # docs/conformance-runtimes.json: `make test` re-renders the report from them and a live run of
