@@ -43,11 +43,12 @@ clean:
 
 # docs/conformance.md and docs/conformance.html: the cross-runtime scoreboard, both suite forms
 # of generated/ on every built-in backend, with the findings of docs/conformance-notes.yaml
-# (about 2 minutes on 2 cores). verify exits 1 when a backend fails a case (that is what the
-# report is for), so only exit 2 (bad usage) or a crash stops make. The third-party runtimes'
-# verdicts are recorded in docs/conformance-runtimes.json: `make test` re-renders the report
-# from them and a live run of onnxruntime and the reference evaluator, so a stale report fails
-# the tests. (A CI matrix does the same with one `verify --json` per runtime and job, then
+# (about 6 minutes on 2 cores: IREE compiles each case once, cached; docs/runtimes.md). verify
+# exits 1 when a backend fails a case (that is what the report is for), so only exit 2 (bad
+# usage) or a crash stops make. The third-party runtimes' verdicts are recorded in
+# docs/conformance-runtimes.json: `make test` re-renders the report from them and a live run of
+# onnxruntime and the reference evaluator, so a stale report fails the tests. (A CI matrix does
+# the same with one `verify --json` per runtime and job, then
 # `gen-seq-tests report *.json --markdown ... --html ...`: docs/reports.md.)
 RUNTIMES := openvino tinygrad tract tvm iree
 .PHONY: conformance

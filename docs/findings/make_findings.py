@@ -262,6 +262,15 @@ def tvm_findings() -> list[Finding]:
         concat("x", [("x", [None]), ("empty", [0])]),
         "{'x': np.array([1., 2.], np.float32), 'empty': np.zeros(0, np.float32)}",
         "joined = [1., 2.] (empty has the declared shape [0])"))
+    found.append(Finding(
+        "tvm_constant_value_int", "tvm",
+        "Constant with a value_int (or value_ints) attribute is refused (\"no value in "
+        "Constant\")",
+        "The value for the sole element for the scalar, int64, output tensor.",
+        _model([helper.make_node("Constant", [], ["three"], value_int=3),
+                helper.make_node("Add", ["x", "three"], ["y"])],
+               [_t("x", I64, [])], [_t("y", I64, [])]),
+        "{'x': np.array(4, np.int64)}", "y = 7"))
     return found
 
 
