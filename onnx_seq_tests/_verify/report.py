@@ -26,8 +26,7 @@ from .._suite.tensor_io import TENSOR_IO_SUITE
 from .backends import describe
 from .verifier import OUTCOMES, UNEXPECTED, Result
 
-_LABELS = {"pass": "PASS", "fail": "FAIL", "refused": "REFUSED", "error": "ERROR",
-           "crash": "CRASH", "timeout": "TIMEOUT", "xfail": "XFAIL", "xpass": "XPASS"}
+_LABELS = {outcome: outcome.upper() for outcome in OUTCOMES}
 
 
 def counts(results: list[Result]) -> dict[str, Counter]:
@@ -480,8 +479,7 @@ def forms_table(results: list[Result], specs: list[str]) -> list[str]:
 
 
 def _short(counter: Counter) -> str:
-    """`passed/total` then `Nf` (fail), `Nr` (refused), `Ne` (error), `Nc` (crash), `Nt`
-    (timeout) and `Nx` (xfail), for narrow cells."""
+    """`passed/total` then `Nf`, `Nr`, `Ne`, `Nc`, `Nt`, `Nx` (by outcome), for narrow cells."""
     total = sum(counter.values())
     if not total:
         return "-"
