@@ -239,4 +239,7 @@ def test_a_fifo_as_model_ends_its_case_within_the_timeout(mini_suite):
     results = {r["name"]: r for r in json.loads((mini_suite / "r.json").read_text())["results"]}
     fifo = results["test_sequence_construct_v11_float"]
     assert fifo["outcome"] in ("timeout", "error"), fifo
+    if fifo["outcome"] == "timeout":
+        assert fifo["message"] == ("the case folder was not read within 2 s; its process was "
+                                   "ended")
     assert {r["outcome"] for name, r in results.items() if name != fifo["name"]} == {"pass"}

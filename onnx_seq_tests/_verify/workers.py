@@ -220,8 +220,10 @@ class Pool:
                 if worker.deadline is not None and now >= worker.deadline:
                     self._end(worker)
                     self.spare = True
-                    self._lost(worker, "timeout", f"the backend gave no result within "
-                                                  f"{self.timeout:g} s; its process was ended")
+                    what = "the backend gave no result" if worker.spec else (
+                        "the case folder was not read")
+                    self._lost(worker, "timeout", f"{what} within {self.timeout:g} s; its "
+                                                  "process was ended")
                 elif not worker.ready and now >= worker.born + START_TIMEOUT:
                     self._end(worker)
                     raise WorkerStartError(f"a worker did not load its backends within "
