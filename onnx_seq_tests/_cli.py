@@ -41,16 +41,17 @@ class _Commands(click.Group):
             ctx.exit(error.exit_code)
 
 
-class SuiteRoot(click.ParamType):
-    """A built suite's root folder: one holding case folders (test_*/model.onnx) at any depth;
-    else NoCasesError naming it (one line, exit 2). Converts to a Path."""
+class SuiteRoot(click.Path):
+    """A built suite's root folder (a click.Path that is not a file, as a Path) holding case
+    folders (test_*/model.onnx) at any depth; else NoCasesError naming it (one line, exit 2)."""
 
-    name = "directory"
+    def __init__(self):
+        super().__init__(file_okay=False, path_type=Path)
 
     def convert(self, value, param, ctx) -> Path:
         from ._suite.discovery import NoCasesError, case_folders
 
-        root = Path(value)
+        root = super().convert(value, param, ctx)
         if not root.is_dir() or not case_folders(root):  # a tree too deep: ReadError, exit 2
             raise NoCasesError(f"no case folders (test_*/model.onnx) under {root}; build the "
                                "suite first with `gen-seq-tests build`, or give its output root")
@@ -110,10 +111,11 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
 
     outside = not paths and checkout_root() is None
     if check and outside and not (out_root / "manifest.json").is_file():
-        raise SuiteError(f"nothing to check: no suite at {out_root} and not inside a checkout of "
-                      "onnx-seq-tests (`build --check` compares a checkout's generated/ with its "
-                      "cases/); the installed suite is checked against its manifest by "
-                      "`gen-seq-tests verify`, and `gen-seq-tests pack` prints its identity")
+        raise SuiteError(f"nothing to check: no suite at {out_root} and not inside a checkout "
+                         "of onnx-seq-tests (`build --check` compares a checkout's generated/ "
+                         "with its cases/); the installed suite is checked against its manifest "
+                         "by `gen-seq-tests verify`, and `gen-seq-tests pack` prints its "
+                         "identity")
     paths = paths or (cases_dir(),)  # the checkout's cases/, else the packaged ones
     drift = freshness.onnx_policy(out_root, check, adopt_onnx)  # RestampError: exit 2
     if drift:
@@ -131,8 +133,8 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
         else:
             report = builder.build(paths, out_root, empty_optional, _jobs(jobs))
     except OSError as error:
-        raise CheckFailed(f"cannot write {out_root}: {error}; it still holds the suite it held "
-                     "before") from None
+        raise CheckFailed(f"cannot write {out_root}: {error}; it still holds the suite it "
+                          "held before") from None
     if check:
         for line in differences:
             _say(line)
@@ -142,8 +144,8 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
                       "run `gen-seq-tests build` to update it")
             if any(line.startswith("foreign:") for line in differences):
                 advice = f"move the foreign paths out of {out_root} first; then {advice}"
-            raise CheckFailed(f"{len(differences)} difference(s) between {out_root} and the cases; "
-                         f"{advice}")
+            raise CheckFailed(f"{len(differences)} difference(s) between {out_root} and the "
+                              f"cases; {advice}")
         _say(f"{out_root} is exactly what the cases give")
     elif report.changed:
         _say(f"built {report.cases} case(s) into {out_root}: {len(report.rebuilt)} rebuilt, "
