@@ -1,16 +1,17 @@
-"""The `gen-seq-tests` command: parsing arguments and exit codes only.
+"""The `gen-seq-tests` command: parsing arguments, printing, and exit codes only.
 
 Conventions of every command: `-o/--output` names what a command writes, `-j N` runs N
 processes (0: one per CPU), `--markdown FILE` writes a Markdown report. Exit status: 0 success,
 1 a check or verification failed, 2 bad usage or invalid input (case files, a folder that holds
-no suite, an onnx that is not the pinned one where that matters). Errors are click exceptions
-printed as one line `error: ...` (case-file problems: one line each). Importing this module
-imports no onnx: `--help`, `--version` and a no-op `build` never load it.
+no suite, an onnx that is not the pinned one where that matters). A command raises the
+package's errors (`SeqTestsError`, which carries its `exit_code`: 2 bad input, 1 a failed
+check); the command group prints each once, as `error: ...` on one line (case-file problems:
+one line each, then the count), and exits with its code. Importing this module imports no
+onnx: `--help`, `--version` and a no-op `build` never load it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from ._core.problems import CaseFileError, SeqTestsError, one_line
+from ._core.problems import CheckFailed, SeqTestsError, one_line
 from ._fuzz.command import fuzz
 from ._suite.manifest import EMPTY_OPTIONAL_FORMS
 
@@ -26,35 +27,35 @@ DEFAULT_CASES = "cases"
 DEFAULT_OUT = "generated"
 
 
-class Refused(click.ClickException):
-    """Bad usage or invalid input: exit 2."""
+class _Commands(click.Group):
+    """The command group: the one place where a SeqTestsError raised by a command (or while
+    its arguments are converted) is printed (its `lines()`, on stderr) and becomes the exit
+    status (its `exit_code`)."""
 
-    exit_code = 2
-
-    def show(self, file=None) -> None:
-        _say(f"error: {self.message}", err=True)
-
-
-class Failed(Refused):
-    """A check or verification failed: exit 1."""
-
-    exit_code = 1
-
-
-class CaseErrors(Refused):
-    """Case files with mistakes: one line per problem, then the count; exit 2."""
-
-    def __init__(self, error: CaseFileError):
-        super().__init__(error.report())
-        self.count = len(error.problems)
-
-    def show(self, file=None) -> None:
-        click.echo(self.message, err=True)
-        click.echo(f"{self.count} problem(s) found; nothing was written.", err=True)
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except SeqTestsError as error:
+            for line in error.lines():
+                click.echo(line, err=True)
+            ctx.exit(error.exit_code)
 
 
-def _fail_on_case_errors(error: CaseFileError):
-    raise CaseErrors(error) from None
+class SuiteRoot(click.Path):
+    """A built suite's root folder (a click.Path that is not a file, as a Path) holding case
+    folders (test_*/model.onnx) at any depth; else NoCasesError naming it (one line, exit 2)."""
+
+    def __init__(self):
+        super().__init__(file_okay=False, path_type=Path)
+
+    def convert(self, value, param, ctx) -> Path:
+        from ._suite.discovery import NoCasesError, case_folders
+
+        root = super().convert(value, param, ctx)
+        if not root.is_dir() or not case_folders(root):  # a tree too deep: ReadError, exit 2
+            raise NoCasesError(f"no case folders (test_*/model.onnx) under {root}; build the "
+                               "suite first with `gen-seq-tests build`, or give its output root")
+        return root
 
 
 def _jobs(jobs: int) -> int:
@@ -67,22 +68,11 @@ def _say(text: str, err: bool = False) -> None:
     click.echo(one_line(text), err=err)
 
 
-@contextlib.contextmanager
-def _reading_a_suite():
-    """A suite folder or case folder that cannot be read (a ReadError): one line, exit 2."""
-    from ._suite.bounded import ReadError
-
-    try:
-        yield
-    except ReadError as error:
-        raise Refused(str(error)) from None
-
-
 def _warn(message: str) -> None:
     _say(f"warning: {message}", err=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gen-seq-tests")
 def main() -> None:
     """Build and check the ONNX sequence/optional conformance suite."""
@@ -116,29 +106,19 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
     file hashes and the manifest without loading onnx. The new tree is staged beside the output
     root and swapped in, so an interrupted build leaves the old suite or the new one.
     """
-    from ._core.versions import installed_onnx
     from ._suite import freshness
     from ._suite.resources import SuiteError, cases_dir, checkout_root
 
     outside = not paths and checkout_root() is None
     if check and outside and not (out_root / "manifest.json").is_file():
-        raise Refused(f"nothing to check: no suite at {out_root} and not inside a checkout of "
-                      "onnx-seq-tests (`build --check` compares a checkout's generated/ with its "
-                      "cases/); the installed suite is checked against its manifest by "
-                      "`gen-seq-tests verify`, and `gen-seq-tests pack` prints its identity")
-    try:
-        paths = paths or (cases_dir(),)  # the checkout's cases/, else the packaged ones
-    except SuiteError as error:
-        raise Refused(str(error)) from None
-    drift = freshness.onnx_drift()
-    if drift and not check:
-        stamped = freshness.stamped_onnx(out_root)
-        if stamped is not None and stamped != installed_onnx() and not adopt_onnx:
-            raise Refused(f"{out_root} was built with onnx {stamped}; rebuilding it would "
-                          f"restamp it with onnx {installed_onnx()}, so nothing was "
-                          f"written: {drift} (or pass --adopt-onnx to rebuild it anyway)")
-        _warn(drift)
-    elif drift:
+        raise SuiteError(f"nothing to check: no suite at {out_root} and not inside a checkout "
+                         "of onnx-seq-tests (`build --check` compares a checkout's generated/ "
+                         "with its cases/); the installed suite is checked against its manifest "
+                         "by `gen-seq-tests verify`, and `gen-seq-tests pack` prints its "
+                         "identity")
+    paths = paths or (cases_dir(),)  # the checkout's cases/, else the packaged ones
+    drift = freshness.onnx_policy(out_root, check, adopt_onnx)  # RestampError: exit 2
+    if drift:
         _warn(drift)
     count = freshness.unchanged(paths, out_root, empty_optional, compare_bytes=check)
     if count is not None:
@@ -152,13 +132,9 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
             differences = builder.check(paths, out_root, empty_optional, _jobs(jobs))
         else:
             report = builder.build(paths, out_root, empty_optional, _jobs(jobs))
-    except CaseFileError as error:
-        _fail_on_case_errors(error)
-    except builder.OutputError as error:
-        raise Refused(str(error)) from None
     except OSError as error:
-        raise Failed(f"cannot write {out_root}: {error}; it still holds the suite it held "
-                     "before") from None
+        raise CheckFailed(f"cannot write {out_root}: {error}; it still holds the suite it "
+                          "held before") from None
     if check:
         for line in differences:
             _say(line)
@@ -168,8 +144,8 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
                       "run `gen-seq-tests build` to update it")
             if any(line.startswith("foreign:") for line in differences):
                 advice = f"move the foreign paths out of {out_root} first; then {advice}"
-            raise Failed(f"{len(differences)} difference(s) between {out_root} and the cases; "
-                         f"{advice}")
+            raise CheckFailed(f"{len(differences)} difference(s) between {out_root} and the "
+                              f"cases; {advice}")
         _say(f"{out_root} is exactly what the cases give")
     elif report.changed:
         _say(f"built {report.cases} case(s) into {out_root}: {len(report.rebuilt)} rebuilt, "
@@ -184,10 +160,7 @@ def list_cases(paths: tuple[Path, ...]) -> None:
     """List cases: name, operators, opset, data sets."""
     from ._casefile.reader import load_cases
 
-    try:
-        cases = load_cases(paths or (Path(DEFAULT_CASES),))
-    except CaseFileError as error:
-        _fail_on_case_errors(error)
+    cases = load_cases(paths or (Path(DEFAULT_CASES),))  # CaseFileError: one line each, exit 2
     for case in cases:
         click.echo(f"{case.name}\t{','.join(case.operators)}\topset {case.opset}\t"
                    f"{len(case.data_sets)} data set(s)")
@@ -272,26 +245,15 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     from ._verify.workers import start_fork_server
 
     start_fork_server(backends)  # it imports onnx and the backends while this process does
-    from ._suite.resources import SuiteError as NoSuite
+    from ._suite.discovery import NoCasesError
     from ._suite.resources import default_suite, resolve_suite, xfail_file
     from ._verify import report
     from ._verify.backends import BackendSpecError, load_backend
-    from ._verify.verifier import (
-        UNEXPECTED,
-        SuiteError,
-        XfailError,
-        check_xfail,
-        find_cases,
-        load_xfail,
-        suite_info,
-    )
+    from ._verify.verifier import UNEXPECTED, check_xfail, find_cases, load_xfail, suite_info
     from ._verify.verifier import verify as run_verify
 
-    try:
-        resolved = [resolve_suite(s) for s in suite_dirs] or [default_suite()]
-        xfail_path = xfail_file(xfail_path) if xfail_path else None
-    except NoSuite as error:
-        raise Refused(str(error)) from None
+    resolved = [resolve_suite(s) for s in suite_dirs] or [default_suite()]
+    xfail_path = xfail_file(xfail_path) if xfail_path else None
     suites = [r.root for r in resolved]
     repeated = sorted({b for b in backends if backends.count(b) > 1})
     if repeated:
@@ -319,20 +281,14 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
         cases = find_cases(suites, select) if select else everything
         xfail = load_xfail(xfail_path) if xfail_path else []
         notes = report.load_notes(notes_path) if notes_path else []
-    except SuiteError as error:
+    except NoCasesError as error:
         raise click.BadParameter(str(error), param_hint="SUITE_DIR") from None
-    except XfailError as error:
-        raise Refused(str(error)) from None
-    except (CaseFileError, report.NotesError) as error:
-        _fail_on_case_errors(error)
-    except SeqTestsError as error:  # a folder tree too deep to walk (discovery.ReadError)
-        raise Refused(str(error)) from None
     if not cases:
         raise click.BadParameter(f"no case under {', '.join(map(str, suites))} matches "
                                  + " or ".join(select), param_hint="-k")
     warnings = check_xfail(xfail, specs, everything)
     if warnings and strict_xfail:
-        raise Refused("\n".join(warnings).replace(": warning: ", ": "))
+        raise SeqTestsError("\n".join(warnings).replace(": warning: ", ": "))
     for suite in resolved:
         click.echo(suite.describe())
     show = sys.stderr.isatty() if progress is None else progress
@@ -345,8 +301,6 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
         finally:
             if bar:
                 bar.close()
-    except BackendSpecError as error:
-        raise Refused(str(error)) from None
     except KeyboardInterrupt:  # Ctrl-C: the workers and their process groups are ended by now
         _say("verify: interrupted; no report written", err=True)
         sys.exit(130)
@@ -357,8 +311,8 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
                         *(f"--backend {s}" for s in specs), *(f"-k {p}" for p in select),
                         *_options(xfail=xfail_path, notes=notes_path, markdown=markdown_path,
                                   html=html_path)])
-    _write_reports(results, specs, infos, command, notes, about, junit_path=junit_path,
-                   json_path=json_path, markdown_path=markdown_path, html_path=html_path)
+    report.write_reports(results, specs, infos, command, notes, about, junit_path=junit_path,
+                         json_path=json_path, markdown_path=markdown_path, html_path=html_path)
     for note in notes:
         if not note.matched:
             warnings.append(f"{note.where}: warning: this note matched no case that did not "
@@ -381,15 +335,6 @@ def _options(**paths) -> list[str]:
     return [f"--{name} {_shown(path)}" for name, path in paths.items() if path]
 
 
-def _write_reports(results, specs, suite, command, notes, about, **paths) -> None:
-    from ._verify import report
-
-    try:
-        report.write_reports(results, specs, suite, command, notes, about, **paths)
-    except OSError as error:
-        raise Refused(f"cannot write a report: {error}") from None
-
-
 @main.command("report")
 @click.argument("reports", nargs=-1, required=True, metavar="JSON...",
                 type=click.Path(dir_okay=False, path_type=Path))
@@ -407,19 +352,14 @@ def report_command(reports: tuple[Path, ...], markdown_path: Path | None,
     from ._verify import report
 
     _folders_exist(markdown=markdown_path, html=html_path)
-    try:
-        merged = report.merge_reports(list(reports))
-        notes = report.load_notes(notes_path) if notes_path else []
-    except report.ReportError as error:
-        raise Refused(str(error)) from None
-    except report.NotesError as error:
-        _fail_on_case_errors(error)
+    merged = report.merge_reports(list(reports))  # ReportError: exit 2
+    notes = report.load_notes(notes_path) if notes_path else []  # NotesError: exit 2
     click.echo(report.text_report(merged.results, merged.specs, merged.about), nl=False)
     command = " ".join(["gen-seq-tests report", *(_shown(p) for p in reports),
                         *_options(notes=notes_path, markdown=markdown_path, html=html_path)])
-    _write_reports(merged.results, merged.specs, merged.suite, command, notes, merged.about,
-                   markdown_path=markdown_path, html_path=html_path,
-                   described=merged.described)
+    report.write_reports(merged.results, merged.specs, merged.suite, command, notes,
+                         merged.about, markdown_path=markdown_path, html_path=html_path,
+                         described=merged.described)
     for note in notes:
         if not note.matched:
             _warn(f"{note.where}: this note matched no case that did not pass")
@@ -440,31 +380,14 @@ def pack(root: Path | None, archive: Path | None) -> None:
     that compressed it). ROOT must match its manifest.json: exit 1 when it does not, 2 when it
     holds no suite.
     """
-    from ._suite.manifest import ManifestError, read
-    from ._suite.pack import PackError, default_archive
-    from ._suite.pack import pack as write_archive
-    from ._suite.resources import SuiteError, default_suite
+    from ._suite.pack import default_archive, pack_suite
+    from ._suite.resources import default_suite
 
-    try:
-        root = root or default_suite().root
-    except SuiteError as error:
-        raise Refused(str(error)) from None
-    archive = archive or default_archive()
-    try:
-        read(root)
-    except ManifestError as error:  # no suite here: bad input
-        raise Refused(str(error)) from None
-    try:
-        digest, count = write_archive(root, archive)
-    except PackError as error:  # a suite that does not match its manifest: a failed check
-        raise Failed(str(error)) from None
-    import gzip
-    import hashlib
-
-    identity = hashlib.sha256(gzip.decompress(archive.read_bytes())).hexdigest()
-    _say(f"wrote {archive}: {count} files, sha256 {digest}")
-    _say(f"suite sha256 {identity} (the uncompressed tar, the same wherever it is packed: "
-         f"gzip -dc {archive} | sha256sum)")
+    # no suite at root: ManifestError (exit 2); one not matching its manifest: PackError (1)
+    packed = pack_suite(root or default_suite().root, archive or default_archive())
+    _say(f"wrote {packed.archive}: {packed.files} files, sha256 {packed.sha256}")
+    _say(f"suite sha256 {packed.identity} (the uncompressed tar, the same wherever it is "
+         f"packed: gzip -dc {packed.archive} | sha256sum)")
 
 
 @main.command()
@@ -488,10 +411,7 @@ def diff(old: Path, new: Path, as_json: bool, output: Path | None, exit_code: bo
 
     from ._suite import diff as differ
 
-    try:
-        result = differ.diff(differ.load(old), differ.load(new))
-    except differ.DiffError as error:
-        raise Refused(str(error)) from None
+    result = differ.diff(differ.load(old), differ.load(new))  # DiffError: exit 2
     text = (json.dumps(result, indent=1, sort_keys=True) + "\n" if as_json
             else differ.text(result))
     if output is None:
@@ -505,32 +425,24 @@ def diff(old: Path, new: Path, as_json: bool, output: Path | None, exit_code: bo
 
 
 @main.command()
-@click.argument("root", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.argument("root", required=False, default=DEFAULT_OUT, type=SuiteRoot())
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the report to this Markdown file (the committed one is "
                    "docs/coverage.md) instead of printing it.")
-def coverage(root: Path | None, markdown_path: Path | None) -> None:
+def coverage(root: Path, markdown_path: Path | None) -> None:
     """Report what the suite at ROOT (default: generated) covers: per operator and version, the
     allowed types (from onnx.defs) and the edge cases, beside onnx's own node cases."""
     from ._suite import coverage as measure
     from ._suite.freshness import onnx_drift
-    from ._suite.layout import case_folders
+    from ._verify import mutation
 
-    root = root or Path(DEFAULT_OUT)
-    with _reading_a_suite():
-        if not root.is_dir() or not case_folders(root):
-            raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
-                          "first with `gen-seq-tests build`, or give its output root")
-        drift = onnx_drift()
-        if drift:
-            _warn(drift)
-        from ._verify import mutation
-
-        ours = measure.summarize(measure.suite_coverage(root))
-        theirs = measure.summarize(measure.onnx_coverage())
-        text = measure.report(ours, theirs, root.as_posix(),
-                             measure.tensor_io_form(root)) + "\n" + mutation.markdown(
-            *_mutation_scores(root))
+    drift = onnx_drift()
+    if drift:
+        _warn(drift)
+    ours = measure.summarize(measure.suite_coverage(root))
+    theirs = measure.summarize(measure.onnx_coverage())
+    text = measure.report(ours, theirs, root.as_posix(), measure.tensor_io_form(root)) + \
+        "\n" + mutation.markdown(*mutation.scores(root))
     if markdown_path is None:
         click.echo(text, nl=False)
         return
@@ -559,52 +471,37 @@ def show(cases: tuple[str, ...], full: bool, cases_paths: tuple[Path, ...],
     folder (test_<name>/ with model.onnx) of any suite in the standard layout, a folder of such
     folders, or a case file. A case from case files shows its file:line.
     """
-    from ._read.load import ReadError, resolve
+    from ._read.load import resolve
     from ._read.show import render
 
-    try:
-        shown = resolve(cases, cases_paths, suite_root)
-        texts = [render(s, full=full) for s in shown]
-    except ReadError as error:
-        raise Refused(str(error)) from None
+    shown = resolve(cases, cases_paths, suite_root)  # ReadError: one line, exit 2
+    texts = [render(s, full=full) for s in shown]
     click.echo("\n".join(texts), nl=False)
 
 
 @main.command()
-@click.argument("root", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.argument("root", required=False, default=DEFAULT_OUT, type=SuiteRoot())
 @click.option("-o", "--output", "out_dir", default="docs/operators", show_default=True,
               type=click.Path(file_okay=False, path_type=Path),
               help="Folder for the pages (one per operator, and README.md, the index).")
 @click.option("--check", is_flag=True,
               help="Write nothing; exit 1 naming every page that differs from what the suite "
                    "gives.")
-def docs(root: Path | None, out_dir: Path, check: bool) -> None:
+def docs(root: Path, out_dir: Path, check: bool) -> None:
     """Write one Markdown page per sequence/optional operator (schema from onnx.defs, then every
     case of the suite at ROOT (default: generated) that uses it, as `show` prints it) and an
     index with the cases and coverage per operator version."""
-    from ._read.load import ReadError
     from ._read.operator_pages import stale_pages, write_pages
-    from ._suite.layout import case_folders
 
-    root = root or Path(DEFAULT_OUT)
-    with _reading_a_suite():
-        if not root.is_dir() or not case_folders(root):
-            raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
-                          "first with `gen-seq-tests build`, or give its output root")
-    try:
-        if check:
-            stale = stale_pages(root, out_dir)
-        else:
-            files = write_pages(root, out_dir)
-    except ReadError as error:
-        raise Refused(str(error)) from None
     if check:
+        stale = stale_pages(root, out_dir)  # a case that cannot be read: ReadError, exit 2
         for name in stale:
             click.echo(f"stale: {out_dir / name}")
         if stale:
-            raise Failed(f"{len(stale)} page(s) differ from the suite; run `make docs`")
+            raise CheckFailed(f"{len(stale)} page(s) differ from the suite; run `make docs`")
         click.echo(f"{out_dir} is what the suite at {root} gives")
         return
+    files = write_pages(root, out_dir)
     click.echo(f"wrote {len(files)} page(s) into {out_dir}")
 
 
@@ -627,14 +524,10 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
     case on stderr). Exit 0 when the file is written, 2 for bad input.
     """
     from ._read.importer import import_folders, refused_by_builder, to_yaml
-    from ._read.load import ReadError
 
     if not out_file.absolute().parent.is_dir():
         raise click.BadParameter(f"the folder of {out_file} does not exist", param_hint="-o")
-    try:
-        imported = import_folders(suite_dirs, prefix)
-    except ReadError as error:
-        raise Refused(str(error)) from None
+    imported = import_folders(suite_dirs, prefix)  # ReadError: one line, exit 2
     if not no_check:
         imported = refused_by_builder(imported)
     for folder, reason in imported.skipped:
@@ -646,32 +539,18 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
                f"{len(imported.skipped)} not expressible (listed above)")
 
 
-def _mutation_scores(root: Path):
-    from ._verify import mutation
-
-    every = mutation.mutants()
-    return (mutation.score(mutation.suite_subjects(root), every, "this suite"),
-            mutation.score(mutation.onnx_subjects(), every, "onnx's node cases"))
-
-
 @main.command("mutation")
-@click.argument("root", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.argument("root", required=False, default=DEFAULT_OUT, type=SuiteRoot())
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the table to this Markdown file instead of printing it.")
-def mutation_score(root: Path | None, markdown_path: Path | None) -> None:
+def mutation_score(root: Path, markdown_path: Path | None) -> None:
     """Print the mutation score of the suite at ROOT (default: generated) beside that of onnx's
     own sequence/optional node cases: the share of the mutant backends (the spec oracle with
     one plausible runtime bug each) that some case catches. Exit 1 when a mutant survives the
     suite at ROOT."""
-    from ._suite.layout import case_folders
     from ._verify import mutation
 
-    root = root or Path(DEFAULT_OUT)
-    with _reading_a_suite():
-        if not root.is_dir() or not case_folders(root):
-            raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
-                          "first with `gen-seq-tests build`, or give its output root")
-        ours, theirs = _mutation_scores(root)
+    ours, theirs = mutation.scores(root)
     text = mutation.markdown(ours, theirs)
     if markdown_path is None:
         click.echo(text, nl=False)
@@ -682,13 +561,10 @@ def mutation_score(root: Path | None, markdown_path: Path | None) -> None:
             click.echo(f"{result.label}: {len(result.killed)} of {result.total} mutants killed "
                        f"({result.percent:.0f}%) by {result.cases} case(s)")
     if ours.survivors:
-        raise Failed("surviving mutants: " + ", ".join(ours.survivors))
+        raise CheckFailed("surviving mutants: " + ", ".join(ours.survivors))
 
 
 main.add_command(fuzz)
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
 
 
 @main.command("xfail-update")
@@ -701,7 +577,7 @@ def xfail_update(report_path: Path, backends: tuple[str, ...], out_dir: Path) ->
     """Write OUTPUT/<NAME>.txt, the known failures of each runtime, from a `verify --json`
     report: every case folder it did not pass, grouped under the message that says why."""
     from ._verify.backends import describe
-    from ._verify.xfail_files import XfailReportError, write_xfail_files
+    from ._verify.xfail_files import write_xfail_files
 
     def named(backend: str) -> str:
         try:
@@ -709,8 +585,9 @@ def xfail_update(report_path: Path, backends: tuple[str, ...], out_dir: Path) ->
         except Exception:  # a backend that cannot be imported here is named as given
             return backend
 
-    try:
-        written = write_xfail_files(report_path, list(backends), out_dir, named)
-    except XfailReportError as error:
-        raise Refused(str(error)) from None
+    written = write_xfail_files(report_path, list(backends), out_dir, named)  # exit 2 if bad
     _say(f"wrote {', '.join(str(p) for p in written)}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -17,7 +17,25 @@ MAX_REPORTED = 50
 
 
 class SeqTestsError(Exception):
-    """The base of every error this package raises on purpose."""
+    """The base of every error this package raises on purpose.
+
+    `exit_code` is the command line's exit status for it (click's `ClickException.exit_code`
+    convention): 2 for bad input or usage (the default), 1 for a check that failed. The command
+    line prints `lines()` on stderr, once, in one place (`_cli.py`).
+    """
+
+    exit_code = 2
+
+    def lines(self) -> list[str]:
+        """What the command line prints: `error: <message>` on one line."""
+        return [one_line(f"error: {self}")]
+
+
+class CheckFailed(SeqTestsError):
+    """A check found what it looks for (a stale file, a surviving mutant, a suite that does not
+    match its manifest, a write that failed): exit 1."""
+
+    exit_code = 1
 
 
 class ArgumentError(SeqTestsError, ValueError):
@@ -90,6 +108,15 @@ class CaseFileError(SeqTestsError):
         if hidden:
             lines.append(f"... and {hidden} more problem(s)")
         return "\n".join(lines)
+
+    def lines(self) -> list[str]:
+        """One line per problem, then the count: nothing was written."""
+        return problem_lines(self.report(), len(self.problems))
+
+
+def problem_lines(report: str, count: int) -> list[str]:
+    """The lines the command line prints for a report of `count` problems."""
+    return [report, f"{count} problem(s) found; nothing was written."]
 
 
 @dataclass

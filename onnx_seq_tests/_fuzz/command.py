@@ -15,13 +15,6 @@ import click
 from .._core.problems import one_line
 
 
-class _Usage(click.ClickException):
-    exit_code = 2
-
-    def show(self, file=None) -> None:
-        click.echo(one_line(f"error: {self.message}"), err=True)
-
-
 def _shard(text: str | None) -> tuple[int, int]:
     if text is None:
         return (1, 1)
@@ -44,7 +37,10 @@ def _database(text: str | None):
             ReadOnlyDatabase,
         )
     except ImportError:
-        raise _Usage("--database needs hypothesis; install onnx-seq-tests[fuzz]") from None
+        from .campaign import FuzzUsageError
+
+        raise FuzzUsageError("--database needs hypothesis; install onnx-seq-tests[fuzz]") \
+            from None
     if text.startswith("github:"):
         owner, slash, repo = text[len("github:"):].partition("/")
         if not slash or not owner or not repo:
@@ -144,15 +140,9 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
         database=_database(database),
         reproduce=_reproduce(backends, seed, max_examples, time_budget, operators, opsets,
                              shard_pair, max_findings))
-    try:
-        campaign.check(options)
-    except campaign.FuzzUsageError as error:
-        raise _Usage(str(error)) from None
+    campaign.check(options)  # a FuzzUsageError is printed by the CLI: one line, exit 2
     show = sys.stderr.isatty() if progress is None else progress
-    try:
-        stats = campaign.run(options, _progress if show else None)
-    except BackendSpecError as error:
-        raise _Usage(str(error)) from None
+    stats = campaign.run(options, _progress if show else None)  # BackendSpecError: exit 2
     if show:
         click.echo("", err=True)
     for line in summary(stats, options):
@@ -197,11 +187,7 @@ def summary(stats, options) -> list[str]:
               help="The folder to write one finding per signature into.")
 def merge(folders, output) -> None:
     """Merge the findings of several campaigns (shards): one case file per signature."""
-    from .findings import FindingError
     from .findings import merge as merge_folders
 
-    try:
-        read, kept = merge_folders(folders, output)
-    except FindingError as error:
-        raise _Usage(str(error)) from None
+    read, kept = merge_folders(folders, output)  # a FindingError: one line, exit 2
     click.echo(f"fuzz merge: {read} finding(s) read, {kept} distinct signature(s) in {output}")

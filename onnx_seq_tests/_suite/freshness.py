@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .._casefile.discovery import case_files, read_case_file
 from .._core import versions
+from .._core.problems import SeqTestsError
 from .manifest import MANIFEST, file_entry, load_json
 from .publish import CACHE, folders_of, locked, scan_tree, work_dir
 
@@ -35,6 +36,26 @@ def onnx_drift() -> str | None:
             f"either reinstall the pin (`pip install onnx=={pinned}`, or `make install`), or "
             f"adopt onnx {installed}: set onnx=={installed} in pyproject.toml, reinstall, run "
             "`gen-seq-tests build` and commit generated/ (README: adopting a new onnx release)")
+
+
+class RestampError(SeqTestsError):
+    """A build would restamp a suite built with another onnx with the installed one, which is
+    not the pinned one: bad input (exit 2) unless the onnx is adopted on purpose."""
+
+
+def onnx_policy(out_root: Path, check: bool, adopt_onnx: bool) -> str | None:
+    """The build's onnx policy: the drift warning to print (None when the installed onnx is
+    the pinned one); RestampError when a build (not a check) would restamp `out_root`, built
+    with another onnx, with an onnx that is not the pinned one, and `adopt_onnx` is not set."""
+    drift = onnx_drift()
+    if drift and not check and not adopt_onnx:
+        stamped = stamped_onnx(out_root)
+        if stamped is not None and stamped != versions.installed_onnx():
+            raise RestampError(f"{out_root} was built with onnx {stamped}; rebuilding it would "
+                               f"restamp it with onnx {versions.installed_onnx()}, so nothing "
+                               f"was written: {drift} (or pass --adopt-onnx to rebuild it "
+                               "anyway)")
+    return drift
 
 
 def stamped_onnx(root: Path) -> str | None:

@@ -15,9 +15,10 @@ import hashlib
 import io
 import os
 import tarfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from .._core.problems import SeqTestsError, path_argument
+from .._core.problems import CheckFailed, path_argument
 from .._core.regular_files import read_regular
 from .._core.versions import PACKAGE_VERSION
 from .manifest import MANIFEST, MAX_MANIFEST_BYTES, ManifestError, read, verify
@@ -26,8 +27,20 @@ from .manifest import MANIFEST, MAX_MANIFEST_BYTES, ManifestError, read, verify
 MTIME = 0
 
 
-class PackError(SeqTestsError):
-    """The suite cannot be packed; the message says why."""
+class PackError(CheckFailed):
+    """The suite cannot be packed (it does not match its manifest, or the archive cannot be
+    written); the message says why. A failed check: exit 1."""
+
+
+@dataclass(frozen=True)
+class Packed:
+    """A written archive: its sha256, its number of files, and the suite's identity (the
+    sha256 of the uncompressed tar, the same wherever the suite is packed)."""
+
+    archive: Path
+    sha256: str
+    files: int
+    identity: str
 
 
 def default_archive() -> Path:
@@ -43,6 +56,19 @@ def pack(root: Path, archive: Path) -> tuple[str, int]:
 
     Refuses (PackError) a suite that does not match its manifest; ArgumentError (a
     ValueError) when `root` or `archive` is not a path."""
+    packed = _pack(root, archive)
+    return packed.sha256, packed.files
+
+
+def pack_suite(root: Path, archive: Path) -> Packed:
+    """`gen-seq-tests pack`: ManifestError (bad input, exit 2) when `root` holds no suite,
+    PackError (exit 1) when it does not match its manifest or cannot be written; else the
+    written archive with the suite's identity."""
+    read(path_argument(root, "root"))
+    return _pack(root, archive)
+
+
+def _pack(root: Path, archive: Path) -> Packed:
     root, archive = path_argument(root, "root"), path_argument(archive, "archive")
     try:
         manifest = read(root)
@@ -55,7 +81,8 @@ def pack(root: Path, archive: Path) -> tuple[str, int]:
         raise PackError(f"{root} does not match its manifest ({shown}); rebuild it with "
                         "`gen-seq-tests build`")
     files = sorted([MANIFEST, *manifest["files"]])
-    data = archive_bytes(root, files, top_folder())
+    tar = tar_bytes(root, files, top_folder())
+    data = gzipped(tar)
     temporary = archive.with_name(f".{archive.name}.tmp")
     try:
         archive.parent.mkdir(parents=True, exist_ok=True)
@@ -63,11 +90,17 @@ def pack(root: Path, archive: Path) -> tuple[str, int]:
         os.replace(temporary, archive)
     except OSError as error:
         raise PackError(f"cannot write {archive}: {error.strerror or error}") from None
-    return hashlib.sha256(data).hexdigest(), len(files)
+    return Packed(archive, hashlib.sha256(data).hexdigest(), len(files),
+                  hashlib.sha256(tar).hexdigest())
 
 
 def archive_bytes(root: Path, files: list[str], top: str) -> bytes:
     """The .tar.gz bytes of `files` (paths relative to `root`) under the folder `top`."""
+    return gzipped(tar_bytes(root, files, top))
+
+
+def tar_bytes(root: Path, files: list[str], top: str) -> bytes:
+    """The uncompressed tar of `files` (paths relative to `root`) under the folder `top`."""
     folders = {top}
     for relative in files:
         parts = relative.split("/")[:-1]
@@ -85,8 +118,13 @@ def archive_bytes(root: Path, files: list[str], top: str) -> bytes:
                 content = read_regular(root / relative, MAX_MANIFEST_BYTES)
                 info.mode, info.size = 0o644, len(content)
                 tar.addfile(info, io.BytesIO(content))
+    return tar_data.getvalue()
+
+
+def gzipped(tar: bytes) -> bytes:
+    """`tar` compressed at level 9 with a gzip header holding no file name and no time."""
     compressed = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=compressed, compresslevel=9,
                        mtime=0) as gz:
-        gz.write(tar_data.getvalue())
+        gz.write(tar)
     return compressed.getvalue()

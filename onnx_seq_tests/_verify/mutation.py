@@ -116,6 +116,14 @@ def score(subjects: list[Subject], mutants, label: str = "suite") -> Score:
     return Score(label, len(usable), killed, survivors, left_out)
 
 
+def scores(root: Path) -> tuple[Score, Score]:
+    """The mutation scores of the suite at `root` and of onnx's own sequence/optional node
+    cases, over every mutant: what `gen-seq-tests mutation` and `coverage` report."""
+    every = mutants()
+    return (score(suite_subjects(root), every, "this suite"),
+            score(onnx_subjects(), every, "onnx's node cases"))
+
+
 def _why(subject: Subject) -> str:
     """Why the plain oracle does not pass a subject: the spec's refusal or the difference."""
     for k, (inputs, expected) in enumerate(subject.data_sets):

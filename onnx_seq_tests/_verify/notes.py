@@ -16,7 +16,13 @@ from pathlib import Path
 import yaml
 
 from .._casefile.reader import compose_file
-from .._core.problems import MAX_REPORTED, Problem, Problems, SeqTestsError
+from .._core.problems import (
+    MAX_REPORTED,
+    Problem,
+    Problems,
+    SeqTestsError,
+    problem_lines,
+)
 from . import note_check
 from .verifier import Result
 
@@ -32,6 +38,10 @@ class NotesError(SeqTestsError, ValueError):
         lines = [str(p) for p in self.problems[:MAX_REPORTED]]
         hidden = len(self.problems) - len(lines)
         return "\n".join(lines + ([f"... and {hidden} more problem(s)"] if hidden else []))
+
+    def lines(self) -> list[str]:
+        """One line per problem, then the count: nothing was written."""
+        return problem_lines(self.report(), len(self.problems))
 
 
 @dataclass

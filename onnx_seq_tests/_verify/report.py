@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._core.problems import SeqTestsError
 from .html_report import html_report
 from .merge import Merged, ReportError, merge_reports, record_verdicts, recorded_results
 from .notes import Note, NotesError, attach_notes, load_notes
@@ -31,7 +32,8 @@ from .text_report import Progress, quiet_text, result_line, summary_text, text_r
 from .verifier import Result
 from .writers import json_document, write_json, write_junit, xml_text
 
-__all__ = ["Merged", "Note", "NotesError", "Progress", "ReportError", "Result", "attach_notes",
+__all__ = ["Merged", "Note", "NotesError", "Progress", "ReportError", "ReportWriteError", "Result",
+           "attach_notes",
            "cap", "counts", "descriptions", "form_of", "forms_table", "grouped_messages",
            "html_report",
            "json_document", "load_about", "load_notes", "markdown_report", "md_text",
@@ -56,11 +58,25 @@ def progress_shown(style: str | None) -> tuple[str, ...]:
     return ("fail", "crash", "timeout") if style == "summary" else UNEXPECTED
 
 
+class ReportWriteError(SeqTestsError):
+    """A report file cannot be written (bad output path: exit 2); the message says why."""
+
+
 def write_reports(results: list[Result], specs: list[str], suite, command: str, notes, about,
-                  *, junit_path=None, json_path=None, markdown_path=None, html_path=None,
-                  described: dict[str, str] | None = None) -> None:
+                  **paths) -> None:
     """Write each report whose path is given (UTF-8, each rendered whole before writing; a
-    lone surrogate left in a name is written as its `\\udXXX` escape)."""
+    lone surrogate left in a name is written as its `\\udXXX` escape); ReportWriteError when
+    one cannot be written. `paths`: junit_path, json_path, markdown_path, html_path, and
+    `described`, the backends' descriptions."""
+    try:
+        _write_each(results, specs, suite, command, notes, about, **paths)
+    except OSError as error:
+        raise ReportWriteError(f"cannot write a report: {error}") from None
+
+
+def _write_each(results: list[Result], specs: list[str], suite, command: str, notes, about,
+                *, junit_path=None, json_path=None, markdown_path=None, html_path=None,
+                described: dict[str, str] | None = None) -> None:
     described = descriptions(specs, described)
     if junit_path:
         write_junit(results, specs, junit_path)

@@ -15,6 +15,8 @@ import numpy as np
 from onnx import ModelProto, TypeProto
 from onnx.backend.base import Backend
 
+from ..._core.problems import SeqTestsError
+
 #: The spec of each built-in runtime adapter -> the module under this package.
 RUNTIMES = ("openvino", "tinygrad", "tract", "tvm", "iree")
 #: What to install when a runtime's package is missing.
@@ -35,7 +37,7 @@ class CPUBackend(Backend):
         return device == "CPU"
 
 
-class CannotTake(RuntimeError):
+class CannotTake(SeqTestsError, RuntimeError):
     """The runtime's API cannot take (or give) a value of this kind or element type."""
 
 

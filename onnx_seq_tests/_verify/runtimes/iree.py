@@ -30,6 +30,7 @@ import numpy as np
 from onnx import ModelProto, TensorProto
 from onnx.backend.base import BackendRep
 
+from ..._core.problems import SeqTestsError
 from . import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line, refuse_containers
 
 WHY = "IREE's compiled functions take and give tensors only"
@@ -134,7 +135,7 @@ def compiled(model: ModelProto) -> bytes:
     return module
 
 
-class CompileError(RuntimeError):
+class CompileError(SeqTestsError, RuntimeError):
     """The importer or iree-compile refused the model (not a timeout)."""
 
 
