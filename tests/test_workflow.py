@@ -17,9 +17,7 @@ from onnx_seq_tests._cli import main
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / ".github" / "workflows" / "suite.yml"
 RUNTIME_CI = ROOT / "docs" / "examples" / "runtime-ci.yml"
-#: Options the example uses that another branch adds to the CLI (`verify --html`, from the
-#: reports branch): tolerated while the CLI does not have them, parsed as soon as it does.
-EXPECTED_AFTER_MERGE = {"verify": {"--html"}}
+SCOREBOARD = ROOT / ".github" / "workflows" / "scoreboard.yml"
 
 
 def load(path: Path = WORKFLOW) -> dict:
@@ -32,13 +30,15 @@ def steps(path: Path = WORKFLOW) -> list[dict]:
 
 
 def commands(step: dict) -> list[list[str]]:
-    """The gen-seq-tests command lines of a step, split like a shell splits them, up to a pipe."""
+    """The gen-seq-tests command lines of a step, split like a shell splits them, up to a pipe,
+    a list operator or a redirection."""
     lines = step.get("run", "").splitlines()
     found = []
     for line in lines:
         if line.strip().startswith("gen-seq-tests "):
             words = shlex.split(line, comments=True)
-            found.append(words[:words.index("|")] if "|" in words else words)
+            ends = [i for i, w in enumerate(words) if w in ("|", "||", "&&", ";", ">", "2>")]
+            found.append(words[:ends[0]] if ends else words)
     return found
 
 
@@ -47,12 +47,7 @@ def parse(argv: list[str]) -> click.Context:
     assert argv[0] == "gen-seq-tests"
     command = main.commands.get(argv[1])
     assert command is not None, f"no command {argv[1]!r}"
-    known = {o for p in command.params for o in p.opts}
-    args = list(argv[2:])
-    for option in EXPECTED_AFTER_MERGE.get(argv[1], set()) - known:
-        if option in args:
-            del args[args.index(option):args.index(option) + 2]
-    return command.make_context(argv[1], args, parent=click.Context(main))
+    return command.make_context(argv[1], list(argv[2:]), parent=click.Context(main))
 
 
 def test_workflow_triggers_and_runner():
@@ -158,3 +153,28 @@ def test_a_tag_builds_and_uploads_the_release():
     assert paths == ["dist/*.whl", "dist/onnx_seq_tests-*.tar.gz",
                      "dist/onnx-seq-tests-suite-*.tar.gz", "dist/SHA256SUMS"]
     assert re.search(r"^dist: ", (ROOT / "Makefile").read_text(), re.MULTILINE)
+
+
+def test_the_scoreboard_is_a_matrix_of_runtimes_merged_by_report():
+    """This repository's scoreboard: one verify --json per runtime and job (a matrix over every
+    backend of docs/conformance.md), then one job merging them with `gen-seq-tests report`."""
+    from onnx_seq_tests._verify.refresh import CONFORMANCE_SPECS
+
+    workflow = load(SCOREBOARD)
+    assert workflow["permissions"] == {"contents": "read"}
+    runs, merge = workflow["jobs"]["verify"], workflow["jobs"]["scoreboard"]
+    assert sorted(runs["strategy"]["matrix"]["runtime"]) == sorted(CONFORMANCE_SPECS)
+    assert runs["strategy"]["fail-fast"] is False
+    assert merge["needs"] == "verify" and "!cancelled()" in merge["if"]
+    for job in (runs, merge):
+        assert 0 < job["timeout-minutes"] <= 60
+    (verify,) = [a for s in runs["steps"] for a in commands(s)]
+    context = parse(verify)
+    assert context.params["backends"] == ("${{ matrix.runtime }}",)
+    json_path = str(context.params["json_path"])
+    (upload,) = [s for s in runs["steps"] if s.get("uses", "").startswith(
+        "actions/upload-artifact@")]
+    assert upload["with"]["path"] == json_path and "!cancelled()" in upload["if"]
+    (report,) = [a for s in merge["steps"] for a in commands(s)]
+    merged = parse(report).params
+    assert merged["notes_path"] and merged["markdown_path"] and merged["html_path"]
