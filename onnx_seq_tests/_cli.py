@@ -530,7 +530,7 @@ def coverage(root: Path | None, markdown_path: Path | None) -> None:
         theirs = measure.summarize(measure.onnx_coverage())
         text = measure.report(ours, theirs, root.as_posix(),
                              measure.tensor_io_form(root)) + "\n" + mutation.markdown(
-            *_mutation_scores(root))
+            *_mutation_scores(root), fuzz=_fuzz_score())
     if markdown_path is None:
         click.echo(text, nl=False)
         return
@@ -654,25 +654,55 @@ def _mutation_scores(root: Path):
             mutation.score(mutation.onnx_subjects(), every, "onnx's node cases"))
 
 
+#: Where `gen-seq-tests mutation --fuzz` stores the fuzz-alone score that coverage renders.
+FUZZ_SCORE = Path("docs/mutation-fuzz.json")
+
+
+def _fuzz_score():
+    """The committed fuzz-alone mutation score (docs/mutation-fuzz.json), or None."""
+    from ._fuzz.mutant_score import read
+    from ._verify import mutation
+
+    return read(FUZZ_SCORE, mutation.FUZZ_LABEL) if FUZZ_SCORE.is_file() else None
+
+
 @main.command("mutation")
 @click.argument("root", required=False, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the table to this Markdown file instead of printing it.")
-def mutation_score(root: Path | None, markdown_path: Path | None) -> None:
+@click.option("--fuzz", "fuzz_alone", is_flag=True,
+              help="Score the mutants with one `fuzz` campaign instead of the suite: programs "
+                   "drawn once, every mutant judged on each in this process; a mutant is killed "
+                   "by the first program it fails. Exit 1 under 90%.")
+@click.option("--seed", default=0, show_default=True, type=int, help="With --fuzz: its seed.")
+@click.option("--time-budget", default=300.0, show_default=True,
+              type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="With --fuzz: stop drawing programs after SECONDS.")
+@click.option("--max-examples", type=click.IntRange(min=1), metavar="N",
+              help="With --fuzz: stop after N programs (the exact campaign of a stored score).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
+              help=f"With --fuzz: write the score as JSON (the committed one is {FUZZ_SCORE}, "
+                   "which `coverage` renders).")
+def mutation_score(root: Path | None, markdown_path: Path | None, fuzz_alone: bool, seed: int,
+                   time_budget: float, max_examples: int | None,
+                   json_path: Path | None) -> None:
     """Print the mutation score of the suite at ROOT (default: generated) beside that of onnx's
     own sequence/optional node cases: the share of the mutant backends (the spec oracle with
     one plausible runtime bug each) that some case catches. Exit 1 when a mutant survives the
-    suite at ROOT."""
+    suite at ROOT. With --fuzz, score `gen-seq-tests fuzz` alone instead."""
     from ._suite.layout import case_folders
     from ._verify import mutation
 
+    if fuzz_alone:
+        _fuzz_mutation_score(seed, time_budget, max_examples, json_path)
+        return
     root = root or Path(DEFAULT_OUT)
     with _reading_a_suite():
         if not root.is_dir() or not case_folders(root):
             raise Refused(f"no case folders (test_*/model.onnx) under {root}; build the suite "
                           "first with `gen-seq-tests build`, or give its output root")
         ours, theirs = _mutation_scores(root)
-    text = mutation.markdown(ours, theirs)
+    text = mutation.markdown(ours, theirs, _fuzz_score())
     if markdown_path is None:
         click.echo(text, nl=False)
     else:
@@ -683,6 +713,35 @@ def mutation_score(root: Path | None, markdown_path: Path | None) -> None:
                        f"({result.percent:.0f}%) by {result.cases} case(s)")
     if ours.survivors:
         raise Failed("surviving mutants: " + ", ".join(ours.survivors))
+
+
+def _fuzz_mutation_score(seed: int, time_budget: float, max_examples: int | None,
+                         json_path: Path | None) -> None:
+    import json
+
+    from ._fuzz import mutant_score
+    from ._verify import mutation
+
+    if json_path and not json_path.absolute().parent.is_dir():
+        raise click.BadParameter(f"the folder of {json_path} does not exist", param_hint="--json")
+    command = f"gen-seq-tests mutation --fuzz --seed {seed} --time-budget {time_budget:g}"
+    if max_examples is not None:
+        command += f" --max-examples {max_examples}"
+    result = mutant_score.score(mutation.mutants(), seed, time_budget, max_examples)
+    data = result.as_json(command)
+    data["replay"] = (f"gen-seq-tests mutation --fuzz --seed {seed} --time-budget 100000 "
+                      f"--max-examples {result.generated}")
+    if json_path:
+        json_path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    click.echo(f"fuzz alone (seed {seed}): {data['killed']} of {data['mutants']} mutants "
+               f"killed ({data['percent']:.1f}%) by {result.valid} valid programs of "
+               f"{result.generated} drawn in {result.seconds:.1f} s (+ {result.shrink_seconds:.1f}"
+               f" s shrinking); exact replay: --max-examples {result.generated}")
+    for name in data["survivors"]:
+        click.echo(f"survives: {name}")
+    if data["percent"] < mutant_score.TARGET_PERCENT:
+        raise Failed(f"fuzz alone kills {data['percent']:.1f}% of the mutants, under "
+                     f"{mutant_score.TARGET_PERCENT:g}%")
 
 
 main.add_command(fuzz)
