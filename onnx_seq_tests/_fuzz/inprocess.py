@@ -60,8 +60,8 @@ def judge_case(case: Case, mutant: Mutant | None) -> tuple[str, str]:
                                     input_types, output_types)
         except Exception as error:  # noqa: BLE001 - a backend failing is an outcome
             return "error", f"data set {k}: {type(error).__name__}: {error}"
-        found = compare_outputs(list(data_set.outputs), actual, atol=case.atol or None,
-                                rtol=case.rtol or None, names=names, types=output_types)
+        found = compare_outputs(list(data_set.outputs), actual, atol=case.atol,
+                                rtol=case.rtol, names=names, types=output_types)
         if found:
             return "fail", "\n".join(f"data set {k}: {m}" for m in found)
     return "pass", ""

@@ -272,9 +272,11 @@ def op_split_to_sequence(d: _Draw, element=None):
         cuts = sorted(rng.sample(range(1, size), rng.randint(0, size - 1))) if size > 1 else []
         pieces = [b - a for a, b in zip([0, *cuts], [*cuts, size], strict=True)]
         inputs.append(d.constant_int(pieces, rng.choice(splits), "k"))
-    elif rng.random() < 0.5:  # (onnx's inference reads a split given as "" as present)
+    elif rng.random() < 0.35:  # (onnx's inference reads a split given as "" as present)
         inputs = d.omit_tail(inputs)
-    elif rng.random() < 0.5:
+    elif rng.random() < 0.8:
+        attributes["keepdims"] = rng.choice((0, 1))
+    if len(inputs) > 1 and inputs[1] and rng.random() < 0.3:  # keepdims is ignored with a split
         attributes["keepdims"] = rng.choice((0, 1))
     out = d.name("s")
     d.node("SplitToSequence", inputs, [out], [seq(element)], **attributes)
