@@ -219,9 +219,10 @@ def markdown(ours: Score, theirs: Score, fuzz: Score | None = None) -> str:
                                    for n in result.left_out) + "."]
     if fuzz:
         lines += ["", f"Fuzz alone: one campaign (`gen-seq-tests mutation --fuzz`, stored in "
-                  f"docs/mutation-fuzz.json) drew {fuzz.cases} valid programs and judged every "
-                  "mutant on each; a mutant is killed by the first program it fails (its "
-                  "program seed, and the signature of that program shrunk)."]
+                  f"docs/mutation-fuzz.json) drew {fuzz.cases} valid programs and judged on "
+                  "each every mutant still alive that uses one of its operators; a mutant is "
+                  "killed by the first program it fails or raises on (its program seed, and "
+                  "the signature of that program shrunk)."]
     head = "| mutant | the bug | modelled on | killed by (this suite) | killed by (onnx) |"
     lines += ["", head + (" killed by (fuzz alone) |" if fuzz else ""),
               "| --- | --- | --- | --- | --- |" + (" --- |" if fuzz else "")]
