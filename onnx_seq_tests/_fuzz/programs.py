@@ -308,20 +308,26 @@ def op_sequence_map(d: _Draw, element=None):
     body_in = d.name("b")
     inputs = [name]
     body_inputs = [ValueDecl(body_in, TensorType(element), WHERE)]
-    kind = rng.choice(("identity", "shape", "pair"))
+    kind = rng.choice(("identity", "shape", "pair", "pair", "pairs", "constant", "outer"))
     body_out = d.name("bo")
-    if kind == "pair":
-        extra_element = element
-        extra = _sequence_of(d, extra_element) if rng.random() < 0.5 else \
-            d.tensor_input(extra_element)
-        extra_type = d.types[extra]
-        if isinstance(extra_type, SequenceType) and len(d.values[extra]) != len(d.values[name]):
-            extra = d.tensor_input(extra_element)
-            extra_type = d.types[extra]
-        inputs.append(extra)
-        second = d.name("b")
-        body_inputs.append(ValueDecl(second, TensorType(element), WHERE))
+    if kind in ("pair", "pairs"):  # one or two additional inputs; the body returns the last
+        for _ in range(1 if kind == "pair" else 2):
+            extra = _sequence_of(d, element) if rng.random() < 0.5 else \
+                d.tensor_input(element)
+            if isinstance(d.types[extra], SequenceType) and \
+                    len(d.values[extra]) != len(d.values[name]):
+                extra = d.tensor_input(element)
+            inputs.append(extra)
+            second = d.name("b")
+            body_inputs.append(ValueDecl(second, TensorType(element), WHERE))
         nodes = (Node("Identity", (second,), (body_out,), (), WHERE),)
+        out_element = element
+    elif kind == "constant":  # the body's output made by a Constant node
+        nodes = (Node("Constant", (), (body_out,), (("value_int", rng.randint(1, 9)),), WHERE),)
+        out_element = INT64
+    elif kind == "outer":  # the body reads a value of the enclosing graph
+        outer = d.tensor_input(element)
+        nodes = (Node("Identity", (outer,), (body_out,), (), WHERE),)
         out_element = element
     elif kind == "shape":
         nodes = (Node("Shape", (body_in,), (body_out,), (), WHERE),)
