@@ -3,9 +3,13 @@
   generate    valid programs/s drawn and turned into cases (oracle expectations), no build
   build       valid programs/s drawn and compiled in both forms (full check, strict inference,
               IR checks, oracle check): what every judged program costs before it runs
-  oracle      valid programs/s drawn, built and judged on the spec oracle (both forms, in
-              verify's worker processes), -j 1
-  onnxruntime the same, on onnxruntime
+  oracle      valid programs/s drawn, built and judged on the spec oracle (both forms), in
+              this process (`-b oracle`: no worker, no file)
+  oracle-workers the same through verify's worker processes (the oracle as a `module:attr`
+              backend, files written), -j 1: what `-b oracle` cost before it ran in-process
+  mutants     the same judged on every mutant of the catalogue in this process (121 operator
+              tables per program, as `gen-seq-tests mutation --fuzz` does before kills thin them)
+  onnxruntime the same, on onnxruntime (verify's worker processes), -j 1
   three-way   the same on oracle + onnxruntime + reference, with every disagreement listed
               by backend and kind (the judge's proof at scale; see tests/test_fuzzer.py for the
               classification of each)
@@ -16,7 +20,7 @@ Targets: >= 100 valid programs/s per core on the oracle, >= 50 on onnxruntime; a
 in under 10 s. Programs per second are per core: the runs use one worker process (-j 1), and
 the parent (drawing and building) and the worker share the machine's cores.
 
-    python benchmarks/bench_fuzz.py [--programs 400] [--three-way 1000] [--seed 0]
+    python benchmarks/bench_fuzz.py [--programs 400] [--three-way 1000] [--seed 0] [--skip-faults]
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ def main() -> None:
     parser.add_argument("--programs", type=int, default=400)
     parser.add_argument("--three-way", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--skip-faults", action="store_true")
     args = parser.parse_args()
     n = args.programs
 
@@ -73,10 +78,15 @@ def main() -> None:
     invalid = sum(1 for b in built if b.problem)
     print(f"build        {len(built) / seconds:8.1f} valid programs/s  ({invalid} invalid, "
           f"validity {100 * (len(built) - invalid) / len(built):.1f}%)")
-    for spec in ("oracle", "onnxruntime"):
-        built, verdicts, seconds = judged(n, args.seed, [spec])
+    from onnx_seq_tests._fuzz.oracle_backend import SPEC as ORACLE_WORKERS
+    from onnx_seq_tests._verify.mutants import CATALOGUE
+
+    every = [f"mutant:{m.name}" for m in CATALOGUE]
+    for spec in ("oracle", ORACLE_WORKERS, "mutants", "onnxruntime"):
+        label = {ORACLE_WORKERS: "oracle-workers"}.get(spec, spec)
+        built, verdicts, seconds = judged(n, args.seed, every if spec == "mutants" else [spec])
         outcomes = Counter(v.outcome for vs in verdicts.values() for v in vs)
-        print(f"{spec:12s} {len(built) / seconds:8.1f} valid programs/s  (both forms; "
+        print(f"{label:14s} {len(built) / seconds:8.1f} valid programs/s  (both forms; "
               f"{dict(sorted(outcomes.items()))})")
 
     if args.three_way:
@@ -92,6 +102,8 @@ def main() -> None:
         for key, count in sorted(kinds.items()):
             print(f"    not passed: {key[0]:12s} {key[1]:8s} {key[2]:20s} {count}")
 
+    if args.skip_faults:
+        return
     from faulty_backends import FAULTS
 
     for fault in FAULTS:

@@ -442,7 +442,7 @@ def coverage(root: Path, markdown_path: Path | None) -> None:
     ours = measure.summarize(measure.suite_coverage(root))
     theirs = measure.summarize(measure.onnx_coverage())
     text = measure.report(ours, theirs, root.as_posix(), measure.tensor_io_form(root)) + \
-        "\n" + mutation.markdown(*mutation.scores(root))
+        "\n" + mutation.markdown(*mutation.scores(root), fuzz=_fuzz_score())
     if markdown_path is None:
         click.echo(text, nl=False)
         return
@@ -539,19 +539,49 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
                f"{len(imported.skipped)} not expressible (listed above)")
 
 
+def _fuzz_score():
+    """The committed fuzz-alone mutation score (docs/mutation-fuzz.json), or None."""
+    from ._fuzz import mutant_score
+
+    return mutant_score.committed()
+
+
 @main.command("mutation")
 @click.argument("root", required=False, default=DEFAULT_OUT, type=SuiteRoot())
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the table to this Markdown file instead of printing it.")
-def mutation_score(root: Path, markdown_path: Path | None) -> None:
+@click.option("--fuzz", "fuzz_alone", is_flag=True,
+              help="Score the mutants with one `fuzz` campaign instead of the suite: programs "
+                   "drawn once, every mutant judged on each in this process; a mutant is killed "
+                   "by the first program it fails. Exit 1 under 90%.")
+@click.option("--seed", default=0, show_default=True, type=int, help="With --fuzz: its seed.")
+@click.option("--time-budget", default=300.0, show_default=True,
+              type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="With --fuzz: stop drawing programs after SECONDS.")
+@click.option("--max-examples", type=click.IntRange(min=1), metavar="N",
+              help="With --fuzz: stop after N programs (the exact campaign of a stored score).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="With --fuzz: write the score as JSON (the committed one is "
+                   "docs/mutation-fuzz.json, which `coverage` renders).")
+def mutation_score(root: Path, markdown_path: Path | None, fuzz_alone: bool, seed: int,
+                   time_budget: float, max_examples: int | None,
+                   json_path: Path | None) -> None:
     """Print the mutation score of the suite at ROOT (default: generated) beside that of onnx's
     own sequence/optional node cases: the share of the mutant backends (the spec oracle with
     one plausible runtime bug each) that some case catches. Exit 1 when a mutant survives the
-    suite at ROOT."""
+    suite at ROOT. With --fuzz, score `gen-seq-tests fuzz` alone instead."""
     from ._verify import mutation
 
+    if fuzz_alone:
+        from ._fuzz import mutant_score
+
+        if json_path and not json_path.absolute().parent.is_dir():
+            raise click.BadParameter(f"the folder of {json_path} does not exist",
+                                     param_hint="--json")
+        mutant_score.campaign(seed, time_budget, max_examples, json_path, click.echo)
+        return
     ours, theirs = mutation.scores(root)
-    text = mutation.markdown(ours, theirs)
+    text = mutation.markdown(ours, theirs, _fuzz_score())
     if markdown_path is None:
         click.echo(text, nl=False)
     else:

@@ -22,6 +22,7 @@ from onnx_seq_tests._core.cases import Node
 from onnx_seq_tests._core.compare import compare_outputs
 from onnx_seq_tests._core.oracle import MISSING, OracleError
 from onnx_seq_tests._core.problems import Where
+from onnx_seq_tests._fuzz import mutant_score
 from onnx_seq_tests._suite import coverage
 from onnx_seq_tests._verify import mutation
 
@@ -53,7 +54,8 @@ def mutation_table(suite_root) -> str:
     every = mutation.mutants()
     return mutation.markdown(
         mutation.score(mutation.suite_subjects(suite_root), every, "this suite"),
-        mutation.score(mutation.onnx_subjects(), every, "onnx's node cases"))
+        mutation.score(mutation.onnx_subjects(), every, "onnx's node cases"),
+        fuzz=mutant_score.read(ROOT / "docs" / "mutation-fuzz.json", mutation.FUZZ_LABEL))
 
 
 # -- the matrix ---------------------------------------------------------------------------------

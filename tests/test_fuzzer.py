@@ -211,6 +211,8 @@ def _documented_reference_bug(case) -> str | None:
             return "SequenceMap does not zip two or more extra sequences; raises on empty"
         if node.op_type == "Loop" and args[1] is oracle.MISSING and int(args[0]) > 0:
             return "Loop with the condition omitted runs no iteration"
+        if node.op_type == "Loop" and len(node.outputs) > len(args) - 2:
+            return "Loop stacks 0-d scan outputs into shape [N, 1]"
     return None
 
 

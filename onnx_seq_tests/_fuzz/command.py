@@ -69,8 +69,9 @@ def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("-b", "--backend", "backends", multiple=True, metavar="SPEC",
               help="A backend as verify names it (onnxruntime, reference, openvino, tinygrad, "
-                   "tract, `module:attr`), or `oracle` (the spec oracle itself). Repeat for "
-                   "several.")
+                   "tract, `module:attr`), or `oracle` (the spec oracle itself) or "
+                   "`mutant:NAME` (a mutant of `gen-seq-tests mutation`), both judged in "
+                   "this process. Repeat for several.")
 @click.option("--seed", default=0, show_default=True, type=int,
               help="The campaign's seed: the same seed gives the same programs and findings.")
 @click.option("--max-examples", type=click.IntRange(min=1), metavar="N",
@@ -120,13 +121,16 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
     if not backends:
         raise click.UsageError("name at least one backend with -b SPEC", ctx=ctx)
     from .._verify.backends import BackendSpecError, load_backend
-    from . import campaign
+    from . import campaign, inprocess
     from .judge import ALIASES
 
     for spec in backends:
         try:
-            load_backend(ALIASES.get(spec, spec))
-        except BackendSpecError as error:
+            if inprocess.handles(spec):
+                inprocess.mutant_of(spec)
+            else:
+                load_backend(ALIASES.get(spec, spec))
+        except (BackendSpecError, inprocess.UnknownMutant) as error:
             raise click.BadParameter(one_line(str(error)), param_hint="--backend") from None
     if json_path and not json_path.absolute().parent.is_dir():
         raise click.BadParameter(f"the folder of {json_path} does not exist", param_hint="--json")

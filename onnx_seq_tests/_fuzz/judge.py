@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._core.cases import Case
@@ -21,9 +21,11 @@ from .._suite.build import compile_case
 from .._suite.layout import SUITE
 from .._suite.tensor_io import TENSOR_IO_SUITE, derive
 from .._verify.verifier import verify
+from . import inprocess
 from .oracle_backend import SPEC as ORACLE_SPEC
 
-#: Backend names fuzz knows besides verify's: `oracle` is the spec oracle itself.
+#: Backend names fuzz knows besides verify's: `oracle` is the spec oracle itself (judged in this
+#: process, like `mutant:NAME`; the alias lets verify's workers run it too).
 ALIASES = {"oracle": ORACLE_SPEC}
 #: Outcomes that are findings: wrong values, a dead process, no answer in time. A backend that
 #: refuses a model or raises on it is counted, not a finding (unless --errors).
@@ -48,11 +50,13 @@ class Verdict:
 
 @dataclass
 class Built:
-    """A program's case folders: name -> (form, files); `problem` when it is invalid."""
+    """A program's case folders: name -> (form, files), and the cases they were compiled from
+    (name -> (form, Case), for the in-process backends); `problem` when it is invalid."""
 
     case: Case
     folders: dict
     problem: str = ""
+    cases: dict = field(default_factory=dict)
 
 
 def scratch_root() -> str | None:
@@ -70,12 +74,14 @@ def build(case: Case) -> Built:
     if files is None:
         return Built(case, {}, problems.found[0].message if problems.found else "refused")
     folders = {case.folder: (SUITE, files)}
+    cases = {case.folder: (SUITE, case)}
     for variant in derive(case).variants:
         variant_files = compile_case(variant, "undefined", problems)
         if variant_files is None:
             return Built(case, {}, "tensor-boundary form: " + problems.found[0].message)
         folders[variant.folder] = (TENSOR_IO_SUITE, variant_files)
-    return Built(case, folders)
+        cases[variant.folder] = (TENSOR_IO_SUITE, variant)
+    return Built(case, folders, cases=cases)
 
 
 def outcome_of(outcome: str, message: str) -> str:
@@ -106,7 +112,19 @@ def disagreement_kind(outcome: str, message: str) -> str:
 
 def run(built: list[Built], specs: list[str], work: Path, jobs: int = 1,
         timeout: float | None = None) -> dict[str, list[Verdict]]:
-    """Per case name, the verdicts of its folders on each backend (valid programs only)."""
+    """Per case name, the verdicts of its folders on each backend (valid programs only).
+    `oracle` and `mutant:NAME` are judged in this process (inprocess.py), the others in
+    verify's worker processes on the folders written under `work`."""
+    verdicts: dict[str, list[Verdict]] = {item.case.name: [] for item in built if item.folders}
+    for spec in filter(inprocess.handles, specs):
+        mutant = inprocess.mutant_of(spec)
+        for item in built:
+            for folder, (form, case) in item.cases.items():
+                outcome, message = inprocess.judge_case(case, mutant)
+                verdicts[item.case.name].append(Verdict(spec, form, folder, outcome, message))
+    specs = [s for s in specs if not inprocess.handles(s)]
+    if not specs:
+        return verdicts
     work = Path(work)
     if work.exists():
         shutil.rmtree(work)
@@ -119,7 +137,6 @@ def run(built: list[Built], specs: list[str], work: Path, jobs: int = 1,
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
             owner[folder] = (item.case.name, form)
-    verdicts: dict[str, list[Verdict]] = {item.case.name: [] for item in built if item.folders}
     if not owner:
         return verdicts
     named = {ALIASES.get(s, s): s for s in specs}

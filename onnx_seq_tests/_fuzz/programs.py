@@ -272,9 +272,11 @@ def op_split_to_sequence(d: _Draw, element=None):
         cuts = sorted(rng.sample(range(1, size), rng.randint(0, size - 1))) if size > 1 else []
         pieces = [b - a for a, b in zip([0, *cuts], [*cuts, size], strict=True)]
         inputs.append(d.constant_int(pieces, rng.choice(splits), "k"))
-    elif rng.random() < 0.5:  # (onnx's inference reads a split given as "" as present)
+    elif rng.random() < 0.35:  # (onnx's inference reads a split given as "" as present)
         inputs = d.omit_tail(inputs)
-    elif rng.random() < 0.5:
+    elif rng.random() < 0.8:
+        attributes["keepdims"] = rng.choice((0, 1))
+    if len(inputs) > 1 and inputs[1] and rng.random() < 0.3:  # keepdims is ignored with a split
         attributes["keepdims"] = rng.choice((0, 1))
     out = d.name("s")
     d.node("SplitToSequence", inputs, [out], [seq(element)], **attributes)
@@ -306,20 +308,26 @@ def op_sequence_map(d: _Draw, element=None):
     body_in = d.name("b")
     inputs = [name]
     body_inputs = [ValueDecl(body_in, TensorType(element), WHERE)]
-    kind = rng.choice(("identity", "shape", "pair"))
+    kind = rng.choice(("identity", "shape", "pair", "pair", "pairs", "constant", "outer"))
     body_out = d.name("bo")
-    if kind == "pair":
-        extra_element = element
-        extra = _sequence_of(d, extra_element) if rng.random() < 0.5 else \
-            d.tensor_input(extra_element)
-        extra_type = d.types[extra]
-        if isinstance(extra_type, SequenceType) and len(d.values[extra]) != len(d.values[name]):
-            extra = d.tensor_input(extra_element)
-            extra_type = d.types[extra]
-        inputs.append(extra)
-        second = d.name("b")
-        body_inputs.append(ValueDecl(second, TensorType(element), WHERE))
+    if kind in ("pair", "pairs"):  # one or two additional inputs; the body returns the last
+        for _ in range(1 if kind == "pair" else 2):
+            extra = _sequence_of(d, element) if rng.random() < 0.5 else \
+                d.tensor_input(element)
+            if isinstance(d.types[extra], SequenceType) and \
+                    len(d.values[extra]) != len(d.values[name]):
+                extra = d.tensor_input(element)
+            inputs.append(extra)
+            second = d.name("b")
+            body_inputs.append(ValueDecl(second, TensorType(element), WHERE))
         nodes = (Node("Identity", (second,), (body_out,), (), WHERE),)
+        out_element = element
+    elif kind == "constant":  # the body's output made by a Constant node
+        nodes = (Node("Constant", (), (body_out,), (("value_int", rng.randint(1, 9)),), WHERE),)
+        out_element = INT64
+    elif kind == "outer":  # the body reads a value of the enclosing graph
+        outer = d.tensor_input(element)
+        nodes = (Node("Identity", (outer,), (body_out,), (), WHERE),)
         out_element = element
     elif kind == "shape":
         nodes = (Node("Shape", (body_in,), (body_out,), (), WHERE),)
@@ -451,7 +459,8 @@ def carry_identity(d: _Draw, name: str) -> str:
 
 
 def carry_if(d: _Draw, name: str) -> str:
-    """If(cond) { then: Identity(name) } else { SequenceErase(name) or Identity(name) }."""
+    """If(cond) { then: Identity(name) } else { SequenceErase(name) or Identity(name) };
+    sometimes a second output, a tensor each branch makes with a Constant node."""
     value_type = d.types[name]
     if not (schemas.admits("If", d.opset, [tensor(BOOL)], [value_type])
             and schemas.admits("Identity", d.opset, [value_type], [value_type])):
@@ -459,38 +468,69 @@ def carry_if(d: _Draw, name: str) -> str:
     cond = d.source(tensor(BOOL), np.array(d.rng.random() < 0.5), "c")
     then_out, else_out = d.name("ti"), d.name("ei")
     out_decl = lambda n: (ValueDecl(n, value_type, WHERE),)  # noqa: E731
-    then_branch = Graph((), out_decl(then_out),
-                        (Node("Identity", (name,), (then_out,), (), WHERE),))
+    then_nodes = (Node("Identity", (name,), (then_out,), (), WHERE),)
     if isinstance(value_type, SequenceType) and d.values[name]:
-        else_node = Node("SequenceErase", (name,), (else_out,), (), WHERE)
+        else_nodes = (Node("SequenceErase", (name,), (else_out,), (), WHERE),)
     else:
-        else_node = Node("Identity", (name,), (else_out,), (), WHERE)
-    else_branch = Graph((), out_decl(else_out), (else_node,))
-    out = d.name("f")
-    d.node("If", [cond], [out], [value_type], then_branch=then_branch, else_branch=else_branch)
-    return out
+        else_nodes = (Node("Identity", (name,), (else_out,), (), WHERE),)
+    then_decls, else_decls = out_decl(then_out), out_decl(else_out)
+    outputs, out_types = [d.name("f")], [value_type]
+    if d.opset >= 12 and d.rng.random() < 0.4:  # a branch output made by a Constant node
+        made = []
+        for _ in ("then", "else"):
+            k = d.name("ck")
+            made.append((Node("Constant", (), (k,), (("value_int", d.rng.randint(1, 9)),),
+                              WHERE), ValueDecl(k, TensorType(INT64, ()), WHERE)))
+        then_nodes, then_decls = then_nodes + (made[0][0],), then_decls + (made[0][1],)
+        else_nodes, else_decls = else_nodes + (made[1][0],), else_decls + (made[1][1],)
+        outputs.append(d.name("fk"))
+        out_types.append(tensor(INT64))
+    d.node("If", [cond], outputs, out_types, then_branch=Graph((), then_decls, then_nodes),
+           else_branch=Graph((), else_decls, else_nodes))
+    return outputs[0]
 
 
 def carry_loop(d: _Draw, name: str) -> str:
-    """Loop(M, "") carrying a sequence: each turn inserts a tensor at the back."""
+    """Loop(M, cond) carrying a sequence (each turn inserts a tensor at the back) or an
+    optional (passed through). The condition is omitted, given (true or false), or given true
+    with a body that stops after a drawn number of turns (`Less(i, k)`, k a Constant node);
+    sometimes the iteration number is also a scan output (0-d values stacked to [N])."""
     value_type = d.types[name]
-    if not isinstance(value_type, SequenceType) or not schemas.admits(
-            "Loop", d.opset, [tensor(INT64), None, value_type], [value_type]):
+    if not schemas.admits("Loop", d.opset, [tensor(INT64), None, value_type], [value_type]):
         raise NoResult(f"Loop at opset {d.opset} does not carry {value_type}")
-    element = value_type.element.element
-    item = d.tensor_input(element, draw_shape(d.rng, d.rank_of(name, 1)))
-    trips = d.source(tensor(INT64), np.array(d.rng.randint(0, 3), dtype=np.int64), "m")
+    rng = d.rng
     i, c, s_in, c_out, s_out = (d.name(x) for x in ("li", "lc", "ls", "lco", "lso"))
+    if isinstance(value_type, SequenceType):
+        element = value_type.element.element
+        item = d.tensor_input(element, draw_shape(rng, d.rank_of(name, 1)))
+        carry = Node("SequenceInsert", (s_in, item), (s_out,), (), WHERE)
+    else:
+        carry = Node("Identity", (s_in,), (s_out,), (), WHERE)
+    trips = d.source(tensor(INT64), np.array(rng.randint(0, 3), dtype=np.int64), "m")
+    style = rng.choice(("omitted", "omitted", "given", "stop")) if d.opset >= 12 else "omitted"
+    cond = "" if style == "omitted" else d.source(
+        tensor(BOOL), np.array(style == "stop" or rng.random() < 0.5), "lcond")
+    stops = (Node("Identity", (c,), (c_out,), (), WHERE),)
+    if style == "stop":
+        k = d.name("lk")
+        stops = (Node("Constant", (), (k,), (("value_int", rng.randint(0, 2)),), WHERE),
+                 Node("Less", (i, k), (c_out,), (), WHERE))
+    body_outputs = [ValueDecl(c_out, TensorType(BOOL, ()), WHERE),
+                    ValueDecl(s_out, value_type, WHERE)]
+    nodes = (*stops, carry)
+    outputs, out_types = [d.name("l")], [value_type]
+    if rng.random() < 0.3:  # the iteration number as a scan output
+        scan = d.name("lsc")
+        nodes += (Node("Identity", (i,), (scan,), (), WHERE),)
+        body_outputs.append(ValueDecl(scan, TensorType(INT64, ()), WHERE))
+        outputs.append(d.name("lscan"))
+        out_types.append(TensorType(INT64, (None,)))
     body = Graph((ValueDecl(i, TensorType(INT64, ()), WHERE),
                   ValueDecl(c, TensorType(BOOL, ()), WHERE),
                   ValueDecl(s_in, value_type, WHERE)),
-                 (ValueDecl(c_out, TensorType(BOOL, ()), WHERE),
-                  ValueDecl(s_out, value_type, WHERE)),
-                 (Node("Identity", (c,), (c_out,), (), WHERE),
-                  Node("SequenceInsert", (s_in, item), (s_out,), (), WHERE)))
-    out = d.name("l")
-    d.node("Loop", [trips, "", name], [out], [value_type], body=body)
-    return out
+                 tuple(body_outputs), nodes)
+    d.node("Loop", [trips, cond, name], outputs, out_types, body=body)
+    return outputs[0]
 
 
 #: The operators a program starts from, each with how it is drawn.
@@ -537,8 +577,6 @@ def generate(seed: int, operators=None, opsets=None) -> Recipe:
                    and n in {o for node in d.nodes for o in node.outputs}]
         if carried:
             carrier = rng.choice(sorted(CARRIERS))
-            if not isinstance(d.types[carried[-1]], SequenceType):
-                carrier = rng.choice(("Identity", "If"))
             CARRIERS[carrier](d, carried[-1])
     if shape > 0.9 and schemas.version_opsets("Optional") and opset >= 15:
         op_optional(d)  # one more output: an optional, often empty

@@ -1,6 +1,6 @@
 """Random tensor values drawn to hit each element type's edges.
 
-NaN (and, for float32/float64, NaN payloads and a negative NaN), +-0.0, +-inf, subnormals,
+NaN (and NaN payloads, a negative NaN, signalling NaNs for float16/32/64), +-0.0, +-inf, subnormals,
 the largest and lowest finite values; integer extremes; empty strings and strings with NUL or
 non-ASCII text; complex values built from those parts; 0-d and zero-size tensors; packed
 sub-byte types with odd counts. Every value is a value of its dtype (a float64 candidate is
@@ -43,11 +43,15 @@ def edge_values(element: ElementType) -> tuple:
                   -float(info.smallest_subnormal)]
     with np.errstate(all="ignore"):
         found = [np.array(c, dtype=np.float64).astype(dtype)[()] for c in candidates]
-    if dtype == np.float32:
+    if dtype == np.float16:  # a signalling NaN (quiet bit clear, payload 0x101)
+        found += [np.array(0x7D01, np.uint16).view(np.float16)[()]]
+    if dtype == np.float32:  # a quiet NaN with a payload, a negative NaN, a signalling NaN
         found += [np.array(0x7FC00001, np.uint32).view(np.float32)[()],
-                  np.array(0xFFC00000, np.uint32).view(np.float32)[()]]
+                  np.array(0xFFC00000, np.uint32).view(np.float32)[()],
+                  np.array(0x7FA00001, np.uint32).view(np.float32)[()]]
     if dtype == np.float64:
-        found += [np.array(0x7FF8000000000001, np.uint64).view(np.float64)[()]]
+        found += [np.array(0x7FF8000000000001, np.uint64).view(np.float64)[()],
+                  np.array(0x7FF4000000000001, np.uint64).view(np.float64)[()]]
     return tuple(found)
 
 

@@ -225,11 +225,19 @@ def markdown(ours: Score, theirs: Score, fuzz: Score | None = None) -> str:
                           "them, so they cannot tell a mutant from the spec): "
                       + "; ".join(f"`{n.split(' ', 1)[0]}` {n.split(' ', 1)[1]}"
                                    for n in result.left_out) + "."]
-    lines += ["", "| mutant | the bug | modelled on | killed by (this suite) | killed by "
-              "(onnx) |", "| --- | --- | --- | --- | --- |"]
+    if fuzz:
+        lines += ["", f"Fuzz alone: one campaign (`gen-seq-tests mutation --fuzz`, stored in "
+                  f"docs/mutation-fuzz.json) drew {fuzz.cases} valid programs and judged on "
+                  "each every mutant still alive that uses one of its operators; a mutant is "
+                  "killed by the first program it fails or raises on (its program seed, and "
+                  "the signature of that program shrunk)."]
+    head = "| mutant | the bug | modelled on | killed by (this suite) | killed by (onnx) |"
+    lines += ["", head + (" killed by (fuzz alone) |" if fuzz else ""),
+              "| --- | --- | --- | --- | --- |" + (" --- |" if fuzz else "")]
     for name, mutant in every.items():
         mine = ours.killed.get(name, "**survives**")
         other = theirs.killed.get(name, "survives")
         origin = "; ".join([*mutant.sources, *filter(None, [mutant.modelled_on])]) or "-"
-        lines.append(f"| `{name}` | {mutant.behaviour} | {origin} | {mine} | {other} |")
+        row = f"| `{name}` | {mutant.behaviour} | {origin} | {mine} | {other} |"
+        lines.append(row + (f" {fuzz.killed.get(name, 'survives')} |" if fuzz else ""))
     return "\n".join(lines) + "\n"
