@@ -175,10 +175,19 @@ def test_a_timeout_ends_what_the_backend_started(suite):
     assert sleepers(os.getpid()) == []
 
 
+def _default_sigint() -> None:
+    """In the child: SIGINT handled as a terminal's Ctrl-C would reach it. A test runner started
+    in the background of a non-interactive shell (`make test &`) ignores SIGINT, and a process
+    that starts with SIGINT ignored rightly keeps ignoring it, so verify would never see it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def cli_process(*args) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(TESTS)}
     return subprocess.Popen([str(CLI), "verify", *map(str, args)], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_default_sigint)
 
 
 def test_verify_leaves_no_process_of_a_backend_behind_from_the_cli(suite):
