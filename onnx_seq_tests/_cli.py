@@ -432,6 +432,7 @@ def diff(old: Path, new: Path, as_json: bool, output: Path | None, exit_code: bo
 def coverage(root: Path, markdown_path: Path | None) -> None:
     """Report what the suite at ROOT (default: generated) covers: per operator and version, the
     allowed types (from onnx.defs) and the edge cases, beside onnx's own node cases."""
+    from ._fuzz.mutant_score import committed as committed_fuzz_score
     from ._suite import coverage as measure
     from ._suite.freshness import onnx_drift
     from ._verify import mutation
@@ -442,7 +443,7 @@ def coverage(root: Path, markdown_path: Path | None) -> None:
     ours = measure.summarize(measure.suite_coverage(root))
     theirs = measure.summarize(measure.onnx_coverage())
     text = measure.report(ours, theirs, root.as_posix(), measure.tensor_io_form(root)) + \
-        "\n" + mutation.markdown(*mutation.scores(root), fuzz=_fuzz_score())
+        "\n" + mutation.markdown(*mutation.scores(root), fuzz=committed_fuzz_score())
     if markdown_path is None:
         click.echo(text, nl=False)
         return
@@ -539,13 +540,6 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
                f"{len(imported.skipped)} not expressible (listed above)")
 
 
-def _fuzz_score():
-    """The committed fuzz-alone mutation score (docs/mutation-fuzz.json), or None."""
-    from ._fuzz import mutant_score
-
-    return mutant_score.committed()
-
-
 @main.command("mutation")
 @click.argument("root", required=False, default=DEFAULT_OUT, type=SuiteRoot())
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -570,6 +564,7 @@ def mutation_score(root: Path, markdown_path: Path | None, fuzz_alone: bool, see
     own sequence/optional node cases: the share of the mutant backends (the spec oracle with
     one plausible runtime bug each) that some case catches. Exit 1 when a mutant survives the
     suite at ROOT. With --fuzz, score `gen-seq-tests fuzz` alone instead."""
+    from ._fuzz.mutant_score import committed as committed_fuzz_score
     from ._verify import mutation
 
     if fuzz_alone:
@@ -581,7 +576,7 @@ def mutation_score(root: Path, markdown_path: Path | None, fuzz_alone: bool, see
         mutant_score.campaign(seed, time_budget, max_examples, json_path, click.echo)
         return
     ours, theirs = mutation.scores(root)
-    text = mutation.markdown(ours, theirs, _fuzz_score())
+    text = mutation.markdown(ours, theirs, committed_fuzz_score())
     if markdown_path is None:
         click.echo(text, nl=False)
     else:
