@@ -20,13 +20,15 @@ from __future__ import annotations
 import random
 
 import numpy as np
+from onnx import shape_inference
 
 from .._core import oracle
 from .._core.cases import Graph, Node, ValueDecl
 from .._core.elements import ELEMENTS, ElementType
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
+from .._suite.model import ModelError, build_model
 from . import schemas
-from .recipes import WHERE, NoResult, Recipe, Source
+from .recipes import WHERE, NoResult, Recipe, Source, to_case
 from .schemas import opt, seq, tensor
 from .values import draw_shape, draw_tensor
 
@@ -498,11 +500,19 @@ def carry_loop(d: _Draw, name: str) -> str:
     value_type = d.types[name]
     if not schemas.admits("Loop", d.opset, [tensor(INT64), None, value_type], [value_type]):
         raise NoResult(f"Loop at opset {d.opset} does not carry {value_type}")
+    if isinstance(value_type, SequenceType):
+        item_type = value_type.element
+        body = ("SequenceInsert", [value_type, item_type], [value_type])
+    else:
+        body = ("Identity", [value_type], [value_type])
+    if not schemas.admits(body[0], d.opset, *body[1:]):
+        raise NoResult(f"{body[0]} at opset {d.opset} does not take {value_type} (Loop body)")
     rng = d.rng
     i, c, s_in, c_out, s_out = (d.name(x) for x in ("li", "lc", "ls", "lco", "lso"))
     if isinstance(value_type, SequenceType):
         element = value_type.element.element
-        item = d.tensor_input(element, draw_shape(rng, d.rank_of(name, 1)))
+        shape = _fitting(draw_shape(rng, d.rank_of(name, 1)), _inferred_elements(d, name))
+        item = d.tensor_input(element, shape)
         carry = Node("SequenceInsert", (s_in, item), (s_out,), (), WHERE)
     else:
         carry = Node("Identity", (s_in,), (s_out,), (), WHERE)
@@ -531,6 +541,34 @@ def carry_loop(d: _Draw, name: str) -> str:
                  tuple(body_outputs), nodes)
     d.node("Loop", [trips, cond, name], outputs, out_types, body=body)
     return outputs[0]
+
+
+def _inferred_elements(d: _Draw, name: str):
+    """The element shape onnx's shape inference gives sequence `name` in the program so far,
+    its graph inputs declaring fixed dims (the most it can know): dims (None: unknown), or None
+    where it knows no rank. onnx's Loop inference gives a carried sequence the type of the
+    Loop's input, not widened by what the body inserts; a tensor the body inserts must fit it,
+    else the tensor-boundary form (SequenceAt on the Loop's output) contradicts inference."""
+    recipe = Recipe(d.opset, tuple(d.nodes), tuple(d.sources), (name,), dict(d.types),
+                    fixed=True)
+    try:
+        model = build_model(to_case(recipe, "carried"))
+    except (NoResult, ModelError):
+        return None
+    inferred = shape_inference.infer_shapes(model).graph.output[0].type
+    element = inferred.sequence_type.elem_type.tensor_type
+    if not element.HasField("shape"):
+        return None
+    return tuple(dim.dim_value if dim.HasField("dim_value") else None
+                 for dim in element.shape.dim)
+
+
+def _fitting(drawn: tuple, known) -> tuple:
+    """`drawn`, made to fit the inferred element shape `known` (its rank, its fixed dims)."""
+    if known is None:
+        return drawn
+    return tuple(k if k is not None else (drawn[i] if i < len(drawn) else 1)
+                 for i, k in enumerate(known))
 
 
 #: The operators a program starts from, each with how it is drawn.
