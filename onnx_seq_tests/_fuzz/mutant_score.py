@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._core.problems import CheckFailed
-from .._core.value_types import innermost
 from .._verify import mutation
 from .._verify.mutation import Score
 from . import inprocess, judge, shrink
 from .campaign import program_seed
+from .kill_check import rivals_for
 from .programs import NoResult, generate
 from .recipes import to_case
 
@@ -80,13 +80,6 @@ class FuzzScore:
         }
 
 
-def _signature(spec: str, verdict: judge.Verdict, case) -> str:
-    elements = sorted({innermost(d.type).element.name
-                       for d in (*case.graph.inputs, *case.graph.outputs)})
-    return (f"{spec}:{verdict.outcome}:{verdict.kind()}:{'+'.join(case.operators)}:"
-            f"{'+'.join(elements)}")
-
-
 def score(mutants, seed: int = 0, time_budget: float | None = 300.0,
           max_examples: int | None = None, shrink_budget: float = 3.0,
           progress=None) -> FuzzScore:
@@ -134,18 +127,21 @@ def score(mutants, seed: int = 0, time_budget: float | None = 300.0,
     began = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="seq-fuzz-score-") as scratch:
         for mutant, recipe, verdict in found:
-            _shrunk(result.kills[mutant.name], recipe, verdict, Path(scratch), shrink_budget)
+            _shrunk(result.kills[mutant.name], recipe, verdict, Path(scratch), shrink_budget,
+                    rivals_for(mutant))
     result.shrink_seconds = time.monotonic() - began
     return result
 
 
-def _shrunk(kill: Kill, recipe, verdict: judge.Verdict, work: Path, budget: float) -> None:
-    """Shrink a killing program as `fuzz` shrinks a finding; record its size and signature."""
+def _shrunk(kill: Kill, recipe, verdict: judge.Verdict, work: Path, budget: float,
+            rivals) -> None:
+    """Shrink a killing program as `fuzz` shrinks a finding, keeping it no less specific to
+    its mutant (kill_check.rivals_for); record its size and signature."""
     kill.nodes_before = shrink.size(recipe)[0]
     small, small_verdict, _ = (recipe, verdict, 0) if budget <= 0 else shrink.shrink(
-        recipe, verdict, work, budget=budget, errors=True)
+        recipe, verdict, work, budget=budget, errors=True, rivals=rivals)
     kill.nodes_after = shrink.size(small)[0]
-    kill.signature = _signature(verdict.backend, small_verdict, to_case(small, "x"))
+    kill.signature = shrink.signature(verdict.backend, small_verdict, to_case(small, "x"))
 
 
 def read(path: Path, label: str) -> Score:
