@@ -8,8 +8,9 @@ spec oracle's expectations computed once, then every mutant still alive whose op
 program uses (every program for a mutant of the graph boundary) is run on it in this process
 (`inprocess.judge_case`: the mutant's operator table, the project's comparator). A mutant is
 killed by the first program, in seed order, on which it fails or raises in either form; that
-program is then shrunk as `fuzz -b mutant:NAME` shrinks a finding, and its seed, outcome,
-kind and shrunk signature are recorded. The campaign stops when every mutant is killed, after
+program is then shrunk as `fuzz -b mutant:NAME` shrinks a finding (and kept no less specific
+to its mutant: kill_check.rivals_for), and its seed, outcome, kind and shrunk signature are
+recorded. The campaign stops when every mutant is killed, after
 `max_examples` programs, or after `time_budget` seconds of drawing and judging (shrinking is
 timed apart). Given the same number of programs, the kills are the same on any machine.
 
