@@ -77,7 +77,7 @@ def main() -> None:
     built, seconds = draw(n, args.seed, True)
     invalid = sum(1 for b in built if b.problem)
     print(f"build        {len(built) / seconds:8.1f} valid programs/s  ({invalid} invalid, "
-          f"validity {100 * (len(built) - invalid) / len(built):.1f}%)")
+          f"validity {100 * (len(built) - invalid) / max(1, len(built)):.1f}%)")
     from onnx_seq_tests._fuzz.oracle_backend import SPEC as ORACLE_WORKERS
     from onnx_seq_tests._verify.mutants import CATALOGUE
 
