@@ -46,7 +46,7 @@ _PUBLIC = {
     "SeqTestsError": ("._core.problems", "SeqTestsError"),
     "CaseFileError": ("._core.problems", "CaseFileError"),
     "Problem": ("._core.problems", "Problem"),
-    "suite_dir": ("._suite.resources", "suite_dir"),
+    "suite_dir": ("._published.resources", "suite_dir"),
 }
 
 __all__ = ["__version__", "BuildReport", "Case", "CaseFileError", "CaseFolder", "DataSet",
@@ -66,7 +66,7 @@ if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__
     from ._suite.bounded import ReadError
     from ._suite.build import BuildReport, OutputError, build, check
     from ._suite.layout import CaseFolder, read_case_folder
-    from ._suite.resources import suite_dir
+    from ._published.resources import suite_dir
     from ._verify.backend_test import backend_test
     from ._verify.verifier import Result, verify
 

@@ -107,7 +107,7 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
     root and swapped in, so an interrupted build leaves the old suite or the new one.
     """
     from ._suite import freshness
-    from ._suite.resources import SuiteError, cases_dir, checkout_root
+    from ._published.resources import SuiteError, cases_dir, checkout_root
 
     outside = not paths and checkout_root() is None
     if check and outside and not (out_root / "manifest.json").is_file():
@@ -246,7 +246,7 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
 
     start_fork_server(backends)  # it imports onnx and the backends while this process does
     from ._suite.discovery import NoCasesError
-    from ._suite.resources import default_suite, resolve_suite, xfail_file
+    from ._published.resources import default_suite, resolve_suite, xfail_file
     from ._verify import report
     from ._verify.backends import BackendSpecError, load_backend
     from ._verify.verifier import UNEXPECTED, check_xfail, find_cases, load_xfail, suite_info
@@ -380,8 +380,8 @@ def pack(root: Path | None, archive: Path | None) -> None:
     that compressed it). ROOT must match its manifest.json: exit 1 when it does not, 2 when it
     holds no suite.
     """
-    from ._suite.pack import default_archive, pack_suite
-    from ._suite.resources import default_suite
+    from ._published.pack import default_archive, pack_suite
+    from ._published.resources import default_suite
 
     # no suite at root: ManifestError (exit 2); one not matching its manifest: PackError (1)
     packed = pack_suite(root or default_suite().root, archive or default_archive())
@@ -409,7 +409,7 @@ def diff(old: Path, new: Path, as_json: bool, output: Path | None, exit_code: bo
     """
     import json
 
-    from ._suite import diff as differ
+    from ._published import diff as differ
 
     result = differ.diff(differ.load(old), differ.load(new))  # DiffError: exit 2
     text = (json.dumps(result, indent=1, sort_keys=True) + "\n" if as_json
@@ -433,7 +433,7 @@ def coverage(root: Path, markdown_path: Path | None) -> None:
     """Report what the suite at ROOT (default: generated) covers: per operator and version, the
     allowed types (from onnx.defs) and the edge cases, beside onnx's own node cases."""
     from ._fuzz.mutant_score import committed as committed_fuzz_score
-    from ._suite import coverage as measure
+    from ._published import coverage as measure
     from ._suite.freshness import onnx_drift
     from ._verify import mutation
 

@@ -17,7 +17,7 @@ import onnx
 from onnx import defs
 
 from .._core import operators
-from .._suite import coverage
+from .._published import coverage
 from .._suite.bounded import LIMITS, read_bytes
 from .._suite.discovery import case_folders, read_manifest
 from .._suite.layout import read_model

@@ -59,7 +59,7 @@ def backend_test(backend, data_dir=None, parent_module: str | None = None, *,
     backend cannot prepare a one-node model into a rep with run(inputs).
     """
     if data_dir is None:
-        from .._suite.resources import default_suite
+        from .._published.resources import default_suite
 
         data_dir = default_suite().root
     resolved = resolve(backend)
@@ -72,7 +72,7 @@ def backend_test(backend, data_dir=None, parent_module: str | None = None, *,
         raise BackendSpecError(problem)
     suite = SuiteBackendTest(resolved, data_dir, parent_module)
     if xfail is not None:
-        from .._suite.resources import xfail_file
+        from .._published.resources import xfail_file
 
         for name in known_failures(suite.cases, xfail_file(xfail)):
             suite.xfail(f"^{re.escape(name)}_[a-z]+$")  # test_<case>_<device>

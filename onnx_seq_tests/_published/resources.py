@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._core.problems import SeqTestsError
-from . import manifest as manifests
+from .._suite import manifest as manifests
 
 #: The package data folder of an installed wheel.
 DATA = Path(__file__).resolve().parent.parent / "_data"
@@ -119,7 +119,7 @@ def schema_file() -> Path:
 def describe(root: Path, origin: str) -> Suite:
     """The Suite at `root`, with the version and sha256 of its manifest (the nearest suite
     manifest at or above `root`, so a form's folder finds its suite's) when it has one."""
-    from .discovery import nearest_manifest  # onnx: only when a suite is described
+    from .._suite.discovery import nearest_manifest  # onnx: only when a suite is described
 
     manifest = nearest_manifest(root)
     if manifest is None:
@@ -171,7 +171,7 @@ def resolve_suite(given: Path | None) -> Suite:
     if is_checkout(given) and (given / GENERATED).is_dir():
         return describe(given / GENERATED, "checkout")
     try:
-        from .layout import case_folders  # onnx: only when a folder must be searched
+        from .._suite.layout import case_folders  # onnx: only when a folder must be searched
 
         empty = not (given / manifests.MANIFEST).is_file() and not case_folders(given)
     except OSError as error:
