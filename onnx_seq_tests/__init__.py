@@ -63,10 +63,10 @@ if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__
     from ._core.elements import ElementType
     from ._core.problems import CaseFileError, Problem, SeqTestsError
     from ._core.value_types import OptionalType, SequenceType, TensorType
+    from ._published.resources import suite_dir
     from ._suite.bounded import ReadError
     from ._suite.build import BuildReport, OutputError, build, check
     from ._suite.layout import CaseFolder, read_case_folder
-    from ._published.resources import suite_dir
     from ._verify.backend_test import backend_test
     from ._verify.verifier import Result, verify
 

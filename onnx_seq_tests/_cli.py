@@ -106,8 +106,8 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
     file hashes and the manifest without loading onnx. The new tree is staged beside the output
     root and swapped in, so an interrupted build leaves the old suite or the new one.
     """
-    from ._suite import freshness
     from ._published.resources import SuiteError, cases_dir, checkout_root
+    from ._suite import freshness
 
     outside = not paths and checkout_root() is None
     if check and outside and not (out_root / "manifest.json").is_file():
@@ -245,8 +245,8 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     from ._verify.workers import start_fork_server
 
     start_fork_server(backends)  # it imports onnx and the backends while this process does
-    from ._suite.discovery import NoCasesError
     from ._published.resources import default_suite, resolve_suite, xfail_file
+    from ._suite.discovery import NoCasesError
     from ._verify import report
     from ._verify.backends import BackendSpecError, load_backend
     from ._verify.verifier import UNEXPECTED, check_xfail, find_cases, load_xfail, suite_info
