@@ -111,6 +111,19 @@ def cases_dir() -> Path:
     return _folder(CASES)[0]
 
 
+def cases_to_build(paths: tuple[Path, ...], out_root: Path, check: bool) -> tuple[Path, ...]:
+    """What `build` compiles: `paths`, default `cases_dir()`. SuiteError for `build --check`
+    with no paths outside a checkout and no suite at `out_root`: there is nothing to check."""
+    if check and not paths and checkout_root() is None \
+            and not (out_root / manifests.MANIFEST).is_file():
+        raise SuiteError(f"nothing to check: no suite at {out_root} and not inside a checkout "
+                         "of onnx-seq-tests (`build --check` compares a checkout's generated/ "
+                         "with its cases/); the installed suite is checked against its manifest "
+                         "by `gen-seq-tests verify`, and `gen-seq-tests pack` prints its "
+                         "identity")
+    return paths or (cases_dir(),)
+
+
 def schema_file() -> Path:
     """The JSON Schema of case files: the checkout's, else the packaged one."""
     return _folder(SCHEMA)[0] / SCHEMA_FILE
@@ -171,7 +184,7 @@ def resolve_suite(given: Path | None) -> Suite:
     if is_checkout(given) and (given / GENERATED).is_dir():
         return describe(given / GENERATED, "checkout")
     try:
-        from .._suite.layout import case_folders  # onnx: only when a folder must be searched
+        from .._suite.discovery import case_folders  # onnx: only when a folder must be searched
 
         empty = not (given / manifests.MANIFEST).is_file() and not case_folders(given)
     except OSError as error:
