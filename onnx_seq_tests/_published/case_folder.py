@@ -1,9 +1,5 @@
-"""The standard backend-test layout, written and read back like any consumer reads it.
-
-    <root>/<suite>/test_<name>/model.onnx
-    <root>/<suite>/test_<name>/data.json                      {"atol": .., "rtol": ..}
-    <root>/<suite>/test_<name>/test_data_set_<k>/input_<j>.pb  by graph-input order
-    <root>/<suite>/test_<name>/test_data_set_<k>/output_<j>.pb by graph-output order
+"""A case folder of the standard backend-test layout (`_suite/layout.py`) read back like any
+consumer reads it.
 
 Reading a case folder (`read_case_folder`) treats it as untrusted data: only regular files,
 each with a size bound, the whole folder within `bounded.Limits`, external data refused. A
@@ -14,7 +10,6 @@ runner do.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,10 +18,9 @@ import onnx
 from google.protobuf import unknown_fields
 from onnx import ModelProto, OptionalProto, SequenceProto
 
-from .._core.cases import Case
 from .._core.problems import one_line
 from .._core.value_types import OptionalType, SequenceType, ValueType, boundary_types
-from .bounded import (
+from .._suite.bounded import (
     LIMITS,
     Limits,
     ReadError,
@@ -36,32 +30,8 @@ from .bounded import (
     load_json,
     read_bytes,
 )
-from .bounded import shown as _shown
-from .codec import decode, encode, proto_class
-from .discovery import case_folders
-
-#: The folder under the output root that holds the cases:
-#: `load_model_tests(data_dir=<root>, kind=SUITE)` loads them.
-SUITE = "sequence_optional"
-
-
-def case_files(case: Case, model: ModelProto, empty_optional: str = "undefined") -> dict:
-    """Every file of one case folder, relative path -> bytes, in a fixed order."""
-    files = {"model.onnx": model.SerializeToString(deterministic=True),
-             "data.json": tolerance_json(case.atol, case.rtol)}
-    inputs, outputs = case.graph.inputs, case.graph.outputs
-    for k, data_set in enumerate(case.data_sets):
-        folder = f"test_data_set_{k}"
-        for side, decls, values in (("input", inputs, data_set.inputs),
-                                    ("output", outputs, data_set.outputs)):
-            for j, (decl, value) in enumerate(zip(decls, values, strict=False)):
-                proto = encode(value, decl.type, decl.name, empty_optional)
-                files[f"{folder}/{side}_{j}.pb"] = proto.SerializeToString(deterministic=True)
-    return files
-
-
-def tolerance_json(atol: float, rtol: float) -> bytes:
-    return (json.dumps({"atol": atol, "rtol": rtol}, sort_keys=True) + "\n").encode()
+from .._suite.bounded import shown as _shown
+from .._suite.codec import decode, proto_class
 
 
 @dataclass
@@ -266,5 +236,4 @@ def read_tolerance(path: Path, limits: Limits = LIMITS) -> tuple[float | None, f
     return found[0], found[1]
 
 
-__all__ = ["SUITE", "CaseFolder", "ReadError", "case_files", "case_folders", "read_case_folder",
-           "read_model", "read_tolerance", "read_value", "tolerance_json"]
+__all__ = ["CaseFolder", "read_case_folder", "read_model", "read_tolerance", "read_value"]

@@ -31,7 +31,7 @@ from onnx.backend.test.runner import Runner
 
 from .._core.compare import DEFAULT_ATOL, DEFAULT_RTOL, OutputMismatch, assert_outputs_match
 from .._core.value_types import from_type_proto
-from .._suite.layout import read_tolerance, read_value
+from .._published.case_folder import read_tolerance, read_value
 from .backends import BackendSpecError, check_backend, resolve
 from .verifier import CaseRef, Result, apply_xfail, find_cases, load_xfail
 

@@ -2,7 +2,7 @@
 
 A suite is any folder holding case folders (`test_*/model.onnx`) at any depth, symbolic links
 followed (found by _suite/discovery.py, which also gives each case its key and manifest entry).
-Each case is read like any consumer reads it (layout.read_case_folder: .pb files decoded by the
+Each case is read like any consumer reads it (case_folder.read_case_folder: .pb files decoded by the
 model's graph types, bounded, external data refused), prepared once per backend and run on
 every data set. Per case and
 backend the outcome is (the message says why, for all but a pass)
