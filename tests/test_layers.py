@@ -6,6 +6,7 @@ pack, archive), the suite writer (the build), the case-file reader, the core.
 """
 
 import ast
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -35,22 +36,21 @@ def _above(layer: str, own: str) -> bool:
     return LAYERS.index(layer) < LAYERS.index(own)
 
 
+def _from_module(node: ast.ImportFrom, path: Path) -> str:
+    """The dotted module that `from X import ...` in the module at `path` names."""
+    here = list(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])  # its package
+    if node.level:
+        base = here[: len(here) - (node.level - 1)]
+        return ".".join(base + ([node.module] if node.module else []))
+    return node.module or ""
+
+
 def _imports(path: Path) -> list[tuple[int, str]]:
     """Every module of the package that `path` imports, resolved to a dotted name, with its line."""
-    relative = path.relative_to(PACKAGE.parent).with_suffix("")
-    here = list(relative.parts)
-    if here[-1] == "__init__":
-        here = here[:-1]
-    else:
-        here = here[:-1]
     found = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = here[: len(here) - (node.level - 1)]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module or ""
+            module = _from_module(node, path)
             if module.startswith("onnx_seq_tests"):
                 if node.module is None or module.count(".") < 2:
                     # `from .. import x` or `from .._core import x`: x may be a module
@@ -174,18 +174,12 @@ def _reach_ins(path: Path) -> list[str]:
     """Every `from X import _name` and `module._name` in `path` where X or module is another
     module of the package and `_name` is not itself a module (`from .. import _core` is a
     layer, not a private name)."""
-    relative = path.relative_to(PACKAGE.parent).with_suffix("")
-    here = list(relative.parts[:-1])
     tree = ast.parse(path.read_text(), str(path))
     modules: dict[str, str] = {}  # local name -> dotted module of the package it is bound to
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = here[: len(here) - (node.level - 1)]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module or ""
+            module = _from_module(node, path)
             if not module.startswith("onnx_seq_tests"):
                 continue
             for alias in node.names:
@@ -213,16 +207,24 @@ def test_no_private_reach_in(path):
     assert not found, "\n".join(found)
 
 
-def test_the_reach_in_check_can_fail():
-    probe = PACKAGE / "_suite" / "_layer_probe_private_tmp.py"
-    probe.write_text("from .._core import oracle\nfrom .manifest import _x\n"
-                     "oracle._present\nfrom .. import _core\n_core.oracle\n")
+@contextmanager
+def _probe(relative: str, text: str):
+    """A module of the package at `relative` holding `text`, for as long as the block runs."""
+    path = PACKAGE / relative
+    path.write_text(text)
     try:
+        yield path
+    finally:
+        path.unlink()
+
+
+def test_the_reach_in_check_can_fail():
+    with _probe("_suite/_layer_probe_private_tmp.py",
+                "from .._core import oracle\nfrom .manifest import _x\n"
+                "oracle._present\nfrom .. import _core\n_core.oracle\n") as probe:
         assert _reach_ins(probe) == [
             f"{probe.name}:2: from onnx_seq_tests._suite.manifest import _x",
             f"{probe.name}:3: oracle._present"]
-    finally:
-        probe.unlink()
 
 
 # -- size: no module over 600 lines, no class over 300 ---------------------------------------------
@@ -252,19 +254,15 @@ def _too_long(path: Path) -> list[str]:
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_module_or_class_too_long(path):
     """The limit is a symptom: a module or class this long does more than one job."""
-    found = _too_long(path)
-    assert not found, "\n".join(found)
+    assert not _too_long(path), "\n".join(_too_long(path))
 
 
 def test_the_size_check_can_fail():
-    probe = PACKAGE / "_core" / "_layer_probe_size_tmp.py"
-    probe.write_text("class Big:\n" + "    x = 1\n" * MAX_CLASS_LINES
-                     + "\n" * (MAX_MODULE_LINES - MAX_CLASS_LINES))
-    try:
+    text = ("class Big:\n" + "    x = 1\n" * MAX_CLASS_LINES
+            + "\n" * (MAX_MODULE_LINES - MAX_CLASS_LINES))
+    with _probe("_core/_layer_probe_size_tmp.py", text) as probe:
         assert _too_long(probe) == [
             f"{probe.name}: {MAX_MODULE_LINES + 1} lines (at most {MAX_MODULE_LINES}): "
             "split it by job",
             f"{probe.name}:1: class Big: {MAX_CLASS_LINES + 1} lines (at most "
             f"{MAX_CLASS_LINES}): split it by job"]
-    finally:
-        probe.unlink()
