@@ -1,7 +1,7 @@
 """The suite as package data: at build time the repository's cases/, generated/ (every form of
 the suite, with its manifest), schema/ and xfail/ are copied into the built package as
 onnx_seq_tests/_data/<folder>/ (MANIFEST.in ships them in the sdist at their own paths), so they
-are never duplicated in the repository. onnx_seq_tests._suite.resources finds them. Everything
+are never duplicated in the repository. onnx_seq_tests._published.resources finds them. Everything
 else is in pyproject.toml."""
 
 import shutil

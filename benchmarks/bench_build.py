@@ -87,7 +87,7 @@ PHASES = """
 import json, sys, time
 from pathlib import Path
 from onnx_seq_tests._casefile import reader as casefile
-from onnx_seq_tests._core import oracle
+from onnx_seq_tests._core import expectations
 from onnx_seq_tests._suite.build import fingerprint
 from onnx_seq_tests._suite.layout import case_files
 from onnx_seq_tests._suite.publish import Stager
@@ -103,7 +103,7 @@ cases = timed("load case files (YAML)",
               lambda: [c for p in paths for c in casefile.load_cases([p])])
 timed("fingerprint", lambda: [fingerprint(c) for c in cases])
 models = timed("build and validate models", lambda: [build_model(c) for c in cases])
-timed("oracle check", lambda: [oracle.check_case(c) for c in cases])
+timed("oracle check", lambda: [expectations.check_case(c) for c in cases])
 files = timed("encode files", lambda: [case_files(c, m) for c, m in zip(cases, models)])
 def write():
     stager = Stager(out)

@@ -1,7 +1,7 @@
 """Reading the suite, in one process, one figure per step (seconds, median of --repeat runs):
 
   read      read every case folder with the one bounded reader, as verify's workers do
-            (layout.read_case_folder, strict=False)
+            (case_folder.read_case_folder, strict=False)
   strict    the same, strict (as show and import read: unknown fields, value types checked)
   show      read every case folder of the suite and render it as `gen-seq-tests show` does
   docs      the operator pages of the suite, in memory (what the staleness test computes)
@@ -19,12 +19,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from onnx_seq_tests._published.case_folder import read_case_folder
 from onnx_seq_tests._read.importer import import_folders, to_yaml
 from onnx_seq_tests._read.load import read_folder
 from onnx_seq_tests._read.operator_pages import pages
 from onnx_seq_tests._read.show import render
 from onnx_seq_tests._suite.build import build
-from onnx_seq_tests._suite.layout import case_folders, read_case_folder
+from onnx_seq_tests._suite.discovery import case_folders
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -28,8 +28,8 @@ _PUBLIC = {
     "OutputError": ("._suite.build", "OutputError"),
     "verify": ("._verify.verifier", "verify"),
     "Result": ("._verify.verifier", "Result"),
-    "read_case_folder": ("._suite.layout", "read_case_folder"),
-    "CaseFolder": ("._suite.layout", "CaseFolder"),
+    "read_case_folder": ("._published.case_folder", "read_case_folder"),
+    "CaseFolder": ("._published.case_folder", "CaseFolder"),
     "ReadError": ("._suite.bounded", "ReadError"),
     "compare": ("._core.compare", "compare_outputs"),
     "assert_outputs_match": ("._core.compare", "assert_outputs_match"),
@@ -46,7 +46,7 @@ _PUBLIC = {
     "SeqTestsError": ("._core.problems", "SeqTestsError"),
     "CaseFileError": ("._core.problems", "CaseFileError"),
     "Problem": ("._core.problems", "Problem"),
-    "suite_dir": ("._suite.resources", "suite_dir"),
+    "suite_dir": ("._published.resources", "suite_dir"),
 }
 
 __all__ = ["__version__", "BuildReport", "Case", "CaseFileError", "CaseFolder", "DataSet",
@@ -63,10 +63,10 @@ if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__
     from ._core.elements import ElementType
     from ._core.problems import CaseFileError, Problem, SeqTestsError
     from ._core.value_types import OptionalType, SequenceType, TensorType
+    from ._published.case_folder import CaseFolder, read_case_folder
+    from ._published.resources import suite_dir
     from ._suite.bounded import ReadError
     from ._suite.build import BuildReport, OutputError, build, check
-    from ._suite.layout import CaseFolder, read_case_folder
-    from ._suite.resources import suite_dir
     from ._verify.backend_test import backend_test
     from ._verify.verifier import Result, verify
 

@@ -106,52 +106,11 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
     file hashes and the manifest without loading onnx. The new tree is staged beside the output
     root and swapped in, so an interrupted build leaves the old suite or the new one.
     """
-    from ._suite import freshness
-    from ._suite.resources import SuiteError, cases_dir, checkout_root
+    from ._published.resources import cases_to_build
+    from ._suite.build_command import build_or_check
 
-    outside = not paths and checkout_root() is None
-    if check and outside and not (out_root / "manifest.json").is_file():
-        raise SuiteError(f"nothing to check: no suite at {out_root} and not inside a checkout "
-                         "of onnx-seq-tests (`build --check` compares a checkout's generated/ "
-                         "with its cases/); the installed suite is checked against its manifest "
-                         "by `gen-seq-tests verify`, and `gen-seq-tests pack` prints its "
-                         "identity")
-    paths = paths or (cases_dir(),)  # the checkout's cases/, else the packaged ones
-    drift = freshness.onnx_policy(out_root, check, adopt_onnx)  # RestampError: exit 2
-    if drift:
-        _warn(drift)
-    count = freshness.unchanged(paths, out_root, empty_optional, compare_bytes=check)
-    if count is not None:
-        _say(f"{out_root} is exactly what the cases give" if check
-             else f"{out_root} is up to date: {count} case(s)")
-        return
-    from ._suite import build as builder
-
-    try:
-        if check:
-            differences = builder.check(paths, out_root, empty_optional, _jobs(jobs))
-        else:
-            report = builder.build(paths, out_root, empty_optional, _jobs(jobs))
-    except OSError as error:
-        raise CheckFailed(f"cannot write {out_root}: {error}; it still holds the suite it "
-                          "held before") from None
-    if check:
-        for line in differences:
-            _say(line)
-        if differences:
-            advice = ("the installed onnx is not the pinned one (see the warning above), which "
-                      "alone can explain them" if drift else
-                      "run `gen-seq-tests build` to update it")
-            if any(line.startswith("foreign:") for line in differences):
-                advice = f"move the foreign paths out of {out_root} first; then {advice}"
-            raise CheckFailed(f"{len(differences)} difference(s) between {out_root} and the "
-                              f"cases; {advice}")
-        _say(f"{out_root} is exactly what the cases give")
-    elif report.changed:
-        _say(f"built {report.cases} case(s) into {out_root}: {len(report.rebuilt)} rebuilt, "
-             f"{len(report.removed)} removed")
-    else:
-        _say(f"{out_root} is up to date: {report.cases} case(s)")
+    build_or_check(cases_to_build(paths, out_root, check), out_root, empty_optional,
+                   check=check, jobs=_jobs(jobs), adopt_onnx=adopt_onnx, say=_say, warn=_warn)
 
 
 @main.command(name="list")
@@ -245,12 +204,10 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     from ._verify.workers import start_fork_server
 
     start_fork_server(backends)  # it imports onnx and the backends while this process does
+    from ._published.resources import default_suite, resolve_suite, xfail_file
     from ._suite.discovery import NoCasesError
-    from ._suite.resources import default_suite, resolve_suite, xfail_file
-    from ._verify import report
+    from ._verify import session
     from ._verify.backends import BackendSpecError, load_backend
-    from ._verify.verifier import UNEXPECTED, check_xfail, find_cases, load_xfail, suite_info
-    from ._verify.verifier import verify as run_verify
 
     resolved = [resolve_suite(s) for s in suite_dirs] or [default_suite()]
     xfail_path = xfail_file(xfail_path) if xfail_path else None
@@ -275,52 +232,26 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
         raise click.BadParameter("the notes are for the Markdown or HTML report; add "
                                  "--markdown FILE or --html FILE", param_hint="--notes")
     specs = list(backends)
-    jobs = _jobs(jobs)
     try:
-        everything = find_cases(suites)
-        cases = find_cases(suites, select) if select else everything
-        xfail = load_xfail(xfail_path) if xfail_path else []
-        notes = report.load_notes(notes_path) if notes_path else []
+        plan = session.plan(suites, select, xfail_path, notes_path)
     except NoCasesError as error:
         raise click.BadParameter(str(error), param_hint="SUITE_DIR") from None
-    if not cases:
+    if not plan.cases:
         raise click.BadParameter(f"no case under {', '.join(map(str, suites))} matches "
                                  + " or ".join(select), param_hint="-k")
-    warnings = check_xfail(xfail, specs, everything)
-    if warnings and strict_xfail:
-        raise SeqTestsError("\n".join(warnings).replace(": warning: ", ": "))
+    session.check_entries(plan, specs, strict_xfail)
     for suite in resolved:
         click.echo(suite.describe())
-    show = sys.stderr.isatty() if progress is None else progress
-    bar = report.Progress(len(cases), sys.stderr, sys.stderr.isatty(),
-                          shown=report.progress_shown(style)) if show else None
-    try:
-        try:
-            results = run_verify(suites, specs, xfail=xfail, jobs=jobs, timeout=timeout,
-                                 cases=cases, on_case=bar.update if bar else None)
-        finally:
-            if bar:
-                bar.close()
-    except KeyboardInterrupt:  # Ctrl-C: the workers and their process groups are ended by now
-        _say("verify: interrupted; no report written", err=True)
-        sys.exit(130)
-    about = report.load_about(suites)
-    click.echo(report.printed(style, results, specs, about), nl=False)
-    infos = [{**suite_info(s), "name": _shown(s)} for s in suites]
     command = " ".join(["gen-seq-tests verify", *map(_shown, suites),
                         *(f"--backend {s}" for s in specs), *(f"-k {p}" for p in select),
                         *_options(xfail=xfail_path, notes=notes_path, markdown=markdown_path,
                                   html=html_path)])
-    report.write_reports(results, specs, infos, command, notes, about, junit_path=junit_path,
-                         json_path=json_path, markdown_path=markdown_path, html_path=html_path)
-    for note in notes:
-        if not note.matched:
-            warnings.append(f"{note.where}: warning: this note matched no case that did not "
-                            "pass")
-    for line in warnings:
-        _say(line, err=True)
-    sys.exit(1 if any(r.outcome in UNEXPECTED for r in results) else 0)
-
+    sys.exit(session.run(
+        plan, suites, [_shown(s) for s in suites], specs, jobs=_jobs(jobs), timeout=timeout,
+        style=style, progress=progress, command=command,
+        paths={"junit_path": junit_path, "json_path": json_path,
+               "markdown_path": markdown_path, "html_path": html_path},
+        echo=lambda text: click.echo(text, nl=False), warn=lambda text: _say(text, err=True)))
 
 
 def _folders_exist(**paths) -> None:
@@ -380,8 +311,8 @@ def pack(root: Path | None, archive: Path | None) -> None:
     that compressed it). ROOT must match its manifest.json: exit 1 when it does not, 2 when it
     holds no suite.
     """
-    from ._suite.pack import default_archive, pack_suite
-    from ._suite.resources import default_suite
+    from ._published.pack import default_archive, pack_suite
+    from ._published.resources import default_suite
 
     # no suite at root: ManifestError (exit 2); one not matching its manifest: PackError (1)
     packed = pack_suite(root or default_suite().root, archive or default_archive())
@@ -409,7 +340,7 @@ def diff(old: Path, new: Path, as_json: bool, output: Path | None, exit_code: bo
     """
     import json
 
-    from ._suite import diff as differ
+    from ._published import diff as differ
 
     result = differ.diff(differ.load(old), differ.load(new))  # DiffError: exit 2
     text = (json.dumps(result, indent=1, sort_keys=True) + "\n" if as_json
@@ -433,7 +364,7 @@ def coverage(root: Path, markdown_path: Path | None) -> None:
     """Report what the suite at ROOT (default: generated) covers: per operator and version, the
     allowed types (from onnx.defs) and the edge cases, beside onnx's own node cases."""
     from ._fuzz.mutant_score import committed as committed_fuzz_score
-    from ._suite import coverage as measure
+    from ._published import coverage as measure
     from ._suite.freshness import onnx_drift
     from ._verify import mutation
 
@@ -601,16 +532,9 @@ main.add_command(fuzz)
 def xfail_update(report_path: Path, backends: tuple[str, ...], out_dir: Path) -> None:
     """Write OUTPUT/<NAME>.txt, the known failures of each runtime, from a `verify --json`
     report: every case folder it did not pass, grouped under the message that says why."""
-    from ._verify.backends import describe
-    from ._verify.xfail_files import write_xfail_files
+    from ._verify.xfail_files import runtime_name, write_xfail_files
 
-    def named(backend: str) -> str:
-        try:
-            return describe(backend).split(",")[0]
-        except Exception:  # a backend that cannot be imported here is named as given
-            return backend
-
-    written = write_xfail_files(report_path, list(backends), out_dir, named)  # exit 2 if bad
+    written = write_xfail_files(report_path, list(backends), out_dir, runtime_name)  # exit 2
     _say(f"wrote {', '.join(str(p) for p in written)}")
 
 

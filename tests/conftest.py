@@ -126,7 +126,6 @@ MINI_CASES = ("test_sequence_construct_v11_float", "test_sequence_insert_at_leng
 def mini_suite_source(committed_suite, tmp_path_factory) -> Path:
     """A suite of a few cases copied from the committed one (folders only, no manifest)."""
     from onnx_seq_tests._suite.layout import SUITE
-
     target = tmp_path_factory.mktemp("mini") / "suite"
     for name in MINI_CASES:
         shutil.copytree(committed_suite / SUITE / name, target / SUITE / name)

@@ -14,7 +14,7 @@ from pathlib import Path
 import onnx.defs
 import pytest
 
-from onnx_seq_tests._suite.layout import read_case_folder
+from onnx_seq_tests._published.case_folder import read_case_folder
 from onnx_seq_tests._verify.report import Result, attach_notes, load_notes
 from onnx_seq_tests._verify.worker_main import run_on
 

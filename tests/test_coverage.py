@@ -23,7 +23,7 @@ from onnx_seq_tests._core.compare import compare_outputs
 from onnx_seq_tests._core.oracle import MISSING, OracleError
 from onnx_seq_tests._core.problems import Where
 from onnx_seq_tests._fuzz import mutant_score
-from onnx_seq_tests._suite import coverage
+from onnx_seq_tests._published import coverage
 from onnx_seq_tests._verify import mutation
 
 ROOT = Path(__file__).resolve().parent.parent

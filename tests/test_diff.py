@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
+from onnx_seq_tests._published.archive import ArchiveError, read_archive
+from onnx_seq_tests._published.pack import pack
 from onnx_seq_tests._suite import manifest as manifests
-from onnx_seq_tests._suite.archive import ArchiveError, read_archive
-from onnx_seq_tests._suite.pack import pack
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "generated"

@@ -1,15 +1,19 @@
 """The flow is in the layout: each layer imports only from the layers below it.
 
-Top to bottom: the CLI, the verifier, the suite writer, the case-file reader, the core.
+Top to bottom: the CLI, the fuzzer, the verifier, the readers of cases for people (show,
+operator pages, import), the readers of a built suite as a whole (resources, coverage, diff,
+pack, archive), the suite writer (the build), the case-file reader, the core.
 """
 
 import ast
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "onnx_seq_tests"
-LAYERS = ["_cli", "_fuzz", "_verify", "_read", "_suite", "_casefile", "_core"]  # top to bottom
+LAYERS = ["_cli", "_fuzz", "_verify", "_read", "_published", "_suite", "_casefile",
+          "_core"]  # top to bottom
 
 
 ROOT = "the package root"  # onnx_seq_tests/__init__.py: it imports every layer, so it is above
@@ -32,22 +36,21 @@ def _above(layer: str, own: str) -> bool:
     return LAYERS.index(layer) < LAYERS.index(own)
 
 
+def _from_module(node: ast.ImportFrom, path: Path) -> str:
+    """The dotted module that `from X import ...` in the module at `path` names."""
+    here = list(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])  # its package
+    if node.level:
+        base = here[: len(here) - (node.level - 1)]
+        return ".".join(base + ([node.module] if node.module else []))
+    return node.module or ""
+
+
 def _imports(path: Path) -> list[tuple[int, str]]:
     """Every module of the package that `path` imports, resolved to a dotted name, with its line."""
-    relative = path.relative_to(PACKAGE.parent).with_suffix("")
-    here = list(relative.parts)
-    if here[-1] == "__init__":
-        here = here[:-1]
-    else:
-        here = here[:-1]
     found = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = here[: len(here) - (node.level - 1)]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module or ""
+            module = _from_module(node, path)
             if module.startswith("onnx_seq_tests"):
                 if node.module is None or module.count(".") < 2:
                     # `from .. import x` or `from .._core import x`: x may be a module
@@ -153,3 +156,113 @@ def test_no_import_circle():
 
 def test_the_circle_check_can_fail():
     assert _circles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+
+
+# -- no private reach-ins: a module uses only the public names of another ------------------------
+
+def _is_module(dotted: str) -> bool:
+    """Whether a dotted name inside the package is a module or a package of it."""
+    path = PACKAGE.parent.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _reach_ins(path: Path) -> list[str]:
+    """Every `from X import _name` and `module._name` in `path` where X or module is another
+    module of the package and `_name` is not itself a module (`from .. import _core` is a
+    layer, not a private name)."""
+    tree = ast.parse(path.read_text(), str(path))
+    modules: dict[str, str] = {}  # local name -> dotted module of the package it is bound to
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = _from_module(node, path)
+            if not module.startswith("onnx_seq_tests"):
+                continue
+            for alias in node.names:
+                dotted = f"{module}.{alias.name}"
+                if _is_module(dotted):
+                    modules[alias.asname or alias.name] = dotted
+                elif _private(alias.name):
+                    found.append(f"{path.name}:{node.lineno}: from {module} import {alias.name}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("onnx_seq_tests") and alias.asname:
+                    modules[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id in modules and _private(node.attr)
+                and not _is_module(f"{modules[node.value.id]}.{node.attr}")):
+            found.append(f"{path.name}:{node.lineno}: {node.value.id}.{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_private_reach_in(path):
+    """A module's `_name` is its own: another module that needs it needs a public name."""
+    found = _reach_ins(path)
+    assert not found, "\n".join(found)
+
+
+@contextmanager
+def _probe(relative: str, text: str):
+    """A module of the package at `relative` holding `text`, for as long as the block runs."""
+    path = PACKAGE / relative
+    path.write_text(text)
+    try:
+        yield path
+    finally:
+        path.unlink()
+
+
+def test_the_reach_in_check_can_fail():
+    with _probe("_suite/_layer_probe_private_tmp.py",
+                "from .._core import oracle\nfrom .manifest import _x\n"
+                "oracle._present\nfrom .. import _core\n_core.oracle\n") as probe:
+        assert _reach_ins(probe) == [
+            f"{probe.name}:2: from onnx_seq_tests._suite.manifest import _x",
+            f"{probe.name}:3: oracle._present"]
+
+
+# -- size: no module over 600 lines, no class over 300 ---------------------------------------------
+
+MAX_MODULE_LINES = 600
+MAX_CLASS_LINES = 300
+
+
+def _too_long(path: Path) -> list[str]:
+    """The module `path` if it is over MAX_MODULE_LINES lines, and each class in it (at any
+    depth) over MAX_CLASS_LINES lines, decorators included."""
+    text = path.read_text()
+    found = []
+    lines = len(text.splitlines())
+    if lines > MAX_MODULE_LINES:
+        found.append(f"{path.name}: {lines} lines (at most {MAX_MODULE_LINES}): split it by job")
+    for node in ast.walk(ast.parse(text, str(path))):
+        if isinstance(node, ast.ClassDef):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            length = node.end_lineno - first + 1
+            if length > MAX_CLASS_LINES:
+                found.append(f"{path.name}:{node.lineno}: class {node.name}: {length} lines "
+                             f"(at most {MAX_CLASS_LINES}): split it by job")
+    return found
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_or_class_too_long(path):
+    """The limit is a symptom: a module or class this long does more than one job."""
+    assert not _too_long(path), "\n".join(_too_long(path))
+
+
+def test_the_size_check_can_fail():
+    text = ("class Big:\n" + "    x = 1\n" * MAX_CLASS_LINES
+            + "\n" * (MAX_MODULE_LINES - MAX_CLASS_LINES))
+    with _probe("_core/_layer_probe_size_tmp.py", text) as probe:
+        assert _too_long(probe) == [
+            f"{probe.name}: {MAX_MODULE_LINES + 1} lines (at most {MAX_MODULE_LINES}): "
+            "split it by job",
+            f"{probe.name}:1: class Big: {MAX_CLASS_LINES + 1} lines (at most "
+            f"{MAX_CLASS_LINES}): split it by job"]

@@ -9,7 +9,8 @@ from click.testing import CliRunner
 from onnx import OptionalProto, SequenceProto, TensorProto
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._suite.layout import SUITE, read_case_folder
+from onnx_seq_tests._published.case_folder import read_case_folder
+from onnx_seq_tests._suite.layout import SUITE
 
 DATA = Path(__file__).parent / "data"
 

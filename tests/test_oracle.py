@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from onnx_seq_tests._casefile.reader import load_cases
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._core import oracle
+from onnx_seq_tests._core import expectations, oracle
 from onnx_seq_tests._core.compare import compare_value
 from onnx_seq_tests._core.oracle import MISSING, OracleError
 
@@ -415,7 +415,7 @@ def test_check_case_reports_each_disagreement_at_its_data_set(tmp_path):
     path = tmp_path / "wrong.yaml"
     path.write_text(WRONG)
     [case] = load_cases([path])
-    assert [str(p) for p in oracle.check_case(case)] == [
+    assert [str(p) for p in expectations.check_case(case)] == [
         f"{path}:16:7: case 'wrong_insert': data set 1 disagrees with the spec oracle "
         "(expected: the case file, got: the oracle): output 0 (inserted), element 0, index [0]: "
         "expected 3.0, got 1.0 (2 of 2 values differ); and 2 more",
@@ -439,5 +439,5 @@ def test_build_fails_on_a_disagreement_and_writes_nothing(tmp_path):
 def test_every_project_case_agrees_with_the_oracle():
     cases = load_cases([ROOT / "cases"])
     assert len(cases) > 700
-    problems = [str(p) for case in cases for p in oracle.check_case(case)]
+    problems = [str(p) for case in cases for p in expectations.check_case(case)]
     assert problems == []

@@ -21,13 +21,13 @@ from test_publish import run, snapshot, write_cases
 
 from onnx_seq_tests import SeqTestsError, build, check
 from onnx_seq_tests._core.problems import ArgumentError
+from onnx_seq_tests._published.archive import ArchiveError, read_archive
+from onnx_seq_tests._published.diff import load as load_side
+from onnx_seq_tests._published.pack import pack
 from onnx_seq_tests._suite import build as build_module
 from onnx_seq_tests._suite import freshness
-from onnx_seq_tests._suite.archive import ArchiveError, read_archive
-from onnx_seq_tests._suite.diff import load as load_side
 from onnx_seq_tests._suite.layout import SUITE
 from onnx_seq_tests._suite.manifest import MANIFEST
-from onnx_seq_tests._suite.pack import pack
 from onnx_seq_tests._suite.publish import work_dir
 
 PACKAGE = Path(freshness.__file__).resolve().parent.parent
@@ -40,14 +40,16 @@ def test_the_build_key_covers_the_modules_a_build_runs_and_no_other():
     for needed in ("_suite/build.py", "_suite/publish.py", "_suite/tensor_io.py",
                    "_core/oracle.py", "_casefile/reader.py", "_core/versions.py"):
         assert needed in modules
-    for reader in ("_suite/diff.py", "_suite/pack.py", "_suite/archive.py", "_suite/coverage.py",
-                   "_suite/resources.py", "_verify/report.py", "_read/show.py"):
-        assert reader not in modules
+    # the layers above the build: the readers of a built suite (_published: resources,
+    # coverage, diff, pack, archive), show and import, the verifier, the fuzzer
+    above = [m for m in modules if m.split("/")[0] in ("_published", "_read", "_verify", "_fuzz")]
+    assert above == []
 
 
 def test_editing_a_module_that_does_not_build_keeps_a_no_op_build_a_no_op(tmp_path,
                                                                            monkeypatch):
-    """Appending a comment to `_suite/diff.py` once made a 0.3 s no-op build a full recompile."""
+    """Appending a comment to `diff.py` (then in `_suite/`) once made a 0.3 s no-op build a
+    full recompile."""
     package = tmp_path / "package"
     shutil.copytree(PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__", "_data"))
     monkeypatch.setattr(freshness, "_PACKAGE", package)
@@ -55,7 +57,8 @@ def test_editing_a_module_that_does_not_build_keeps_a_no_op_build_a_no_op(tmp_pa
     out = tmp_path / "out"
     assert run("build", cases_file, "-o", out).returncode == 0
     assert freshness.unchanged([cases_file], out, "undefined") == 2
-    for reader in ("_suite/diff.py", "_suite/pack.py", "_verify/report.py"):
+    for reader in ("_published/diff.py", "_published/pack.py", "_published/case_folder.py",
+                   "_suite/bounded.py", "_suite/discovery.py", "_verify/report.py"):
         with open(package / reader, "a") as file:
             file.write("# a comment\n")
     assert freshness.unchanged([cases_file], out, "undefined") == 2  # still a no-op

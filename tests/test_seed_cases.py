@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from onnx_seq_tests._suite.layout import SUITE, read_case_folder
+from onnx_seq_tests._published.case_folder import read_case_folder
+from onnx_seq_tests._suite.layout import SUITE
 
 DATA = Path(__file__).parent / "data"
 SUITE_DIR = Path(__file__).resolve().parent.parent / "generated" / SUITE

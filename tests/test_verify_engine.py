@@ -24,8 +24,8 @@ from onnx_seq_tests._cli import main
 from onnx_seq_tests._verify import report
 from onnx_seq_tests._verify.backends import BackendSpecError, load_backend
 from onnx_seq_tests._verify.verifier import (
+    NoCasesError,
     Result,
-    SuiteError,
     apply_xfail,
     check_xfail,
     find_cases,
@@ -160,9 +160,9 @@ def test_a_folder_without_cases_is_an_error_naming_it(tmp_path):
     done = cli(tmp_path / "empty", "-b", "onnxruntime")
     assert done.exit_code == 2
     assert f"no case folders (test_*/model.onnx) under {tmp_path / 'empty'}" in done.output
-    with pytest.raises(SuiteError, match=str(tmp_path / "empty")):
+    with pytest.raises(NoCasesError, match=str(tmp_path / "empty")):
         onnx_seq_tests.backend_test(onnxruntime.backend, tmp_path / "empty")
-    with pytest.raises(SuiteError, match=str(tmp_path / "nowhere")):
+    with pytest.raises(NoCasesError, match=str(tmp_path / "nowhere")):
         onnx_seq_tests.backend_test("reference", tmp_path / "nowhere")
 
 

@@ -29,9 +29,8 @@ from onnx import helper, numpy_helper
 
 from . import operators
 from .budgets import MAX_ELEMENTS, MAX_LOOP_ITERATIONS
-from .cases import Case, Graph, Initializer, Node, ValueDecl
-from .compare import compare_outputs
-from .problems import Problem, SeqTestsError, Where
+from .cases import Graph, Initializer, Node, ValueDecl
+from .problems import SeqTestsError, Where
 from .value_types import ValueType, from_type_proto
 
 #: The operators whose spec behaviour this module implements, beside the helpers below: every
@@ -566,41 +565,4 @@ def run_model(model: onnx.ModelProto, inputs, trace=None) -> list:
     """The outputs of a model's graph on positional `inputs`, as `run_graph` gives them."""
     return run_graph(graph_from_proto(model.graph), model_opset(model), list(inputs),
                      trace=trace)
-
-
-# -- checking a case ----------------------------------------------------------------------------
-
-def check_case(case: Case) -> list[Problem]:
-    """Every data set whose expected outputs differ from the oracle's, as problems at the data
-    set's place, compared by the verifier's own comparator: `case 'x': data set k disagrees with
-    the spec oracle: output 0 (y), element 2, index [1, 0]: expected ..., got ...`."""
-    problems = []
-    for k, data_set in enumerate(case.data_sets):
-        where = data_set.where
-        try:
-            answers = run_graph(case.graph, case.opset, list(data_set.inputs))
-        except BudgetError as error:
-            problems.append(Problem(where.path, where.line, where.column,
-                                    f"case '{case.name}': data set {k}: {error}"))
-            continue
-        except OracleError as error:
-            problems.append(Problem(where.path, where.line, where.column,
-                                    f"case '{case.name}': data set {k}: the spec gives no "
-                                    f"result: {error}"))
-            continue
-        except (ValueError, TypeError, IndexError) as error:
-            problems.append(Problem(where.path, where.line, where.column,
-                                    f"case '{case.name}': data set {k}: the spec oracle cannot "
-                                    f"evaluate these inputs: {error}"))
-            continue
-        differences = compare_outputs(
-            list(data_set.outputs), answers, atol=case.atol, rtol=case.rtol,
-            names=[d.name for d in case.graph.outputs], types=[d.type for d in case.graph.outputs])
-        if differences:
-            more = f"; and {len(differences) - 1} more" if len(differences) > 1 else ""
-            problems.append(Problem(where.path, where.line, where.column,
-                                    f"case '{case.name}': data set {k} disagrees with the spec "
-                                    f"oracle (expected: the case file, got: the oracle): "
-                                    f"{differences[0]}{more}"))
-    return problems
 

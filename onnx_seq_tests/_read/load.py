@@ -10,11 +10,11 @@ from .._casefile.reader import case_files, load_cases
 from .._core.cases import Case
 from .._core.problems import CaseFileError, one_line
 from .._core.value_types import ValueType
+from .._published.case_folder import read_case_folder, read_value
 from .._suite.bounded import ReadError, as_path, as_paths
 from .._suite.bounded import shown as shown_path
 from .._suite.codec import decode, encode
 from .._suite.discovery import case_folders, manifest_entry, nearest_manifest
-from .._suite.layout import read_case_folder, read_value
 from .._suite.manifest import source_path
 from .._suite.model import ModelError, build_model
 from .show import Shown
@@ -23,7 +23,7 @@ from .show import Shown
 
 def read_folder(path: Path, entry: dict | None = None) -> Shown:
     """A `test_<name>` folder read as any consumer reads it, every file checked (the one
-    case-folder reader, layout.read_case_folder, in its strict mode)."""
+    case-folder reader, case_folder.read_case_folder, in its strict mode)."""
     path = Path(path)
     folder = read_case_folder(path, strict=True)
     entry = entry or {}

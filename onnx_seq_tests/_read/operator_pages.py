@@ -17,10 +17,10 @@ import onnx
 from onnx import defs
 
 from .._core import operators
-from .._suite import coverage
+from .._published import coverage
+from .._published.case_folder import read_model
 from .._suite.bounded import LIMITS, read_bytes
 from .._suite.discovery import case_folders, read_manifest
-from .._suite.layout import read_model
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .load import read_folder
 from .show import render

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .._casefile import reader as casefile
-from .._core import ir_checks, oracle
+from .._core import expectations, ir_checks
 from .._core.cases import Case
 from .._core.elements import ElementType
 from .._core.problems import CaseFileError, Problem, Problems
@@ -38,7 +38,7 @@ def compile_case(case: Case, empty_optional: str, problems: Problems) -> dict[st
         problems.add(error.where or case.where, f"case '{case.name}': {error}")
         return None
     found = ir_checks.check_case(case)  # values vs declared types, named dims (IR.md)
-    found = found or oracle.check_case(case)  # authored expectations vs the spec oracle
+    found = found or expectations.check_case(case)  # authored expectations vs the spec oracle
     if found:
         problems.found.extend(found)
         return None

@@ -31,7 +31,7 @@ from onnx.backend.test.runner import Runner
 
 from .._core.compare import DEFAULT_ATOL, DEFAULT_RTOL, OutputMismatch, assert_outputs_match
 from .._core.value_types import from_type_proto
-from .._suite.layout import read_tolerance, read_value
+from .._published.case_folder import read_tolerance, read_value
 from .backends import BackendSpecError, check_backend, resolve
 from .verifier import CaseRef, Result, apply_xfail, find_cases, load_xfail
 
@@ -59,7 +59,7 @@ def backend_test(backend, data_dir=None, parent_module: str | None = None, *,
     backend cannot prepare a one-node model into a rep with run(inputs).
     """
     if data_dir is None:
-        from .._suite.resources import default_suite
+        from .._published.resources import default_suite
 
         data_dir = default_suite().root
     resolved = resolve(backend)
@@ -72,7 +72,7 @@ def backend_test(backend, data_dir=None, parent_module: str | None = None, *,
         raise BackendSpecError(problem)
     suite = SuiteBackendTest(resolved, data_dir, parent_module)
     if xfail is not None:
-        from .._suite.resources import xfail_file
+        from .._published.resources import xfail_file
 
         for name in known_failures(suite.cases, xfail_file(xfail)):
             suite.xfail(f"^{re.escape(name)}_[a-z]+$")  # test_<case>_<device>

@@ -21,8 +21,9 @@ from .._core import oracle
 from .._core.cases import Graph, subgraphs
 from .._core.compare import compare_outputs
 from .._core.value_types import from_type_proto
-from .._suite.coverage import onnx_node_tests
-from .._suite.layout import case_folders, read_case_folder
+from .._published.case_folder import read_case_folder
+from .._published.coverage import onnx_node_tests
+from .._suite.discovery import case_folders
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .mutants import CATALOGUE, Mutant, MutantError, operator_table
 

@@ -35,7 +35,7 @@ from .tally import (
     rollup,
 )
 from .verifier import Result
-from .writers import _suites, xml_text
+from .writers import suite_descriptions, xml_text
 
 _FORM_NAMES = {"original": "orig.", "tensor-boundary": "tensors"}
 
@@ -51,7 +51,7 @@ def md_text(text: str) -> str:
 def suite_text(suite) -> str:
     """`generated` (version 0.1.0, manifest sha256 ab12...), for each suite."""
     texts = []
-    for info in _suites(suite):
+    for info in suite_descriptions(suite):
         details = []
         if info.get("version"):
             details.append(f"version {info['version']}")

@@ -2,7 +2,7 @@
 
 A suite is any folder holding case folders (`test_*/model.onnx`) at any depth, symbolic links
 followed (found by _suite/discovery.py, which also gives each case its key and manifest entry).
-Each case is read like any consumer reads it (layout.read_case_folder: .pb files decoded by the
+Each case is read like any consumer reads it (case_folder.read_case_folder: .pb files decoded by the
 model's graph types, bounded, external data refused), prepared once per backend and run on
 every data set. Per case and
 backend the outcome is (the message says why, for all but a pass)
@@ -36,7 +36,7 @@ from .backends import BackendSpecError, load_backend
 from .worker_main import case_elements, model_operators, model_opset
 from .workers import Pool, Task, WorkerStartError, start_fork_server
 
-__all__ = ["OUTCOMES", "UNEXPECTED", "CaseRef", "Result", "SuiteError", "XfailEntry",
+__all__ = ["OUTCOMES", "UNEXPECTED", "CaseRef", "NoCasesError", "Result", "XfailEntry",
            "XfailError", "apply_xfail", "case_elements", "check_xfail", "find_cases",
            "load_xfail", "model_operators", "model_opset", "suite_info", "verify"]
 
@@ -68,10 +68,6 @@ class Result:
 
 class XfailError(SeqTestsError, ValueError):
     """A bad --xfail file; the message is `file:line:col: what is wrong`."""
-
-
-#: The error of a suite folder that holds no case (the name callers know).
-SuiteError = NoCasesError
 
 
 @dataclass
@@ -169,7 +165,7 @@ def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
     or a backend started in the worker's process group is ended before this returns.
 
     Raises ValueError for a bad argument (`specs` not a non-empty list of strings, `jobs` not
-    an int >= 0, `timeout` not a number > 0), SuiteError for a root without cases and
+    an int >= 0, `timeout` not a number > 0), NoCasesError for a root without cases and
     BackendSpecError for a backend that cannot be used (checked once, up front:
     prepare(model, device) must give a rep with run).
     """
@@ -179,7 +175,7 @@ def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
         load_backend(spec)
     refs = find_cases(root, select) if cases is None else cases
     if not refs:
-        raise SuiteError(f"no case under {root} matches -k {' -k '.join(select)}")
+        raise NoCasesError(f"no case under {root} matches -k {' -k '.join(select)}")
     order = {spec: i for i, spec in enumerate(specs)}
     position = {ref.case: i for i, ref in enumerate(refs)}
     infos: dict[int, dict] = {}

@@ -24,7 +24,8 @@ import onnx
 from .._core.cases import graph_protos
 from .._core.compare import compare_outputs
 from .._core.value_types import from_type_proto, innermost
-from .._suite.layout import CaseFolder, ReadError, read_case_folder
+from .._published.case_folder import CaseFolder, read_case_folder
+from .._suite.bounded import ReadError
 from .backends import check_backend, load_backend, prepare, run_prepared
 from .outputs import contract_problem
 

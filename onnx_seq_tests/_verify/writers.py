@@ -22,7 +22,7 @@ from .verifier import Result
 JSON_FORMAT = 1
 
 
-def _suites(suite) -> list[dict]:
+def suite_descriptions(suite) -> list[dict]:
     """Suite descriptions (verifier.suite_info) from a name, one description or a list."""
     if isinstance(suite, dict):
         return [suite]
@@ -50,7 +50,7 @@ def json_document(results: list[Result], specs: list[str], suite,
     return {
         "format": JSON_FORMAT,
         "suite": [{k: cap(v) if isinstance(v, str) else v for k, v in s.items()}
-                  for s in _suites(suite)],
+                  for s in suite_descriptions(suite)],
         "backends": [cap(s) for s in specs],
         "described": {cap(s): cap(d) for s, d in descriptions(specs, described).items()},
         "totals": {cap(spec): {o: totals.get(spec, Counter())[o] for o in SHOWN}

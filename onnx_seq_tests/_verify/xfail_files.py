@@ -44,6 +44,17 @@ def xfail_text(results: list[dict], backend: str, describe: str) -> str:
     return "\n".join(lines)
 
 
+def runtime_name(backend: str) -> str:
+    """The runtime a backend spec runs, as `xfail-update` names it in a file's header: the
+    first part of `backends.describe`, or the spec as given when it cannot be imported here."""
+    from .backends import describe  # onnx and the backend: only when a file is written
+
+    try:
+        return describe(backend).split(",")[0]
+    except Exception:  # a backend that cannot be imported here is named as given
+        return backend
+
+
 def write_xfail_files(report: Path, backends: list[str], folder: Path,
                       describe=None) -> list[Path]:
     """Write <folder>/<backend>.txt for each backend from the JSON report at `report`; the

@@ -21,7 +21,7 @@ from pathlib import Path
 from .._core.problems import CheckFailed, path_argument
 from .._core.regular_files import read_regular
 from .._core.versions import PACKAGE_VERSION
-from .manifest import MANIFEST, MAX_MANIFEST_BYTES, ManifestError, read, verify
+from .._suite.manifest import MANIFEST, MAX_MANIFEST_BYTES, ManifestError, read, verify
 
 #: The one mtime of every entry.
 MTIME = 0

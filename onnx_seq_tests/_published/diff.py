@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .._core.problems import SeqTestsError, one_line, path_argument
 from .._core.regular_files import read_regular
-from . import manifest as manifests
+from .._suite import manifest as manifests
 from .archive import ArchiveError, is_archive, read_archive
 from .resources import GENERATED, is_checkout
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._core.problems import SeqTestsError
-from . import manifest as manifests
+from .._suite import manifest as manifests
 
 #: The package data folder of an installed wheel.
 DATA = Path(__file__).resolve().parent.parent / "_data"
@@ -111,6 +111,19 @@ def cases_dir() -> Path:
     return _folder(CASES)[0]
 
 
+def cases_to_build(paths: tuple[Path, ...], out_root: Path, check: bool) -> tuple[Path, ...]:
+    """What `build` compiles: `paths`, default `cases_dir()`. SuiteError for `build --check`
+    with no paths outside a checkout and no suite at `out_root`: there is nothing to check."""
+    if check and not paths and checkout_root() is None \
+            and not (out_root / manifests.MANIFEST).is_file():
+        raise SuiteError(f"nothing to check: no suite at {out_root} and not inside a checkout "
+                         "of onnx-seq-tests (`build --check` compares a checkout's generated/ "
+                         "with its cases/); the installed suite is checked against its manifest "
+                         "by `gen-seq-tests verify`, and `gen-seq-tests pack` prints its "
+                         "identity")
+    return paths or (cases_dir(),)
+
+
 def schema_file() -> Path:
     """The JSON Schema of case files: the checkout's, else the packaged one."""
     return _folder(SCHEMA)[0] / SCHEMA_FILE
@@ -119,7 +132,7 @@ def schema_file() -> Path:
 def describe(root: Path, origin: str) -> Suite:
     """The Suite at `root`, with the version and sha256 of its manifest (the nearest suite
     manifest at or above `root`, so a form's folder finds its suite's) when it has one."""
-    from .discovery import nearest_manifest  # onnx: only when a suite is described
+    from .._suite.discovery import nearest_manifest  # onnx: only when a suite is described
 
     manifest = nearest_manifest(root)
     if manifest is None:
@@ -171,7 +184,7 @@ def resolve_suite(given: Path | None) -> Suite:
     if is_checkout(given) and (given / GENERATED).is_dir():
         return describe(given / GENERATED, "checkout")
     try:
-        from .layout import case_folders  # onnx: only when a folder must be searched
+        from .._suite.discovery import case_folders  # onnx: only when a folder must be searched
 
         empty = not (given / manifests.MANIFEST).is_file() and not case_folders(given)
     except OSError as error:
