@@ -259,7 +259,9 @@ def test_notes_must_quote_onnx(tmp_path):
     notes_file.write_text("- backend: reference\n  cases: test_x\n  operator: Optional\n"
                           "  spec: Optional returns a list.\n  finding: f\n"
                           "- backend: reference\n  cases: test_(\n  operator: Nope\n"
-                          "  spec: s\n  finding: f\n  extra: 1\n")
+                          "  spec: s\n  finding: f\n  extra: 1\n"
+                          "- backend: reference\n  cases: test_x\n  no_spec: a crash\n"
+                          "  findng: f\n")
     with pytest.raises(report.NotesError) as caught:
         report.load_notes(notes_file)
     assert [str(p) for p in caught.value.problems] == [
@@ -267,7 +269,9 @@ def test_notes_must_quote_onnx(tmp_path):
         "Optional; quote it exactly",
         f"{notes_file}:7:10: not a valid regex: missing ), unterminated subpattern at "
         "position 5",
-        f"{notes_file}:11:3: unknown key 'extra'; known: also, backend, cases, finding, ir, "
-        "message, no_spec, operator, spec, title",
+        f"{notes_file}:11:3: unknown key 'extra' in a note; allowed: also, backend, cases, "
+        "finding, ir, message, no_spec, operator, spec, title",
+        f"{notes_file}:15:3: unknown key 'findng' in a note (did you mean 'finding'?); allowed: "
+        "also, backend, cases, finding, ir, message, no_spec, operator, spec, title",
     ]
 

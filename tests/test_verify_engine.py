@@ -185,7 +185,7 @@ def test_notes_go_through_the_case_file_reader(suite, tmp_path):
     notes.write_text("- backend: reference\n  ? [a, b]\n  : x\n")
     done = cli(suite, "-b", "reference", "--notes", notes, "--markdown", tmp_path / "r.md")
     assert done.exit_code == 2, done.output
-    assert f"{notes}:2:5: a key must be one of" in done.output
+    assert f"{notes}:2:5: keys in a note must be plain words" in done.output
     notes.write_text("- !!python/object:os.system x\n")
     done = cli(suite, "-b", "reference", "--notes", notes, "--markdown", tmp_path / "r.md")
     assert done.exit_code == 2 and f"{notes}:1:3: YAML tag" in done.output

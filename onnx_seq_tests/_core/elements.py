@@ -28,7 +28,8 @@ from onnx import TensorProto, helper
 
 from .problems import SeqTestsError
 
-_INT_TEXT = re.compile(r"[-+]?(0|[1-9][0-9]*)")
+#: A decimal integer as case files write it (no leading zeros, no separators).
+INT_TEXT = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 _FLOAT_WORDS = {
     "nan": math.nan, ".nan": math.nan, "+nan": math.nan,
     "inf": math.inf, "+inf": math.inf, ".inf": math.inf, "+.inf": math.inf,
@@ -36,7 +37,8 @@ _FLOAT_WORDS = {
 }
 _FLOAT_TEXT = re.compile(r"[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?")
 _BOOL_TRAPS = {"yes", "no", "on", "off", "y", "n", "True", "False", "TRUE", "FALSE", "Yes", "No"}
-_MAX_INT_DIGITS = 40  # longer integer text is out of every element type's range
+#: Integer text longer than this is out of every element type's range.
+MAX_INT_DIGITS = 40
 
 
 class ScalarError(SeqTestsError, ValueError):
@@ -103,12 +105,18 @@ def _parse_bool(text: str) -> bool:
     raise ScalarError(f"{text!r} is not a bool; write true or false")
 
 
+def int_range(element: ElementType) -> tuple[int, int]:
+    """The smallest and largest value of an integer element type."""
+    info = _iinfo(element.dtype)
+    return int(info.min), int(info.max)
+
+
 def _parse_int(text: str, element: ElementType) -> int:
     info = _iinfo(element.dtype)
-    if not _INT_TEXT.fullmatch(text):
+    if not INT_TEXT.fullmatch(text):
         raise ScalarError(f"{text!r} is not a decimal integer ({element.name}); "
                           f"{int_hint(text)}")
-    if len(text) > _MAX_INT_DIGITS:
+    if len(text) > MAX_INT_DIGITS:
         raise ScalarError(f"{text[:12]}... ({len(text)} characters) does not fit in "
                           f"{element.name} (range {int(info.min)}..{int(info.max)})")
     value = int(text)

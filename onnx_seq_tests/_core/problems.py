@@ -94,8 +94,9 @@ def _order(problem: Problem) -> tuple:
     return problem.path, problem.line, problem.column, problem.message
 
 
-class CaseFileError(SeqTestsError):
-    """Raised once loading or building is done, carrying every problem found, sorted."""
+class ProblemsError(SeqTestsError):
+    """Every problem found in a file the user wrote, sorted, each `file:line:col: message`;
+    the command line prints them, then their count."""
 
     def __init__(self, problems: list[Problem]):
         self.problems = sorted(set(problems), key=_order)
@@ -114,6 +115,10 @@ class CaseFileError(SeqTestsError):
         return problem_lines(self.report(), len(self.problems))
 
 
+class CaseFileError(ProblemsError):
+    """Raised once loading or building cases is done, carrying every problem found."""
+
+
 def problem_lines(report: str, count: int) -> list[str]:
     """The lines the command line prints for a report of `count` problems."""
     return [report, f"{count} problem(s) found; nothing was written."]
@@ -128,6 +133,7 @@ class Problems:
     def add(self, where: Where, message: str) -> None:
         self.found.append(Problem(where.path, where.line, where.column, message))
 
-    def raise_if_any(self) -> None:
+    def raise_if_any(self, error: type[ProblemsError] = CaseFileError) -> None:
+        """Raise `error` (a ProblemsError class) with every problem found, if any."""
         if self.found:
-            raise CaseFileError(self.found)
+            raise error(self.found)

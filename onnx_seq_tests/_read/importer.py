@@ -21,20 +21,30 @@ values equal.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import onnx
-import yaml
 from onnx import AttributeProto, helper
 
+from .._casefile import writer
+from .._casefile.reader import load_text
+from .._casefile.vocabulary import ATTRIBUTE_FORMS
+from .._casefile.writer import (
+    Float,
+    Flow,
+    NotExpressible,
+    cases_text,
+    decl_data,
+    formal_data,
+    initializer_data,
+    value_data,
+)
 from .._core import operators
-from .._core.elements import BY_PROTO, nan_bits, nan_text
-from .._core.problems import SeqTestsError, one_line
-from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, from_type_proto
+from .._core.elements import BY_PROTO
+from .._core.problems import Problems, one_line
+from .._core.value_types import from_type_proto
 from .._suite.bounded import as_paths
 from .._suite.bounded import shown as shown_path
 from .._suite.discovery import case_folders
@@ -43,10 +53,6 @@ from .load import ReadError, read_folder
 from .show import Shown
 
 _NAME_BAD = re.compile(r"[^a-z0-9_]+")
-
-
-class NotExpressible(SeqTestsError):
-    """A detail of a case folder the case format cannot hold; the message says which."""
 
 
 @dataclass
@@ -209,9 +215,7 @@ def initializers_data(graph: onnx.GraphProto) -> list[dict]:
         except (ValueError, TypeError) as error:
             raise NotExpressible(f"{what} cannot be read: {str(error).splitlines()[0]}") \
                 from None
-        value_type = TensorType(element, tuple(array.shape))
-        found.append(_FlowMap(name=tensor.name, type=str(value_type),
-                              shape=_Flow(array.shape), value=tensor_data(array, what)))
+        found.append(initializer_data(tensor.name, array, what))
     return found
 
 
@@ -221,17 +225,7 @@ def value_decl(info: onnx.ValueInfoProto) -> dict:
     except (TypeError, KeyError):
         raise NotExpressible(f"value {info.name!r} has a type case files cannot write "
                              f"({info.type.WhichOneof('value') or 'no type'})") from None
-    decl = _FlowMap(name=info.name, type=str(value_type))
-    shape = _innermost(value_type).shape
-    if shape is not None:
-        decl["shape"] = _Flow(shape)
-    return decl
-
-
-def _innermost(value_type: ValueType) -> TensorType:
-    while not isinstance(value_type, TensorType):
-        value_type = value_type.element
-    return value_type
+    return decl_data(info.name, value_type)
 
 
 def node_mapping(node: onnx.NodeProto, opset: int, notes: list[str] | None = None) -> dict:
@@ -241,8 +235,8 @@ def node_mapping(node: onnx.NodeProto, opset: int, notes: list[str] | None = Non
     if op_schema is None:
         raise NotExpressible(f"{node.op_type} is not an ai.onnx operator at opset {opset}")
     mapping: dict = {"op_type": node.op_type}
-    mapping["inputs"] = _formal(list(node.input), op_schema.inputs, node.op_type, "inputs")
-    mapping["outputs"] = _formal(list(node.output), op_schema.outputs, node.op_type, "outputs")
+    mapping["inputs"] = formal_data(list(node.input), op_schema.inputs, node.op_type, "inputs")
+    mapping["outputs"] = formal_data(list(node.output), op_schema.outputs, node.op_type, "outputs")
     if not mapping["inputs"]:
         del mapping["inputs"]
     if node.attribute:
@@ -299,222 +293,57 @@ def constant_value(attribute: AttributeProto, op_schema, node: onnx.NodeProto):
             items = [item.decode("utf-8") for item in tensor.string_data]
         except UnicodeDecodeError:
             raise NotExpressible(f"{why}; its strings are not UTF-8") from None
-        return form, items[0] if rank == 0 else _Flow(items)
+        return form, items[0] if rank == 0 else Flow(items)
     if tensor.data_type == onnx.TensorProto.INT64:
         items = [int(v) for v in array.reshape(-1)]
     else:
-        items = [_Float(float(v)) for v in array.reshape(-1)]
-    return form, items[0] if rank == 0 else _Flow(items)
-
-
-def _formal(values: list[str], formals, op_type: str, side: str) -> dict:
-    found = _FlowMap()
-    at = 0
-    for formal in formals:
-        if at >= len(values):
-            break
-        if formal.option == operators.VARIADIC:
-            found[formal.name] = _Flow(values[at:])
-            at = len(values)
-        else:
-            found[formal.name] = values[at]
-            at += 1
-    if at < len(values):
-        raise NotExpressible(f"{op_type} has {len(values)} {side}, more than its schema's "
-                             "formal parameters take")
-    return found
+        items = [Float(float(v)) for v in array.reshape(-1)]
+    return form, items[0] if rank == 0 else Flow(items)
 
 
 def attribute_data(attribute: AttributeProto, opset: int, op_type: str,
                    notes: list[str] | None = None):
+    """An attribute as the case file writes it (the writer's forms, a subgraph mapped here)."""
     kind = attribute.type
+    what = f"{op_type} attribute {attribute.name!r}"
     if kind == AttributeProto.GRAPH:
         return graph_mapping(attribute.g, opset, notes=notes)
     if kind == AttributeProto.TYPE_PROTO:
         try:
-            value_type = from_type_proto(attribute.tp)
+            value = from_type_proto(attribute.tp)
         except (TypeError, KeyError):
-            raise NotExpressible(f"{op_type} attribute {attribute.name!r} holds a type case "
-                                 "files cannot write") from None
-        shape = _innermost(value_type).shape
-        return str(value_type) if shape is None else {"type": str(value_type),
-                                                      "shape": list(shape)}
-    if kind in (AttributeProto.INT, AttributeProto.STRING, AttributeProto.FLOAT):
-        return _scalar_attribute(helper.get_attribute_value(attribute))
-    if kind in (AttributeProto.INTS, AttributeProto.FLOATS, AttributeProto.STRINGS):
+            raise NotExpressible(f"{what} holds a type case files cannot write") from None
+    elif kind in ATTRIBUTE_FORMS:
         value = helper.get_attribute_value(attribute)
-        if not value:
-            raise NotExpressible(f"{op_type} attribute {attribute.name!r} is an empty list; "
-                                 "case files cannot write one")
-        return [_scalar_attribute(v) for v in value]
-    kind_name = AttributeProto.AttributeType.Name(kind)
-    raise NotExpressible(f"{op_type} attribute {attribute.name!r} is of kind {kind_name}, "
-                         "which case files cannot write")
-
-
-def _scalar_attribute(value):
-    if isinstance(value, bytes):
-        return value.decode("utf-8")
-    if isinstance(value, float):
-        return _Float(value)
-    return value
-
-
-# -- values ---------------------------------------------------------------------------------
-
-class _Float(float):
-    """A float written as its shortest exact text (nan, inf, -inf for the special ones)."""
-
-
-class _NanBits(str):
-    """A NaN written by its bit pattern, plain (unquoted): `nan(0x7fa00001)`."""
-
-
-class _Flow(list):
-    """A list written in flow style: `[1, 2, 3]`."""
-
-
-class _FlowMap(dict):
-    """A mapping written in flow style: `{name: x, type: tensor(float)}`."""
-
-
-def value_data(value, value_type: ValueType, what: str):
-    """A value as a case file writes it."""
-    if isinstance(value_type, OptionalType):
-        return {"optional": "empty"} if value is None else value_data(value, value_type.element,
-                                                                       what)
-    if isinstance(value_type, SequenceType):
-        return _Flow(tensor_data(v, what) for v in value)
-    return tensor_data(value, what)
-
-
-def tensor_data(array: np.ndarray, what: str):
-    array = np.asarray(array)
-    shape = array.shape
-    if 0 in shape and any(shape[shape.index(0) + 1:]):
-        raise NotExpressible(f"{what} has shape {list(shape)}: nested lists cannot give a 0 "
-                             "before another dim")
-    kind = array.dtype.kind
-    if kind in "OSU":
-        leaves = np.vectorize(_text, otypes=[object])(array) if array.size else array
-    elif kind == "b":
-        leaves = array.astype(bool)
-    elif kind in "iu":
-        leaves = array.astype(object)
-        leaves = np.vectorize(int, otypes=[object])(array) if array.size else leaves
-    elif kind == "c":
-        leaves = np.vectorize(_complex_text, otypes=[object])(array) if array.size else array
-    elif kind == "f":
-        leaves = _float_leaves(array)
-    else:  # ml_dtypes: bfloat16, float8/6/4 kinds (exact in float32) and narrow ints
-        wide = array.astype(np.float32)
-        if np.all(np.isnan(wide) | (wide == np.round(wide))) and "int" in array.dtype.name:
-            leaves = np.vectorize(int, otypes=[object])(wide) if array.size else wide
-        else:
-            leaves = _float_leaves(array) if array.size else wide
-    return _nest(leaves)
-
-
-def _float_leaves(array: np.ndarray):
-    """Each float element as written (`_float_leaf`), read from the array in its own dtype
-    (np.vectorize would widen an ml_dtypes element first and lose a NaN's bits)."""
-    if not array.size:
-        return array
-    leaves = np.empty(array.shape, dtype=object)
-    for index in np.ndindex(array.shape):
-        leaves[index] = _float_leaf(array[index])
-    return leaves
-
-
-def _float_leaf(value):
-    """A float element as written: a NaN of unusual bits as its `nan(0x...)` text."""
-    if nan_bits(value) is not None:
-        return _NanBits(nan_text(value))
-    with np.errstate(invalid="ignore"):
-        return _Float(float(np.asarray(value).astype(np.float64)))
-
-
-def _nest(array):
-    if isinstance(array, np.ndarray) and array.ndim == 0:
-        array = array[()]
-    if not isinstance(array, np.ndarray):
-        return bool(array) if isinstance(array, (bool, np.bool_)) else array
-    return _Flow(_nest(array[i]) for i in range(array.shape[0]))
-
-
-def _text(item) -> str:
-    return item.decode("utf-8", "surrogateescape") if isinstance(item, bytes) else str(item)
-
-
-def _complex_text(value) -> str:
-    return repr(complex(value)).strip("()")
-
-
-# -- YAML text ------------------------------------------------------------------------------
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-def _float_representer(dumper, value):
-    if math.isnan(value):
-        text = "nan"
-    elif math.isinf(value):
-        text = "inf" if value > 0 else "-inf"
     else:
-        text = repr(float(value))
-    # tagged as what the text reads as in YAML 1.1 (`nan`, `1e-05`: str), so it stays plain;
-    # the case-file reader reads a plain number by its own rules
-    tag = dumper.resolve(yaml.ScalarNode, text, (True, False))
-    return dumper.represent_scalar(tag, text)
-
-
-def _flow_representer(dumper, value):
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=True)
-
-
-_Dumper.add_representer(_Float, _float_representer)
-_Dumper.add_representer(_Flow, _flow_representer)
-_Dumper.add_representer(_NanBits, lambda dumper, value: dumper.represent_scalar(
-    "tag:yaml.org,2002:str", str(value)))
-_Dumper.add_representer(_FlowMap, lambda dumper, value: dumper.represent_mapping(
-    "tag:yaml.org,2002:map", value, flow_style=True))
+        kind_name = AttributeProto.AttributeType.Name(kind)
+        raise NotExpressible(f"{what} is of kind {kind_name}, which case files cannot write")
+    return writer.attribute_data(value, kind, opset, what)
 
 
 def to_yaml(imported: Imported, header: str = "") -> str:
     """The case file: each case under a comment naming the folder it came from."""
-    parts = [header] if header else []
-    for origin, case in imported.cases:
-        text = yaml.dump([case], Dumper=_Dumper, sort_keys=False, allow_unicode=True,
-                         width=100, default_flow_style=False)
-        notes = "".join(f"# note: {note}\n" for note in imported.notes.get(origin, ()))
-        parts.append(f"# imported from {origin}\n{notes}{text}")
-    return "\n".join(parts)
+    return cases_text([([f"imported from {origin}",
+                         *(f"note: {note}" for note in imported.notes.get(origin, ()))], case)
+                       for origin, case in imported.cases], header)
 
 
 def refused_by_builder(imported: Imported) -> Imported:
     """`imported` without the cases the case-file reader or the builder refuses, each moved to
     `skipped` with the first problem found."""
-    import tempfile
-
-    from .._casefile.reader import load_file
-    from .._core.problems import Problems
     from .._suite.build import compile_case
 
     kept = Imported([], list(imported.skipped), dict(imported.notes))
-    with tempfile.TemporaryDirectory() as folder:
-        for origin, case in imported.cases:
-            path = Path(folder) / "case.yaml"
-            path.write_text(to_yaml(Imported([(origin, case)], [])), encoding="utf-8")
-            problems = Problems()
-            cases = load_file(path, problems)
-            if not problems.found:
-                for loaded in cases:
-                    compile_case(loaded, "undefined", problems)
-            if problems.found:
-                first = problems.found[0]
-                kept.skipped.append((origin, f"the case format refuses it: line {first.line}: "
-                                             f"{first.message}"))
-            else:
-                kept.cases.append((origin, case))
+    for origin, case in imported.cases:
+        problems = Problems()
+        cases = load_text(to_yaml(Imported([(origin, case)], [])), origin, problems)
+        if not problems.found:
+            for loaded in cases:
+                compile_case(loaded, "undefined", problems)
+        if problems.found:
+            first = problems.found[0]
+            kept.skipped.append((origin, f"the case format refuses it: line {first.line}: "
+                                         f"{first.message}"))
+        else:
+            kept.cases.append((origin, case))
     return kept

@@ -13,35 +13,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
-from .._casefile.reader import compose_file
-from .._core.problems import (
-    MAX_REPORTED,
-    Problem,
-    Problems,
-    SeqTestsError,
-    problem_lines,
-)
+from .._casefile.nodes import INVALID, NodeReader, compose_file
+from .._core.problems import Problems, ProblemsError
 from . import note_check
 from .verifier import Result
 
 
-class NotesError(SeqTestsError, ValueError):
+class NotesError(ProblemsError, ValueError):
     """A bad findings file, carrying every problem found as `file:line:col: message`."""
-
-    def __init__(self, problems: list[Problem]):
-        self.problems = sorted(set(problems))
-        super().__init__(self.report())
-
-    def report(self) -> str:
-        lines = [str(p) for p in self.problems[:MAX_REPORTED]]
-        hidden = len(self.problems) - len(lines)
-        return "\n".join(lines + ([f"... and {hidden} more problem(s)"] if hidden else []))
-
-    def lines(self) -> list[str]:
-        """One line per problem, then the count: nothing was written."""
-        return problem_lines(self.report(), len(self.problems))
 
 
 @dataclass
@@ -69,8 +48,10 @@ class MinimalModel:
     command: str
 
 
-_NOTE_KEYS = {"backend", "cases", "finding"}
-_OPTIONAL_NOTE_KEYS = {"message", "title", *note_check.DECISION_KEYS}
+_REQUIRED = ("backend", "cases", "finding")
+#: Every key of a note, sorted (the order an unknown key's message lists them in).
+_NOTE_KEYS = tuple(sorted({*_REQUIRED, "message", "title", *note_check.DECISION_KEYS}))
+_ALSO_KEYS = ("operator", "spec")
 
 
 def load_notes(path: Path) -> list[Note]:
@@ -79,93 +60,81 @@ def load_notes(path: Path) -> list[Note]:
 
     `spec` must be a sentence of the operator's ONNX documentation (its text or an input,
     output, attribute or type-constraint description, in any version), whitespace aside.
-    Raises NotesError with every problem as file:line:col.
+    The file is read with the case files' YAML-node checks (`_casefile/nodes.py`): limits,
+    unknown keys with a did-you-mean. Raises NotesError with every problem as file:line:col.
     """
-    collected = Problems()
-    ok, document = compose_file(Path(path), collected)
-    if not ok:
-        raise NotesError(collected.found)
-    problems: list[Problem] = []
-
-    def problem(node, message: str) -> None:
-        mark = node.start_mark
-        problems.append(Problem(str(path), mark.line + 1, mark.column + 1, message))
-
-    if document is None:
-        return []
-    if not isinstance(document, yaml.SequenceNode):
-        problem(document, "expected a list of notes, each {backend, cases, operator, spec, "
-                          "finding}")
-        raise NotesError(problems)
-    notes = []
-    for entry in document.value:
-        note = _note(entry, path, problem)
-        if note is not None:
-            notes.append(note)
-    if problems:
-        raise NotesError(problems)
+    problems = Problems()
+    document = compose_file(Path(path), problems)
+    notes: list[Note] = []
+    if document is not INVALID and document is not None:
+        reader = NodeReader(str(path), problems)
+        entries = reader.sequence(document, "the notes file (a list of notes, each {backend, "
+                                            "cases, operator, spec, finding})")
+        for entry in [] if entries is INVALID else entries:
+            note = _note(reader, entry)
+            if note is not INVALID:
+                notes.append(note)
+    problems.raise_if_any(NotesError)
     return notes
 
 
-def _note(entry, path: Path, problem) -> Note | None:
-    """One entry as a Note, or None after reporting its problems."""
-    if not isinstance(entry, yaml.MappingNode):
-        problem(entry, "expected a mapping with backend, cases, operator, spec, finding")
-        return None
-    known = _NOTE_KEYS | _OPTIONAL_NOTE_KEYS
-    values = {}
-    for key, value in entry.value:
-        if not isinstance(key, yaml.ScalarNode):
-            problem(key, f"a key must be one of {', '.join(sorted(known))}, not a "
-                         f"{'list' if isinstance(key, yaml.SequenceNode) else 'mapping'}")
-        elif key.value not in known:
-            problem(key, f"unknown key {key.value!r}; known: {', '.join(sorted(known))}")
-        elif key.value == "also":
-            values["also"] = (value, _also_pairs(value, problem))
-        elif not isinstance(value, yaml.ScalarNode) or not value.value.strip():
-            problem(value, f"{key.value} must be a non-empty string")
-        else:
-            values[key.value] = (value, " ".join(value.value.split()))
-    missing = sorted(_NOTE_KEYS - values.keys())
-    if missing:
-        problem(entry, f"missing {', '.join(missing)}")
-        return None
+def _note(reader: NodeReader, entry):
+    """One entry as a Note, or INVALID after reporting its problems."""
+    fields = reader.mapping(entry, "a note", _NOTE_KEYS, required=_REQUIRED)
+    if fields is INVALID:
+        return INVALID
+    values = {key: (node, _also_pairs(reader, node) if key == "also" else
+                    _words(reader, node, key)) for key, node in fields.items()}
+    if any(value is INVALID for _, value in values.values()) or not set(_REQUIRED) <= values.keys():
+        return INVALID
     patterns = {}
     for key in ("cases", "message"):
         if key in values:
             try:
                 patterns[key] = re.compile(values[key][1])
             except re.error as error:
-                problem(values[key][0], f"not a valid regex: {error}")
+                reader.fail(values[key][0], f"not a valid regex: {error}")
     if len(patterns) < len({"cases", "message"} & values.keys()):
-        return None
+        return INVALID
     try:
         decision = note_check.decision_of({k: v[1] for k, v in values.items()})
     except note_check.NoteError as error:
-        problem(entry, str(error))
-        return None
+        return reader.fail(entry, str(error))
     wrong = note_check.quote_problems(decision)
     if wrong:
-        problem(values.get("spec", values.get("ir", (entry,)))[0], "; ".join(wrong))
-        return None
+        return reader.fail(values.get("spec", values.get("ir", (entry,)))[0], "; ".join(wrong))
     first = decision.quotes[0] if decision.quotes else note_check.Quote("", "")
-    mark = entry.start_mark
+    where = reader.where(entry)
     return Note(values["backend"][1], patterns["cases"], patterns.get("message"), first.source,
                 first.text, values["finding"][1], values.get("title", (None, first.source))[1],
-                f"{path}:{mark.line + 1}", decision=decision)
+                f"{where.path}:{where.line}", decision=decision)
 
 
-def _also_pairs(node, problem) -> list[dict]:
+def _words(reader: NodeReader, node, key: str):
+    """A non-empty text with its whitespace runs made single spaces."""
+    text = reader.text(node, key)
+    if text is INVALID:
+        return INVALID
+    if not text.strip():
+        return reader.fail(node, f"{key} must be a non-empty string")
+    return " ".join(text.split())
+
+
+def _also_pairs(reader: NodeReader, node):
     """A note's `also`: a list of {operator, spec} mappings, as plain dicts."""
+    items = reader.sequence(node, "also (a list of {operator: ..., spec: ...})")
+    if items is INVALID:
+        return INVALID
     pairs = []
-    for item in node.value if isinstance(node, yaml.SequenceNode) else [node]:
-        if not isinstance(item, yaml.MappingNode) or not all(
-                isinstance(v, yaml.ScalarNode) for _, v in item.value):
-            problem(item, "also is a list of {operator: ..., spec: ...}")
-            continue
-        pairs.append({k.value: " ".join(v.value.split()) for k, v in item.value})
+    for item in items:
+        fields = reader.mapping(item, "an entry of also", _ALSO_KEYS, required=_ALSO_KEYS)
+        if fields is INVALID or len(fields) < len(_ALSO_KEYS):
+            return INVALID
+        pair = {key: _words(reader, value, key) for key, value in fields.items()}
+        if INVALID in pair.values():
+            return INVALID
+        pairs.append(pair)
     return pairs
-
 
 
 def attach_notes(results: list[Result], notes: list[Note]) -> dict[int, Note]:

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .._core.problems import SeqTestsError
+from .._core.problems import Problems, ProblemsError, Where
 from .._suite.discovery import CaseRef, NoCasesError, find_cases, suite_info
 from .backends import BackendSpecError, load_backend
 from .worker_main import case_elements, model_operators, model_opset
@@ -66,8 +66,8 @@ class Result:
         return self.operator.split("+") if self.operator else []
 
 
-class XfailError(SeqTestsError, ValueError):
-    """A bad --xfail file; the message is `file:line:col: what is wrong`."""
+class XfailError(ProblemsError, ValueError):
+    """A bad --xfail file, carrying every bad line as `file:line:col: what is wrong`."""
 
 
 @dataclass
@@ -85,29 +85,33 @@ def load_xfail(path: Path) -> list[XfailEntry]:
 
     A pattern is a case name or a regex that must match the whole case name, with or without
     its `test_` prefix (or the case's path relative to the suite root); with BACKEND it applies
-    to that --backend spec only.
+    to that --backend spec only. XfailError lists every bad line as `file:line:col: ...`.
     """
+    problems = Problems()
     entries = []
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as error:
-        raise XfailError(f"{path}:1:1: cannot read the file: {error}") from None
+        problems.add(Where(str(path), 1, 1), f"cannot read the file: {error}")
+        lines = []
     for number, line in enumerate(lines, start=1):
         text = re.sub(r"(^|\s)#.*$", "", line).strip()
         if not text:
             continue
         fields = text.split()
         if len(fields) > 2:
-            raise XfailError(f"{path}:{number}:1: expected `PATTERN` or `BACKEND PATTERN`, got "
-                             f"{len(fields)} fields; write \\s for a space inside a regex")
+            problems.add(Where(str(path), number, 1), "expected `PATTERN` or `BACKEND PATTERN`, "
+                         f"got {len(fields)} fields; write \\s for a space inside a regex")
+            continue
         backend, pattern = (None, fields[0]) if len(fields) == 1 else fields
-        column = line.index(pattern) + 1
         try:
             compiled = re.compile(pattern)
         except re.error as error:
-            raise XfailError(f"{path}:{number}:{column}: {pattern!r} is not a valid regex: "
-                             f"{error}") from None
+            problems.add(Where(str(path), number, line.index(pattern) + 1),
+                         f"{pattern!r} is not a valid regex: {error}")
+            continue
         entries.append(XfailEntry(compiled, backend, f"{path}:{number}"))
+    problems.raise_if_any(XfailError)
     return entries
 
 
