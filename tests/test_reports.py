@@ -35,7 +35,8 @@ class Raw(Result):
 
 def result(name, outcome, message="", backend="rt", operator="SequenceEmpty", raw="",
            folder="sequence_optional", element="float"):
-    return Raw(f"{folder}/test_{name}", f"test_{name}", backend, outcome, message, operator,
+    return Raw(f"{folder}/test_{name}", f"test_{name}", backend, outcome, message,
+               tuple(operator.split("+")),
                element, 0.5, 17, f"cases/x.yaml:{len(name)}", raw)
 
 
@@ -220,7 +221,7 @@ def _json(tmp_path, name, results, specs, sha="ab" * 32):
 
 def test_report_merges_runtimes_and_refuses_another_suite(tmp_path):
     one = _json(tmp_path, "a.json", [r for r in EVERY], ["rt"])
-    other = [Raw(r.case, r.name, "rt2", "pass", "", r.operator, r.element, 0.1, r.opset,
+    other = [Raw(r.case, r.name, "rt2", "pass", "", r.operators, r.element, 0.1, r.opset,
                  r.source) for r in EVERY]
     two = _json(tmp_path, "b.json", other, ["rt2"])
     done = CliRunner().invoke(main, ["report", str(one), str(two), "--markdown",
