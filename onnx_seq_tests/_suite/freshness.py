@@ -19,7 +19,7 @@ from pathlib import Path
 from .._casefile.discovery import case_files, read_case_file
 from .._core import versions
 from .._core.problems import SeqTestsError
-from .manifest import MANIFEST, file_entry, load_json
+from .manifest import MANIFEST, CaseEntry, FileEntry, case_entries, load_json
 from .publish import CACHE, folders_of, locked, scan_tree, work_dir
 
 #: The package folder; the build's code is the modules `_suite/build.py` imports, at any depth.
@@ -141,7 +141,10 @@ def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = 
             if not hashes or len(hashes) != len(found) or hashes != set(sources):
                 return None  # two files of the same bytes: the loader reports their cases
             manifest = load_json(manifest_bytes, MANIFEST)
-            listed, cases = manifest["files"], manifest["cases"]
+            listed = {path: FileEntry.from_json(e) for path, e in manifest["files"].items()}
+            cases = case_entries(manifest["cases"])
+            if None in listed.values() or len(cases) != len(manifest["cases"]):
+                return None
             if sorted(n for h in hashes for n in sources[h]) != sorted(cases):
                 return None
             if compare_bytes:
@@ -151,14 +154,14 @@ def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = 
                     return None
                 for relative, entry in listed.items():
                     with open(f"{root}/{relative}", "rb") as file:
-                        if file_entry(file.read()) != entry:
+                        if FileEntry.of(file.read()) != entry:
                             return None
                 return _as_written(cases)
             if not folders_hold(root, cache["folders"]) or len(cache["mtimes"]) != len(listed):
                 return None
             for relative, mtime in zip(sorted(listed), cache["mtimes"], strict=True):
                 stat = os.stat(f"{root}/{relative}")
-                if (stat.st_size, stat.st_mtime_ns) != (listed[relative]["size"], mtime):
+                if (stat.st_size, stat.st_mtime_ns) != (listed[relative].size, mtime):
                     return None
             return _as_written(cases)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -179,6 +182,6 @@ def folders_hold(root: Path, folders) -> bool:
     return True
 
 
-def _as_written(cases: dict) -> int:
+def _as_written(cases: dict[str, CaseEntry]) -> int:
     """The number of cases as written: a tensor-boundary variant is not counted apart."""
-    return sum(1 for entry in cases.values() if "derived_from" not in entry)
+    return sum(1 for entry in cases.values() if entry.derived_from is None)
