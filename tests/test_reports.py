@@ -14,14 +14,14 @@ import re
 import struct
 import termios
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from io import StringIO
 
 import pytest
 from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._verify import report, tally, verifier
+from onnx_seq_tests._verify import merge, report, tally, verifier
 from onnx_seq_tests._verify.tally import CONTRACT, MESSAGE_LIMIT, SHOWN
 from onnx_seq_tests._verify.verifier import OUTCOMES, Result
 
@@ -81,6 +81,21 @@ def test_json_has_outcome_and_raw_outcome(tmp_path):
     assert by_name["test_g_xfail"]["outcome"] == "xfail"
     assert by_name["test_g_xfail"]["raw_outcome"] == "fail"
     assert by_name["test_a_pass"]["raw_outcome"] == ""
+
+
+def test_json_keeps_the_operator_key_and_merge_reads_back_the_operators(tmp_path):
+    """Result.operators is a tuple; the JSON report holds it as the '+'-joined "operator" text,
+    in the place of the field, and reading the report gives the tuple back."""
+    results = [result("two", "pass", operator="Constant+SequenceEmpty"),
+               replace(result("none", "pass"), operators=())]
+    report.write_json(results, ["rt"], "s", tmp_path / "r.json")
+    records = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["results"]
+    assert list(records[0])[:7] == ["case", "name", "backend", "outcome", "message",
+                                    "operator", "element"]
+    assert [r["operator"] for r in records] == ["Constant+SequenceEmpty", ""]
+    merged = {r.name: r for r in merge.merge_reports([tmp_path / "r.json"]).results}
+    assert merged["test_two"].operators == ("Constant", "SequenceEmpty")
+    assert merged["test_none"].operators == () and merged["test_none"].operator == ""
 
 
 def test_junit_maps_each_outcome(tmp_path):
