@@ -1,11 +1,12 @@
 """Whether a built suite is current, decided without importing onnx: the onnx version against
 the pin, the build key, and a no-op build or `build --check` that needs to compile nothing.
 
-A build leaves `.<root>.build/cache.json` beside its output root (build.py): the build key (this
-package's code, the versions of onnx and the libraries the bytes depend on, the empty-optional
-form), the sha256 of the manifest it wrote, the sha256 of every case file and the cases each
-gave, and the mtime of every file and folder of the tree. When all of that still holds, the
-root is what the cases give and nothing is compiled, so onnx is never imported.
+A build leaves `.<root>.build/cache.json` beside its output root (build.py): the build key (the
+build's own modules, see build_modules; the versions of onnx and the libraries the bytes depend
+on; the empty-optional form), the sha256 of the manifest it wrote, the sha256 of every case
+file and the cases each gave, and the mtime of every file and folder of the tree. When all of
+that still holds, the root is what the cases give and nothing is compiled, so onnx is never
+imported.
 """
 
 from __future__ import annotations
@@ -117,9 +118,10 @@ def _package_imports(path: Path, parts: tuple[str, ...]) -> list[tuple[str, ...]
 
 def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = False
               ) -> int | None:
-    """The number of cases when the output root is exactly what `paths` give, known from the
-    cache alone (no case file changed since the build that wrote the root, nor the code, nor
-    the versions); None when that cannot be told this way (then compile and compare).
+    """The number of cases as written (a tensor-boundary variant not counted apart) when the
+    output root is exactly what `paths` give, known from the cache alone (no case file changed since
+    the build that wrote the root, nor the code, nor the versions); None when that cannot be
+    told this way (then compile and compare).
 
     A build trusts the tree's sizes and mtimes against the cache, as build.py does;
     `compare_bytes` (for `build --check`) hashes every file against the manifest and lists the

@@ -314,7 +314,8 @@ def unlisted(listed, files, folders) -> list[str]:
 
 
 def tree_files(root: Path) -> list[str]:
-    """Every file under `root` as a '/'-separated relative path, sorted."""
+    """Every file under `root` as a '/'-separated relative path, sorted; a link to a folder is
+    neither followed nor listed (os.walk), a link to a file is listed."""
     found = []
     for folder, _, names in os.walk(root):
         relative = Path(folder).relative_to(root).as_posix()
@@ -333,7 +334,8 @@ def read_listed(path: Path, entry: FileEntry | None) -> bytes:
 
 def verify(root: Path) -> list[str]:
     """What is wrong with the suite at `root` against its manifest; [] when every listed file
-    is there with its sha256 and size, and no other file is."""
+    is there with its sha256 and size, and no other file is (as tree_files sees the tree: a
+    link to a folder is not seen)."""
     root = Path(root)
     try:
         manifest = read(root)
