@@ -61,6 +61,11 @@ class Result:
     source: str = ""  # where the case is written, `file:line`, when the manifest says
     raw_outcome: str = ""  # the outcome before the --xfail list was applied; "": the same
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.operators, tuple):  # a '+'-joined str would pass silently
+            raise TypeError("Result.operators is a tuple of operator names, not "
+                            f"{type(self.operators).__name__}")
+
     @property
     def operator(self) -> str:
         """The operators as reports show them: '+'-joined ("" for none); the JSON report's
