@@ -12,6 +12,7 @@ from onnx_seq_tests._core.value_types import (
     SequenceType,
     TensorType,
     from_type_proto,
+    innermost,
     parse_type,
     to_type_proto,
 )
@@ -117,6 +118,18 @@ def test_int64_and_uint64_extremes_survive():
 def test_type_string_round_trip(text):
     value_type = parse_type(text, ("N", 3, None))
     assert str(value_type) == text
+    assert from_type_proto(to_type_proto(value_type)) == value_type
+
+
+@pytest.mark.parametrize("text", ["tensor(float)", "seq(tensor(int8))",
+                                  "optional(seq(tensor(string)))"])
+@pytest.mark.parametrize("shape", [None, (), (2, "N", None)])
+def test_a_type_string_holds_no_shape_so_parse_takes_it_back_apart(text, shape):
+    """The value_types contract: str(t) drops the shape; parse_type(str(t), shape) gives t."""
+    value_type = parse_type(text, shape)
+    assert innermost(value_type).shape == shape and str(value_type) == text
+    assert parse_type(str(value_type), innermost(value_type).shape) == value_type
+    assert (parse_type(str(value_type)) == value_type) == (shape is None)
     assert from_type_proto(to_type_proto(value_type)) == value_type
 
 

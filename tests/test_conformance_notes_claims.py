@@ -89,7 +89,7 @@ def test_note_still_explains_its_witness(notes, title):
     name = case.rsplit("/", 1)[1]
     status, message = outcome(witness, note.backend)
     assert status != "pass", f"{note.backend} now passes {witness}: the note '{title}' is stale"
-    result = Result(case, name, note.backend, status, message, "", "", 0)
+    result = Result(case, name, note.backend, status, message, (), "", 0)
     explained = attach_notes([result], notes)
     assert explained.get(0) is note, (
         f"{name} on {note.backend} ({status}: {message[:200]}) is no longer explained by "

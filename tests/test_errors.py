@@ -17,17 +17,21 @@ from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.problems import CaseFileError, CheckFailed, Problem, SeqTestsError
 
 
-def _exception_classes(package: types.ModuleType = onnx_seq_tests) -> list[type]:
-    """Every exception class defined at the top level of a module of `package` (imported)."""
+def _classes(package: types.ModuleType = onnx_seq_tests) -> list[type]:
+    """Every class defined at the top level of a module of `package` (imported)."""
     found = []
     for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
         if info.name.endswith(".__main__"):
             continue  # running it is the point of that module
         module = importlib.import_module(info.name)
         found += [value for value in vars(module).values()
-                  if inspect.isclass(value) and issubclass(value, BaseException)
-                  and value.__module__ == module.__name__]
+                  if inspect.isclass(value) and value.__module__ == module.__name__]
     return found
+
+
+def _exception_classes(package: types.ModuleType = onnx_seq_tests) -> list[type]:
+    """Every exception class defined at the top level of a module of `package` (imported)."""
+    return [c for c in _classes(package) if issubclass(c, BaseException)]
 
 
 def _not_derived(classes: list[type]) -> list[str]:
@@ -55,6 +59,13 @@ def test_every_error_of_the_package_derives_from_one_base(classes):
 
 def test_no_two_error_classes_share_a_name(classes):
     assert not _shared_names(classes)
+
+
+def test_no_two_classes_of_the_package_share_a_name():
+    """Errors or not: a name found in a traceback or an import names one class."""
+    every = _classes()
+    assert len(every) > 100  # the walk sees the package's classes (and can fail)
+    assert not _shared_names(every)
 
 
 def test_the_checks_can_fail():

@@ -30,7 +30,7 @@ def notes() -> list[dict]:
 @pytest.fixture(scope="module")
 def witnesses(notes, suite_verification) -> dict[int, dict]:
     """Note index -> {case: (operators, opset)} of the failed results it explains."""
-    used = {r.case: (set(r.operator.split("+")), r.opset) for r in suite_verification}
+    used = {r.case: (set(r.operators), r.opset) for r in suite_verification}
     failed = [(r.backend, r.case, r.message) for r in suite_verification if r.outcome != "pass"]
     for spec, groups in json.loads(RECORDED.read_text(encoding="utf-8")).items():
         failed += [(spec, case, g["message"]) for g in groups if g["outcome"] != "pass"

@@ -95,7 +95,7 @@ def test_merge_keeps_the_unchanged_and_replaces_the_rerun(tmp_path):
     path = tmp_path / "verdicts.json"
     path.write_text(json.dumps({"tract": [
         {"outcome": "error", "message": "no", "cases": ["s/test_a", "s/test_b", "s/test_c"]}]}))
-    fresh = [Result("s/test_b", "test_b", "tract", "pass", "", "", "", 0.0)]
+    fresh = [Result("s/test_b", "test_b", "tract", "pass", "", (), "", 0.0)]
     refresh.merge_verdicts(path, fresh, {"s/test_b", "s/test_c"}, ["tract"])
     assert json.loads(path.read_text()) == {"tract": [
         {"outcome": "error", "message": "no", "cases": ["s/test_a"]},

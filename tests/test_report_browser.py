@@ -29,8 +29,8 @@ HOSTILE = "<img src=x onerror=\"document.title='owned'\"> </script><b>bold</b>"
 
 
 def _result(backend, name, outcome, operator, message="", raw="", form="sequence_optional"):
-    return Raw(f"{form}/test_{name}", f"test_{name}", backend, outcome, message, operator,
-               "float", 0.1, 18, "", raw)
+    return Raw(f"{form}/test_{name}", f"test_{name}", backend, outcome, message,
+               tuple(operator.split("+")), "float", 0.1, 18, "", raw)
 
 
 RESULTS = [

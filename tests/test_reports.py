@@ -14,14 +14,14 @@ import re
 import struct
 import termios
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from io import StringIO
 
 import pytest
 from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._verify import report, tally, verifier
+from onnx_seq_tests._verify import merge, report, tally, verifier
 from onnx_seq_tests._verify.tally import CONTRACT, MESSAGE_LIMIT, SHOWN
 from onnx_seq_tests._verify.verifier import OUTCOMES, Result
 
@@ -35,7 +35,8 @@ class Raw(Result):
 
 def result(name, outcome, message="", backend="rt", operator="SequenceEmpty", raw="",
            folder="sequence_optional", element="float"):
-    return Raw(f"{folder}/test_{name}", f"test_{name}", backend, outcome, message, operator,
+    return Raw(f"{folder}/test_{name}", f"test_{name}", backend, outcome, message,
+               tuple(operator.split("+")),
                element, 0.5, 17, f"cases/x.yaml:{len(name)}", raw)
 
 
@@ -80,6 +81,21 @@ def test_json_has_outcome_and_raw_outcome(tmp_path):
     assert by_name["test_g_xfail"]["outcome"] == "xfail"
     assert by_name["test_g_xfail"]["raw_outcome"] == "fail"
     assert by_name["test_a_pass"]["raw_outcome"] == ""
+
+
+def test_json_keeps_the_operator_key_and_merge_reads_back_the_operators(tmp_path):
+    """Result.operators is a tuple; the JSON report holds it as the '+'-joined "operator" text,
+    in the place of the field, and reading the report gives the tuple back."""
+    results = [result("two", "pass", operator="Constant+SequenceEmpty"),
+               replace(result("none", "pass"), operators=())]
+    report.write_json(results, ["rt"], "s", tmp_path / "r.json")
+    records = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["results"]
+    assert list(records[0])[:7] == ["case", "name", "backend", "outcome", "message",
+                                    "operator", "element"]
+    assert [r["operator"] for r in records] == ["Constant+SequenceEmpty", ""]
+    merged = {r.name: r for r in merge.merge_reports([tmp_path / "r.json"]).results}
+    assert merged["test_two"].operators == ("Constant", "SequenceEmpty")
+    assert merged["test_none"].operators == () and merged["test_none"].operator == ""
 
 
 def test_junit_maps_each_outcome(tmp_path):
@@ -220,7 +236,7 @@ def _json(tmp_path, name, results, specs, sha="ab" * 32):
 
 def test_report_merges_runtimes_and_refuses_another_suite(tmp_path):
     one = _json(tmp_path, "a.json", [r for r in EVERY], ["rt"])
-    other = [Raw(r.case, r.name, "rt2", "pass", "", r.operator, r.element, 0.1, r.opset,
+    other = [Raw(r.case, r.name, "rt2", "pass", "", r.operators, r.element, 0.1, r.opset,
                  r.source) for r in EVERY]
     two = _json(tmp_path, "b.json", other, ["rt2"])
     done = CliRunner().invoke(main, ["report", str(one), str(two), "--markdown",

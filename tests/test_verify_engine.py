@@ -221,7 +221,7 @@ def test_the_shipped_xfail_file_is_for_onnxruntime_only():
     name = "test_split_to_sequence_scalar_split_keepdims_ignored"
     for backend, outcome, expected in [("reference", "pass", "pass"),
                                        ("onnxruntime", "fail", "xfail")]:
-        result = Result(f"sequence_optional/{name}", name, backend, outcome, "", "", "", 0.0)
+        result = Result(f"sequence_optional/{name}", name, backend, outcome, "", (), "", 0.0)
         assert apply_xfail(result, entries).outcome == expected
     assert check_xfail(entries, ["onnxruntime", "reference"], []) != []  # no case: warnings
 

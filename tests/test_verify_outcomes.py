@@ -97,7 +97,7 @@ def test_xfail_keeps_the_raw_outcome(suite, tmp_path):
                    "test_strings_sequence": ("pass", "")}
     listed.write_text("a\n")
     for outcome in UNEXPECTED:  # an entry matches every outcome but pass
-        result = Result("x/test_a", "test_a", "b", outcome, "m", "", "", 0.0)
+        result = Result("x/test_a", "test_a", "b", outcome, "m", (), "", 0.0)
         assert apply_xfail(result, load_xfail(listed)).raw_outcome == outcome
         assert apply_xfail(result, load_xfail(listed)).outcome == "xfail"
 

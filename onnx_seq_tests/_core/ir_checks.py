@@ -3,7 +3,8 @@
 ONNX IR.md: a dim variable (a named dim) stands for one size; it "must be the same" in every
 place it appears, across all tensors of a sequence and across the graph's inputs and outputs
 in one run (a data set). A value's kind, element type and rank must be those declared,
-inside sequences and optionals too. Each problem is reported at the data set's place.
+inside sequences and optionals too. Each problem is reported at the place of the data set (or
+initializer) that holds the value.
 """
 
 from __future__ import annotations

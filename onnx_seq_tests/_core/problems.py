@@ -1,4 +1,5 @@
-"""Mistakes in case files, each pinned to `file:line:col`, collected rather than raised.
+"""The package's one error base (SeqTestsError, with the exit status of each error), and the
+mistakes in case files, each pinned to `file:line:col`, collected rather than raised.
 
 One line per problem, `path:line:col: message`, 1-based, sorted by path, line and column, each
 distinct problem once (a for_each case may meet the same mistake once per type); at most

@@ -1,8 +1,11 @@
 """Value types: tensor, sequence and optional, their onnx type strings and their TypeProtos.
 
-`parse_type("optional(seq(tensor(float)))")` and `str(type)` are a symmetric pair, as are
-`to_type_proto` and `from_type_proto`. A shape belongs to the innermost tensor type; a dim is
-an int (fixed), a str (symbolic) or None (unknown); a shape of None means rank unknown.
+A shape belongs to the innermost tensor type; a dim is an int (fixed), a str (symbolic) or None
+(unknown); a shape of None means rank unknown. `str(type)` is the onnx type string, which holds
+no shape, so `parse_type` reads it back given the shape: `parse_type(str(t),
+innermost(t).shape) == t`, and `str(parse_type(s)) == s` for a type string s written without
+spaces. `to_type_proto` and `from_type_proto` are a symmetric pair, shape included:
+`from_type_proto(to_type_proto(t)) == t`.
 """
 
 from __future__ import annotations

@@ -27,8 +27,8 @@ from .._core.cases import proto_subgraphs, walk
 from .._core.elements import BY_DTYPE, PACKED_PER_BYTE
 from .._core.value_types import from_type_proto
 from .._suite.discovery import case_folders
-from .._suite.manifest import MANIFEST
-from .._suite.tensor_io import FORM, TENSOR_IO_SUITE
+from .._suite.manifest import MANIFEST, case_entries
+from .._suite.tensor_io import TENSOR_IO_SUITE
 from .case_folder import read_case_folder
 
 #: The operators of the matrix: every sequence/optional operator onnx.defs knows.
@@ -426,9 +426,9 @@ def tensor_io_form(root: Path) -> TensorIOForm:
     root = Path(root)
     folders = sum(1 for p in case_folders(root) if p.parent.name == TENSOR_IO_SUITE)
     try:
-        cases = json.loads((root / MANIFEST).read_bytes())["cases"]
-        without = {n: e[f"no_{FORM}_form"] for n, e in sorted(cases.items())
-                   if f"no_{FORM}_form" in e}
+        cases = case_entries(json.loads((root / MANIFEST).read_bytes())["cases"])
+        without = {n: e.no_tensor_io_form for n, e in sorted(cases.items())
+                   if e.no_tensor_io_form is not None}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         without = {}
     return TensorIOForm(folders, without)

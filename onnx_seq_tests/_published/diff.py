@@ -29,11 +29,20 @@ class DiffError(SeqTestsError, ValueError):
 
 @dataclass(frozen=True)
 class Side:
-    """One suite's manifest and where it came from."""
+    """One suite's manifest and where it came from, its entries decoded (`cases`, `files`:
+    an entry that is not one is left out of `cases`, None in `files`)."""
 
     label: str
     manifest: dict
     sha256: str  # of the manifest's bytes
+    cases: dict[str, manifests.CaseEntry]
+    files: dict[str, manifests.FileEntry | None]
+
+
+def _side(label: str, manifest: dict, sha256: str) -> Side:
+    return Side(label, manifest, sha256, manifests.case_entries(manifest["cases"]),
+                {path: manifests.FileEntry.from_json(entry)
+                 for path, entry in manifest["files"].items()})
 
 
 def load(path: Path) -> Side:
@@ -54,7 +63,7 @@ def load(path: Path) -> Side:
         if problems:
             raise DiffError(f"{root} does not match its manifest ({problems[0]}"
                             f"{f'; and {len(problems) - 1} more' if len(problems) > 1 else ''})")
-        return Side(label, manifest, _sha256((root / manifests.MANIFEST).read_bytes()))
+        return _side(label, manifest, _sha256((root / manifests.MANIFEST).read_bytes()))
     if not path.is_file():
         raise DiffError(f"{path}: no such file or folder")
     if is_archive(path):
@@ -67,7 +76,7 @@ def load(path: Path) -> Side:
         data = files.pop(manifests.MANIFEST)
         manifest = parse(data, label)
         _check_files(label, manifest, files)
-        return Side(label, manifest, _sha256(data))
+        return _side(label, manifest, _sha256(data))
     try:
         data = read_regular(path, manifests.MAX_MANIFEST_BYTES + 1)
     except OSError as error:
@@ -75,7 +84,7 @@ def load(path: Path) -> Side:
     if len(data) > manifests.MAX_MANIFEST_BYTES:
         raise DiffError(f"{path}: larger than {manifests.MAX_MANIFEST_BYTES} bytes, more than a "
                         "manifest of gen-seq-tests may be")
-    return Side(label, parse(data, label), _sha256(data))
+    return _side(label, parse(data, label), _sha256(data))
 
 
 def _sha256(data: bytes) -> str:
@@ -106,33 +115,34 @@ def _check_files(label: str, manifest: dict, files: dict[str, bytes]) -> None:
             raise DiffError(f"{label}: {one_line(name)} is in its manifest but not in it")
         if name not in listed:
             raise DiffError(f"{label}: {one_line(name)} is in it but not in its manifest")
-        if manifests.file_entry(files[name]) != listed[name]:
+        if manifests.FileEntry.of(files[name]) != manifests.FileEntry.from_json(listed[name]):
             raise DiffError(f"{label}: {one_line(name)}: sha256 or size differs from its "
                             "manifest; the archive is damaged")
 
 
-def _case_files(manifest: dict, folder: str) -> dict[str, str]:
+def _case_files(side: Side, folder: str) -> dict[str, str | None]:
     """The sha256 of each file of a case, by its path inside the case folder."""
     prefix = folder.rstrip("/") + "/"
-    return {name[len(prefix):]: entry.get("sha256") for name, entry in manifest["files"].items()
+    return {name[len(prefix):]: entry and entry.sha256 for name, entry in side.files.items()
             if name.startswith(prefix)}
 
 
 def case_changes(old: Side, new: Side, name: str) -> list[str]:
     """What changed in case `name` from `old` to `new`; [] when nothing did."""
-    before, after = old.manifest["cases"][name], new.manifest["cases"][name]
+    before, after = old.cases[name], new.cases[name]
     changes = []
-    if before.get("folder") != after.get("folder"):
-        changes.append(f"folder {before.get('folder')} -> {after.get('folder')}")
+    if before.folder != after.folder:
+        changes.append(f"folder {before.folder} -> {after.folder}")
     for key in ("opset", "operators"):
-        if before.get(key) != after.get(key):
-            changes.append(f"{key} {_show(before.get(key))} -> {_show(after.get(key))}")
-    tolerance = [f"{key} {_show(before.get(key))} -> {_show(after.get(key))}"
-                 for key in ("atol", "rtol") if before.get(key) != after.get(key)]
+        if getattr(before, key) != getattr(after, key):
+            changes.append(f"{key} {_show(getattr(before, key))} -> "
+                           f"{_show(getattr(after, key))}")
+    tolerance = [f"{key} {_show(getattr(before, key))} -> {_show(getattr(after, key))}"
+                 for key in ("atol", "rtol") if getattr(before, key) != getattr(after, key)]
     if tolerance:
         changes.append("tolerance " + ", ".join(tolerance))
-    files_before = _case_files(old.manifest, before["folder"])
-    files_after = _case_files(new.manifest, after["folder"])
+    files_before = _case_files(old, before.folder)
+    files_after = _case_files(new, after.folder)
     if files_before.get("model.onnx") != files_after.get("model.onnx"):
         changes.append("model")
     data_sets: dict[int, list[str]] = {}
@@ -155,12 +165,12 @@ def case_changes(old: Side, new: Side, name: str) -> list[str]:
 
 
 def _show(value) -> str:
-    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+    return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
 
 
 def diff(old: Side, new: Side) -> dict:
     """The difference of two suites, as a JSON-ready dict."""
-    names_old, names_new = set(old.manifest["cases"]), set(new.manifest["cases"])
+    names_old, names_new = set(old.cases), set(new.cases)
     changed = {}
     for name in sorted(names_old & names_new):
         changes = case_changes(old, new, name)
@@ -171,8 +181,8 @@ def diff(old: Side, new: Side) -> dict:
         "old": _describe(old), "new": _describe(new),
         "suite": {key: [old.manifest.get(key), new.manifest.get(key)] for key in suite_keys
                   if old.manifest.get(key) != new.manifest.get(key)},
-        "added": [{"case": name, "operators": new.manifest["cases"][name].get("operators", []),
-                   "opset": new.manifest["cases"][name].get("opset")}
+        "added": [{"case": name, "operators": list(new.cases[name].operators or ()),
+                   "opset": new.cases[name].opset}
                   for name in sorted(names_new - names_old)],
         "removed": sorted(names_old - names_new),
         "changed": [{"case": name, "changes": changes} for name, changes in changed.items()],
@@ -182,7 +192,7 @@ def diff(old: Side, new: Side) -> dict:
 
 def _describe(side: Side) -> dict:
     return {"path": side.label, "version": side.manifest.get("generator_version"),
-            "cases": len(side.manifest["cases"]), "manifest_sha256": side.sha256}
+            "cases": len(side.cases), "manifest_sha256": side.sha256}
 
 
 def text(result: dict) -> str:

@@ -15,25 +15,24 @@ from .._suite.bounded import ReadError, as_path, as_paths
 from .._suite.bounded import shown as shown_path
 from .._suite.codec import decode, encode
 from .._suite.discovery import case_folders, manifest_entry, nearest_manifest
-from .._suite.manifest import source_path
+from .._suite.manifest import CaseEntry, source_path
 from .._suite.model import ModelError, build_model
 from .show import Shown
 
 # -- a case folder --------------------------------------------------------------------------
 
-def read_folder(path: Path, entry: dict | None = None) -> Shown:
+def read_folder(path: Path, entry: CaseEntry | None = None) -> Shown:
     """A `test_<name>` folder read as any consumer reads it, every file checked (the one
     case-folder reader, case_folder.read_case_folder, in its strict mode)."""
     path = Path(path)
     folder = read_case_folder(path, strict=True)
-    entry = entry or {}
     name = path.name[len("test_"):] if path.name.startswith("test_") else path.name
     notes = [f"Default: {which} is absent; the initializer's value is used"
              for which in folder.defaults]
     return Shown(name, folder.model, folder.input_types, folder.output_types, folder.data_sets,
-                 folder.atol, folder.rtol, source=_text(entry.get("source")),
-                 expanded_from=entry.get("expanded_from")
-                 if isinstance(entry.get("expanded_from"), dict) else None,
+                 folder.atol, folder.rtol, source=_text(entry and entry.source),
+                 expanded_from=entry.expanded_from.to_json()
+                 if entry and entry.expanded_from else None,
                  folder=shown_path(path), notes=notes)
 
 
@@ -109,16 +108,17 @@ def resolve(targets, cases_paths, suite_root: Path) -> list[Shown]:
     return shown
 
 
-def _variant_folders(names: list[str], suite_root: Path) -> dict[str, tuple[Path, dict]]:
+def _variant_folders(names: list[str], suite_root: Path
+                     ) -> dict[str, tuple[Path, CaseEntry]]:
     """name -> (case folder, manifest entry) of each name the suite's manifest knows as a
     case of its own folder that no case file holds: a tensor-boundary variant (`x__len3`)."""
     manifest = nearest_manifest(suite_root) if names else None
     found = {}
     for given in names:
         entry = manifest.by_name.get(given.removeprefix("test_")) if manifest else None
-        if not entry or "derived_from" not in entry or not isinstance(entry.get("folder"), str):
+        if entry is None or entry.derived_from is None:
             continue
-        folder = manifest.root / entry["folder"]
+        folder = manifest.root / entry.folder
         if (folder / "model.onnx").is_file():
             found[given] = (folder, entry)
     return found
@@ -154,8 +154,9 @@ def find_cases(names: list[str], cases_paths, suite_root: Path) -> list[Case]:
     manifest = suite.by_name if suite else {}
     known_files = {p.resolve() for p in case_files(cases_paths)} if manifest else set()
     for name in wanted:
-        source = (manifest.get(name) or {}).get("source", "")
-        if not isinstance(source, str) or not source:
+        entry = manifest.get(name)
+        source = entry.source if entry else None
+        if not source:
             files = None
             break
         path = Path(source.rpartition(":")[0])

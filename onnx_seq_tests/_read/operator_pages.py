@@ -21,6 +21,7 @@ from .._published import coverage
 from .._published.case_folder import read_model
 from .._suite.bounded import LIMITS, read_bytes
 from .._suite.discovery import case_folders, read_manifest
+from .._suite.manifest import CaseEntry
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .load import read_folder
 from .show import render
@@ -31,13 +32,10 @@ _OPTION = {defs.OpSchema.FormalParameterOption.Optional: "optional",
            defs.OpSchema.FormalParameterOption.Variadic: "variadic"}
 
 
-def _manifest_cases(root: Path) -> dict[str, dict]:
-    """folder relative to root -> manifest entry (with its case name under "name")."""
+def _manifest_cases(root: Path) -> dict[str, CaseEntry]:
+    """folder relative to root -> manifest entry."""
     manifest = read_manifest(root)
-    if manifest is None:
-        return {}
-    return {e["folder"]: {**e, "name": n} for n, e in manifest.by_name.items()
-            if isinstance(e.get("folder"), str)}
+    return {} if manifest is None else manifest.by_folder
 
 
 def _ops_in(graph: onnx.GraphProto, found: set[str]) -> set[str]:
@@ -50,8 +48,11 @@ def _ops_in(graph: onnx.GraphProto, found: set[str]) -> set[str]:
 
 
 class _Case:
-    def __init__(self, folder: Path, relative: str, entry: dict, model: onnx.ModelProto):
+    def __init__(self, folder: Path, relative: str, entry: CaseEntry | None,
+                 model: onnx.ModelProto):
         self.folder, self.relative, self.entry, self.model = folder, relative, entry, model
+        self.origin = entry.expanded_from if entry else None
+        self.source = entry.source if entry else None
         self.name = folder.name[len("test_"):] if folder.name.startswith("test_") else folder.name
         self.operators = _ops_in(model.graph, set())
         self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
@@ -71,7 +72,7 @@ def pages(root: Path, out_dir: Path, shown_root: str | None = None) -> dict[str,
         relative = folder.relative_to(root).as_posix()
         path = folder / "model.onnx"
         model = read_model(path, read_bytes(path, LIMITS.file_bytes, "model.onnx"))
-        cases.append(_Case(folder, relative, entries.get(relative, {}), model))
+        cases.append(_Case(folder, relative, entries.get(relative), model))
     summary = coverage.summarize([coverage.case_coverage(c.folder.name, c.model, [])
                                   for c in cases])
     files = {}
@@ -154,9 +155,8 @@ def operator_page(op_type: str, cases: list[_Case], out_dir: Path) -> str:
     groups: dict[str, list[_Case]] = defaultdict(list)
     singles = []
     for case in cases:
-        origin = case.entry.get("expanded_from")
-        if origin:
-            groups[origin["for_each"]].append(case)
+        if case.origin:
+            groups[case.origin.for_each].append(case)
         else:
             singles.append(case)
     shown = [(c.name, [c]) for c in singles] + [
@@ -173,40 +173,37 @@ def _template_name(group: list[_Case]) -> str:
 def _representative(group: list[_Case]) -> _Case:
     """The case of an expansion shown in full: float at its newest opset where there is one."""
     def rank(case: _Case):
-        kind = case.entry["expanded_from"]["type"]
-        return (kind != "float", -case.opset, case.name)
+        return (case.origin.type != "float", -case.opset, case.name)
     return min(group, key=rank)
 
 
 def _example(group: list[_Case], out_dir: Path) -> list[str]:
-    case = _representative(group) if len(group) > 1 or group[0].entry.get("expanded_from") \
-        else group[0]
+    case = _representative(group) if len(group) > 1 or group[0].origin else group[0]
     shown = read_folder(case.folder, case.entry)
     shown.folder = None
     text = render(shown)
     title = f"test_{case.name}"
     lines = []
-    if case.entry.get("expanded_from"):
-        origin = case.entry["expanded_from"]
+    if case.origin:
+        origin = case.origin
         lines += [f"### {title} (one of {len(group)} expanded from one case)", "",
-                  f"The case at [{case.entry['source']}]({_link(case.entry['source'], out_dir)}) "
-                  f"expands with `for_each` ([{origin['for_each']}]"
-                  f"({_link(origin['for_each'], out_dir)})) over these (opset, type) pairs; "
-                  f"shown below for {{type}}={origin['type']}, {{opset}}={origin['opset']}.", "",
+                  f"The case at [{case.source}]({_link(case.source, out_dir)}) "
+                  f"expands with `for_each` ([{origin.for_each}]"
+                  f"({_link(origin.for_each, out_dir)})) over these (opset, type) pairs; "
+                  f"shown below for {{type}}={origin.type}, {{opset}}={origin.opset}.", "",
                   "| opset | types | cases |", "| --- | --- | --- |"]
         by_opset: dict[int, list[_Case]] = defaultdict(list)
         for member in group:
-            by_opset[member.entry["expanded_from"]["opset"]].append(member)
+            by_opset[member.origin.opset].append(member)
         for opset in sorted(by_opset):
-            members = sorted(by_opset[opset], key=lambda m: m.entry["expanded_from"]["type"])
-            types = ", ".join(m.entry["expanded_from"]["type"] for m in members)
+            members = sorted(by_opset[opset], key=lambda m: m.origin.type)
+            types = ", ".join(m.origin.type for m in members)
             lines.append(f"| {opset} | {types} | {len(members)} |")
         lines.append("")
     else:
         lines += [f"### {title}", ""]
-        if case.entry.get("source"):
-            source = case.entry["source"]
-            lines += [f"Source: [{source}]({_link(source, out_dir)})", ""]
+        if case.source:
+            lines += [f"Source: [{case.source}]({_link(case.source, out_dir)})", ""]
     return lines + ["```text", text.rstrip("\n"), "```", ""]
 
 

@@ -23,7 +23,7 @@ from .._core.cases import Case
 from .._core.elements import ElementType
 from .._core.problems import CaseFileError, Problem, Problems
 from .layout import SUITE, case_files
-from .manifest import case_entry
+from .manifest import CaseEntry
 from .model import ModelError, build_model
 from .tensor_io import FORM, TENSOR_IO_SUITE, derive
 
@@ -127,11 +127,12 @@ def compile_file(path: str, empty_optional: str, reusable: dict[str, str],
     results = []
     for case in cases:
         form = derive(case)  # the tensor-boundary variants, built by the same code path
-        entry = {**case_entry(case, SUITE), FORM: [v.name for v in form.variants]}
-        if form.reason:
-            entry[f"no_{FORM}_form"] = form.reason
+        entry = dataclasses.replace(
+            CaseEntry.of(case, SUITE), tensor_io=tuple(v.name for v in form.variants),
+            no_tensor_io_form=form.reason or None).to_json()
         items = [(case, entry)] + [
-            (v, {**case_entry(v, TENSOR_IO_SUITE), "form": FORM, "derived_from": case.name})
+            (v, dataclasses.replace(CaseEntry.of(v, TENSOR_IO_SUITE), form=FORM,
+                                    derived_from=case.name).to_json())
             for v in form.variants]
         for item, item_entry in items:
             mark = fingerprint(item)

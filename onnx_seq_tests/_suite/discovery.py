@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .._core.problems import SeqTestsError
 from .bounded import LIMITS, ReadError, as_path, as_paths, parse_json, read_bytes, shown
+from .manifest import CaseEntry, case_entries
 
 MANIFEST = "manifest.json"
 #: Folders below the named one deeper than this are refused (ReadError), not walked.
@@ -78,8 +79,8 @@ class SuiteManifest:
     """A suite root and its manifest: the case entries by folder, version and sha256."""
 
     root: Path  # absolute
-    by_folder: dict  # folder relative to root -> manifest entry
-    by_name: dict  # case name -> manifest entry
+    by_folder: dict[str, CaseEntry]  # folder relative to root -> its case's entry
+    by_name: dict[str, CaseEntry]  # case name -> entry
     version: str | None
     sha256: str
 
@@ -113,9 +114,8 @@ def _read_manifest(path: Path) -> SuiteManifest | None:
     cases = manifest.get("cases") if isinstance(manifest, dict) else None
     if not isinstance(cases, dict):
         return None
-    by_name = {name: entry for name, entry in cases.items() if isinstance(entry, dict)}
-    by_folder = {entry["folder"]: entry for entry in by_name.values()
-                 if isinstance(entry.get("folder"), str)}
+    by_name = case_entries(cases)
+    by_folder = {entry.folder: entry for entry in by_name.values()}
     version = manifest.get("suite_version") or manifest.get("generator_version")
     return SuiteManifest(Path(os.path.abspath(path)).parent, by_folder, by_name,
                          version if isinstance(version, str) else None,
@@ -144,7 +144,7 @@ def nearest_manifest(folder: Path, cache: dict | None = None) -> SuiteManifest |
     return cache[place]
 
 
-def manifest_entry(case_folder: Path, cache: dict | None = None) -> dict | None:
+def manifest_entry(case_folder: Path, cache: dict | None = None) -> CaseEntry | None:
     """The manifest entry of a case folder from its suite's manifest, or None."""
     absolute = os.path.abspath(case_folder)
     manifest = nearest_manifest(os.path.dirname(absolute), cache)
@@ -225,16 +225,15 @@ def _ref(path: Path, root: Path, cache: dict) -> CaseRef:
     manifest = nearest_manifest(os.path.dirname(absolute), cache)
     if manifest is not None:
         case = _relative(absolute, manifest.root)
-        entry = manifest.by_folder.get(case) or {}
+        entry = manifest.by_folder.get(case)
     else:
         base = os.path.abspath(root)
         case = path.name if absolute == base else _relative(absolute, base)
-        entry = {}
-    operators, opset, source = entry.get("operators"), entry.get("opset"), entry.get("source")
-    return CaseRef(path, shown(case), shown(path.name),
-                   tuple(operators) if isinstance(operators, list) else None,
-                   opset if isinstance(opset, int) else None,
-                   source if isinstance(source, str) else "")
+        entry = None
+    if entry is None:
+        return CaseRef(path, shown(case), shown(path.name), None, None, "")
+    return CaseRef(path, shown(case), shown(path.name), entry.operators, entry.opset,
+                   entry.source or "")
 
 
 __all__ = ["MANIFEST", "CaseRef", "NoCasesError", "SuiteManifest", "case_folders", "find_cases",

@@ -1,11 +1,12 @@
 """Whether a built suite is current, decided without importing onnx: the onnx version against
 the pin, the build key, and a no-op build or `build --check` that needs to compile nothing.
 
-A build leaves `.<root>.build/cache.json` beside its output root (build.py): the build key (this
-package's code, the versions of onnx and the libraries the bytes depend on, the empty-optional
-form), the sha256 of the manifest it wrote, the sha256 of every case file and the cases each
-gave, and the mtime of every file and folder of the tree. When all of that still holds, the
-root is what the cases give and nothing is compiled, so onnx is never imported.
+A build leaves `.<root>.build/cache.json` beside its output root (build.py): the build key (the
+build's own modules, see build_modules; the versions of onnx and the libraries the bytes depend
+on; the empty-optional form), the sha256 of the manifest it wrote, the sha256 of every case
+file and the cases each gave, and the mtime of every file and folder of the tree. When all of
+that still holds, the root is what the cases give and nothing is compiled, so onnx is never
+imported.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from .._casefile.discovery import case_files, read_case_file
 from .._core import versions
 from .._core.problems import SeqTestsError
-from .manifest import MANIFEST, file_entry, load_json
+from .manifest import MANIFEST, CaseEntry, FileEntry, case_entries, load_json
 from .publish import CACHE, folders_of, locked, scan_tree, work_dir
 
 #: The package folder; the build's code is the modules `_suite/build.py` imports, at any depth.
@@ -117,9 +118,10 @@ def _package_imports(path: Path, parts: tuple[str, ...]) -> list[tuple[str, ...]
 
 def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = False
               ) -> int | None:
-    """The number of cases when the output root is exactly what `paths` give, known from the
-    cache alone (no case file changed since the build that wrote the root, nor the code, nor
-    the versions); None when that cannot be told this way (then compile and compare).
+    """The number of cases as written (a tensor-boundary variant not counted apart) when the
+    output root is exactly what `paths` give, known from the cache alone (no case file changed since
+    the build that wrote the root, nor the code, nor the versions); None when that cannot be
+    told this way (then compile and compare).
 
     A build trusts the tree's sizes and mtimes against the cache, as build.py does;
     `compare_bytes` (for `build --check`) hashes every file against the manifest and lists the
@@ -141,7 +143,10 @@ def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = 
             if not hashes or len(hashes) != len(found) or hashes != set(sources):
                 return None  # two files of the same bytes: the loader reports their cases
             manifest = load_json(manifest_bytes, MANIFEST)
-            listed, cases = manifest["files"], manifest["cases"]
+            listed = {path: FileEntry.from_json(e) for path, e in manifest["files"].items()}
+            cases = case_entries(manifest["cases"])
+            if None in listed.values() or len(cases) != len(manifest["cases"]):
+                return None
             if sorted(n for h in hashes for n in sources[h]) != sorted(cases):
                 return None
             if compare_bytes:
@@ -151,14 +156,14 @@ def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = 
                     return None
                 for relative, entry in listed.items():
                     with open(f"{root}/{relative}", "rb") as file:
-                        if file_entry(file.read()) != entry:
+                        if FileEntry.of(file.read()) != entry:
                             return None
                 return _as_written(cases)
             if not folders_hold(root, cache["folders"]) or len(cache["mtimes"]) != len(listed):
                 return None
             for relative, mtime in zip(sorted(listed), cache["mtimes"], strict=True):
                 stat = os.stat(f"{root}/{relative}")
-                if (stat.st_size, stat.st_mtime_ns) != (listed[relative]["size"], mtime):
+                if (stat.st_size, stat.st_mtime_ns) != (listed[relative].size, mtime):
                     return None
             return _as_written(cases)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -179,6 +184,6 @@ def folders_hold(root: Path, folders) -> bool:
     return True
 
 
-def _as_written(cases: dict) -> int:
+def _as_written(cases: dict[str, CaseEntry]) -> int:
     """The number of cases as written: a tensor-boundary variant is not counted apart."""
-    return sum(1 for entry in cases.values() if "derived_from" not in entry)
+    return sum(1 for entry in cases.values() if entry.derived_from is None)

@@ -8,11 +8,15 @@ tolerance and data-set count.
                           "opset": 18, "atol": 0.0, "rtol": 0.0, "data_sets": 1,
                           "source": "cases/<file>.yaml:<line>",
                           "expanded_from": {"for_each": "cases/<file>.yaml:<line>",
-                                            "type": "int8", "opset": 18}}, ...},
+                                            "type": "int8", "opset": 18},
+                          "tensor_io": ["<name>__tensors"]}, ...},
      "files": {"sequence_optional/test_<name>/model.onnx": {"sha256": "...", "size": 123}, ...}}
 
-Paths are relative to the root and '/'-separated; keys are sorted, so the same suite always
-gives the same bytes. The manifest does not list itself.
+A case's tensor-boundary variants (`tensor_io`, with `no_tensor_io_form` saying why a case has
+none) are cases of their own, with `"form": "tensor_io"` and `derived_from` (the original's
+name). CaseEntry and FileEntry are these entries as records. Paths are relative to the root
+and '/'-separated; keys are sorted, so the same suite always gives the same bytes. The
+manifest does not list itself.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import hashlib
 import json
 import os
 import re
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -75,24 +80,159 @@ def _shallow(data: bytes) -> bool:
     return not brackets
 
 
-def file_entry(data: bytes) -> dict:
-    """The manifest entry of one file's bytes."""
-    return {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+# -- entries -----------------------------------------------------------------------------------
+# A manifest is read by hand-edited or damaged files too, so decoding is lenient field by field:
+# `from_json` gives None for an entry that is not one, and None for a field that is missing or
+# of the wrong type (callers then fall back, e.g. to the model's operators). `to_json` leaves None
+# fields out, so a built entry round-trips: to_json(from_json(x)) == x.
 
 
-def case_entry(case: Case, suite: str) -> dict:
-    """The manifest entry of one case; `source` is `file:line` of the case in its case file,
-    and an expanded case has `expanded_from` (its for_each's `file:line`, type and opset)."""
-    entry = {"folder": f"{suite}/{case.folder}", "operators": list(case.operators),
-             "opset": case.opset, "atol": case.atol, "rtol": case.rtol,
-             "data_sets": len(case.data_sets),
-             "source": f"{source_path(case.where.path)}:{case.where.line}"}
-    if case.expanded_from is not None:
+@dataclass(frozen=True)
+class FileEntry:
+    """A file the manifest lists: the sha256 (hex) and size of its bytes."""
+
+    sha256: str
+    size: int
+
+    @classmethod
+    def of(cls, data: bytes) -> FileEntry:
+        return cls(hashlib.sha256(data).hexdigest(), len(data))
+
+    @classmethod
+    def from_json(cls, value) -> FileEntry | None:
+        """The entry `value` (a decoded JSON object) holds; None unless it is an object with
+        exactly a string sha256 and an integer size."""
+        if not isinstance(value, dict) or value.keys() != {"sha256", "size"}:
+            return None
+        sha256, size = value.get("sha256"), value.get("size")
+        if not isinstance(sha256, str) or not _is_int(size):
+            return None
+        return cls(sha256, size)
+
+    def to_json(self) -> dict:
+        return {"sha256": self.sha256, "size": self.size}
+
+
+@dataclass(frozen=True)
+class ExpandedFrom:
+    """Where an expanded case was written: its for_each's `file:line`, the element type and
+    opset it took there."""
+
+    for_each: str
+    type: str
+    opset: int
+
+    @classmethod
+    def from_json(cls, value) -> ExpandedFrom | None:
+        """None unless `value` is an object with string for_each and type, integer opset."""
+        if not isinstance(value, dict):
+            return None
+        for_each, kind, opset = value.get("for_each"), value.get("type"), value.get("opset")
+        if not isinstance(for_each, str) or not isinstance(kind, str) or not _is_int(opset):
+            return None
+        return cls(for_each, kind, opset)
+
+    def to_json(self) -> dict:
+        return {"for_each": self.for_each, "type": self.type, "opset": self.opset}
+
+
+#: The key of a case's tensor-boundary variants (= tensor_io.FORM; this module imports no onnx).
+TENSOR_IO = "tensor_io"
+
+
+@dataclass(frozen=True)
+class CaseEntry:
+    """What the manifest says of one case (see the module docstring). `tensor_io` names the
+    tensor-boundary variants of an original case (`no_tensor_io_form` says why it has none);
+    a variant has `form` ("tensor_io") and `derived_from` (its original's name). Every field
+    but `folder` is None when the manifest does not hold it (right)."""
+
+    folder: str
+    operators: tuple[str, ...] | None = None
+    opset: int | None = None
+    atol: float | None = None
+    rtol: float | None = None
+    data_sets: int | None = None
+    source: str | None = None
+    expanded_from: ExpandedFrom | None = None
+    tensor_io: tuple[str, ...] | None = None
+    no_tensor_io_form: str | None = None
+    form: str | None = None
+    derived_from: str | None = None
+
+    @classmethod
+    def of(cls, case: Case, suite: str) -> CaseEntry:
+        """The entry of a case built into the form folder `suite`; `source` is `file:line` of
+        the case in its case file, and an expanded case has `expanded_from`."""
         origin = case.expanded_from
-        entry["expanded_from"] = {
-            "for_each": f"{source_path(origin.for_each.path)}:{origin.for_each.line}",
-            "type": origin.type, "opset": origin.opset}
-    return entry
+        return cls(f"{suite}/{case.folder}", tuple(case.operators), case.opset, case.atol,
+                   case.rtol, len(case.data_sets),
+                   f"{source_path(case.where.path)}:{case.where.line}",
+                   None if origin is None else ExpandedFrom(
+                       f"{source_path(origin.for_each.path)}:{origin.for_each.line}",
+                       origin.type, origin.opset))
+
+    @classmethod
+    def from_json(cls, value) -> CaseEntry | None:
+        """The entry `value` (a decoded JSON object) holds; None unless it is an object with a
+        string folder. A field of the wrong type reads as None."""
+        if not isinstance(value, dict) or not isinstance(value.get("folder"), str):
+            return None
+        get = value.get
+        return cls(get("folder"), _names(get("operators")), _int(get("opset")),
+                   _number(get("atol")), _number(get("rtol")), _int(get("data_sets")),
+                   _text(get("source")), ExpandedFrom.from_json(get("expanded_from")),
+                   _names(get(TENSOR_IO)), _text(get(f"no_{TENSOR_IO}_form")),
+                   _text(get("form")), _text(get("derived_from")))
+
+    def to_json(self) -> dict:
+        """The entry as the manifest writes it (lists for tuples; None fields left out)."""
+        found = {}
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if value is None:
+                continue
+            if isinstance(value, ExpandedFrom):
+                value = value.to_json()
+            elif isinstance(value, tuple):
+                value = list(value)
+            found[field.name] = value  # the field names are the manifest's keys
+        return found
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _int(value) -> int | None:
+    return value if _is_int(value) else None
+
+
+def _number(value) -> float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _text(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _names(value) -> tuple[str, ...] | None:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return None
+
+
+def case_entries(cases) -> dict[str, CaseEntry]:
+    """name -> CaseEntry of a manifest's "cases" object, entries that are not one left out."""
+    if not isinstance(cases, dict):
+        return {}
+    decoded = ((name, CaseEntry.from_json(value)) for name, value in cases.items())
+    return {name: entry for name, entry in decoded if entry is not None}
+
+
+def file_entry(data: bytes) -> dict:
+    """The manifest entry of one file's bytes, as JSON (FileEntry.of(data).to_json())."""
+    return FileEntry.of(data).to_json()
 
 
 #: Where an installed wheel keeps the case files (`_data/cases/`), as a checkout has `cases/`.
@@ -113,7 +253,8 @@ def source_path(path: str) -> str:
 
 def make_manifest(cases: dict[str, dict], files: dict[str, dict], suite: str,
                   empty_optional: str) -> dict:
-    """The manifest of a suite: `cases` name -> case_entry, `files` path -> file_entry."""
+    """The manifest of a suite: `cases` name -> CaseEntry.to_json(), `files` path ->
+    file_entry."""
     return {"format": FORMAT, "generator": GENERATOR, "generator_version": versions.PACKAGE_VERSION,
             "onnx_version": versions.installed_onnx(), "empty_optional": empty_optional,
             "suite": suite, "cases": cases, "files": files}
@@ -173,7 +314,8 @@ def unlisted(listed, files, folders) -> list[str]:
 
 
 def tree_files(root: Path) -> list[str]:
-    """Every file under `root` as a '/'-separated relative path, sorted."""
+    """Every file under `root` as a '/'-separated relative path, sorted; a link to a folder is
+    neither followed nor listed (os.walk), a link to a file is listed."""
     found = []
     for folder, _, names in os.walk(root):
         relative = Path(folder).relative_to(root).as_posix()
@@ -182,30 +324,32 @@ def tree_files(root: Path) -> list[str]:
     return sorted(found)
 
 
-def read_listed(path: Path, entry) -> bytes:
+def read_listed(path: Path, entry: FileEntry | None) -> bytes:
     """The bytes of a file a manifest lists with `entry`, reading no more than its listed size
-    and one byte (so a longer file shows as different); see `read_regular`."""
-    size = entry.get("size") if isinstance(entry, dict) else None
-    return read_regular(path, size + 1 if isinstance(size, int) and size >= 0 else 1)
+    and one byte (so a longer file shows as different; no entry: one byte); see
+    `read_regular`."""
+    size = entry.size if entry is not None and entry.size >= 0 else 0
+    return read_regular(path, size + 1)
 
 
 def verify(root: Path) -> list[str]:
     """What is wrong with the suite at `root` against its manifest; [] when every listed file
-    is there with its sha256 and size, and no other file is."""
+    is there with its sha256 and size, and no other file is (as tree_files sees the tree: a
+    link to a folder is not seen)."""
     root = Path(root)
     try:
         manifest = read(root)
     except ManifestError as error:
         return [str(error)]
     problems = []
-    listed = manifest["files"]
+    listed = {path: FileEntry.from_json(entry) for path, entry in manifest["files"].items()}
     on_disk = set(tree_files(root)) - {MANIFEST}
     for relative in sorted(listed):
         if relative not in on_disk:
             problems.append(f"{relative}: missing")
             continue
         try:
-            entry = file_entry(read_listed(root / relative, listed[relative]))
+            entry = FileEntry.of(read_listed(root / relative, listed[relative]))
         except OSError as error:
             problems.append(f"{relative}: cannot read it: {error.strerror or error}")
             continue

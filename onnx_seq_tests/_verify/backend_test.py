@@ -85,7 +85,7 @@ def known_failures(cases: list[CaseRef], path: Path) -> list[str]:
     entries = load_xfail(path)
     names = []
     for ref in cases:
-        probe = Result(ref.case, ref.name, "", "fail", "", "", "", 0.0)
+        probe = Result(ref.case, ref.name, "", "fail", "", (), "", 0.0)
         if any(apply_xfail(replace(probe, backend=entry.backend or ""), [entry]).outcome
                == "xfail" for entry in entries):
             names.append(ref.name)

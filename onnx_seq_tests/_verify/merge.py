@@ -36,7 +36,9 @@ class Merged:
     described: dict[str, str]
 
 
-_FIELDS = {f.name for f in fields(Result)}
+#: The keys of a JSON result: Result's fields, with its `operators` under "operator" as the
+#: '+'-joined text (writers.result_record).
+_FIELDS = {f.name for f in fields(Result)} - {"operators"} | {"operator"}
 
 
 def read_report(path: Path) -> dict:
@@ -65,6 +67,11 @@ def _result(record, shown: str, index: int) -> Result:
         raise ReportError(f"{shown}: results[{index}] is not an object")
     values = {k: v for k, v in record.items() if k in _FIELDS}
     try:
+        if "operator" in values:
+            if not isinstance(values["operator"], str):
+                raise TypeError("operator must be a string")
+            text = values.pop("operator")
+            values["operators"] = tuple(text.split("+")) if text else ()
         result = Result(**values)
         if not all(isinstance(getattr(result, k), str) for k in ("case", "name", "backend",
                                                                    "outcome", "message")):
@@ -158,7 +165,7 @@ def recorded_results(path: Path, like: list[Result], specs: list[str]) -> list[R
             if result.case in by_case:
                 outcome, message = by_case[result.case]
                 merged.append(Result(result.case, result.name, spec, outcome, message,
-                                     result.operator, result.element, 0.0, result.opset,
+                                     result.operators, result.element, 0.0, result.opset,
                                      result.source))
     cases = {c: i for i, c in enumerate(dict.fromkeys(r.case for r in like))}
     order = {s: i for i, s in enumerate(specs)}

@@ -26,6 +26,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from .._core.problems import SeqTestsError
+from .._suite.manifest import CaseEntry, FileEntry
 from . import report
 from .verifier import find_cases, suite_info, verify
 
@@ -68,16 +69,20 @@ def case_digests(suite_root: Path) -> dict[str, str]:
     sha256 as the suite's manifest lists them: equal digests, equal folders."""
     try:
         manifest = json.loads((Path(suite_root) / "manifest.json").read_bytes())
-        folders = {entry["folder"] for entry in manifest["cases"].values()}
-        files = manifest["files"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
+        cases = [CaseEntry.from_json(entry) for entry in manifest["cases"].values()]
+        listed = {path: FileEntry.from_json(entry) for path, entry in manifest["files"].items()}
+        if None in cases or None in listed.values():
+            raise ValueError("an entry of cases or files is not one")
+        folders = {entry.folder for entry in cases}
+        files = {path: entry.sha256 for path, entry in listed.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise RefreshError(f"{suite_root}/manifest.json: cannot read the suite's manifest "
                            f"({error}); run `gen-seq-tests build`") from None
     lines: dict[str, list[str]] = defaultdict(list)
     for path in sorted(files):
         folder = "/".join(path.split("/")[:2])
         if folder in folders:
-            lines[folder].append(f"{path} {files[path]['sha256']}\n")
+            lines[folder].append(f"{path} {files[path]}\n")
     return {folder: hashlib.sha256("".join(lines[folder]).encode()).hexdigest()
             for folder in sorted(folders)}
 

@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from .._core.operators import sequence_operators
+from .._suite.manifest import case_entries
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .backends import describe
 from .verifier import OUTCOMES, Result
@@ -150,16 +151,12 @@ def _about_from(manifest: Path) -> dict[str, tuple[str, ...]]:
         cases = json.loads(manifest.read_bytes()).get("cases")
     except (OSError, ValueError, AttributeError, RecursionError):
         return {}
-    if not isinstance(cases, dict):
-        return {}
+    entries = case_entries(cases)
     about = {}
-    for entry in cases.values():
-        if not isinstance(entry, dict) or not isinstance(entry.get("folder"), str):
-            continue
-        origin = cases.get(entry.get("derived_from"))
-        operators = origin.get("operators") if isinstance(origin, dict) else None
-        if isinstance(operators, list) and all(isinstance(o, str) for o in operators):
-            about[entry["folder"].rpartition("/")[2]] = tuple(operators)
+    for entry in entries.values():
+        origin = entries.get(entry.derived_from) if entry.derived_from is not None else None
+        if origin is not None and origin.operators is not None:
+            about[entry.folder.rpartition("/")[2]] = origin.operators
     return about
 
 
@@ -182,7 +179,7 @@ def operators_about(result: Result, about: dict[str, tuple[str, ...]]) -> list[s
     """The operators a result counts under: those of the case it is derived from (`about`, see
     about_map: a tensor-boundary variant's wrapping operators left out), else those it uses."""
     found = about.get(result.name)
-    return list(found) if found else result.operators or ["(no node)"]
+    return list(found or result.operators or ["(no node)"])
 
 
 def operator_order(names) -> list[str]:

@@ -54,16 +54,23 @@ class Result:
     backend: str  # the backend spec
     outcome: str  # one of OUTCOMES
     message: str  # why it did not pass; empty for a pass
-    operator: str  # the case's operators, '+'-separated (manifest, else the model's nodes)
+    operators: tuple[str, ...]  # the case's operator types (manifest, else the model's nodes)
     element: str  # the element type(s) it moves, see case_elements
     seconds: float  # wall time of this backend on this case, also when it crashed or hung
     opset: int | None = None  # the case's opset (manifest, else the model's)
     source: str = ""  # where the case is written, `file:line`, when the manifest says
     raw_outcome: str = ""  # the outcome before the --xfail list was applied; "": the same
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.operators, tuple):  # a '+'-joined str would pass silently
+            raise TypeError("Result.operators is a tuple of operator names, not "
+                            f"{type(self.operators).__name__}")
+
     @property
-    def operators(self) -> list[str]:
-        return self.operator.split("+") if self.operator else []
+    def operator(self) -> str:
+        """The operators as reports show them: '+'-joined ("" for none); the JSON report's
+        "operator" key and the JUnit "operator" property hold this text."""
+        return "+".join(self.operators)
 
 
 class XfailError(ProblemsError, ValueError):
@@ -189,7 +196,7 @@ def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
     def add(index: int, spec: str, outcome: str, message: str, seconds: float) -> None:
         ref, info = refs[index], infos.get(index, {})
         operators = ref.operators if ref.operators is not None else info.get("operators", [])
-        result = Result(ref.case, ref.name, spec, outcome, message, "+".join(operators),
+        result = Result(ref.case, ref.name, spec, outcome, message, tuple(operators),
                         info.get("element", "(unknown)"), seconds,
                         ref.opset if ref.opset is not None else info.get("opset"), ref.source)
         got.setdefault(index, []).append(apply_xfail(result, xfail or []))

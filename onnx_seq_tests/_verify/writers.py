@@ -12,7 +12,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import fields
 from pathlib import Path
 
 from .tally import SHOWN, cap, counts, descriptions, first_line, raw_outcome
@@ -32,10 +32,15 @@ def suite_descriptions(suite) -> list[dict]:
 
 
 def result_record(result: Result) -> dict:
-    """One result as JSON: every field of Result (strings capped), `raw_outcome` always
-    present ("" when the xfail list did not change the outcome)."""
-    record = {key: cap(value) if isinstance(value, str) else value
-              for key, value in asdict(result).items()}
+    """One result as JSON: every field of Result in its order (strings capped), its operators
+    under "operator" as the '+'-joined text (Result.operator, the key since format 1), and
+    `raw_outcome` always present ("" when the xfail list did not change the outcome)."""
+    record = {}
+    for field in fields(result):
+        key, value = field.name, getattr(result, field.name)
+        if key == "operators":
+            key, value = "operator", result.operator
+        record[key] = cap(value) if isinstance(value, str) else value
     record["raw_outcome"] = "" if raw_outcome(result) == result.outcome else raw_outcome(result)
     return record
 
