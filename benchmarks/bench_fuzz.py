@@ -4,12 +4,16 @@
   build       valid programs/s drawn and compiled in both forms (full check, strict inference,
               IR checks, oracle check): what every judged program costs before it runs
   oracle      valid programs/s drawn, built and judged on the spec oracle (both forms), in
-              this process (`-b oracle`: no worker, no file)
+              this process (`-b oracle`: no worker, no file), by a campaign (campaign.run,
+              --max-findings 0: nothing shrunk)
   oracle-workers the same through verify's worker processes (the oracle as a `module:attr`
               backend, files written), -j 1: what `-b oracle` cost before it ran in-process
   mutants     the same judged on every mutant of the catalogue in this process (121 operator
               tables per program, as `gen-seq-tests mutation --fuzz` does before kills thin them)
-  onnxruntime the same, on onnxruntime (verify's worker processes), -j 1
+  onnxruntime the same, on onnxruntime (verify's worker processes), -j 1: drawing and building
+              the next batch overlap the worker's runs of this one (the campaign's pipeline)
+  onnxruntime-serial the same programs drawn, built and judged one batch after another with
+              judge.run (no overlap): what a campaign cost before its pipeline
   three-way   the same on oracle + onnxruntime + reference, with every disagreement listed
               by backend and kind (the judge's proof at scale; see tests/test_fuzzer.py for the
               classification of each)
@@ -26,6 +30,7 @@ the parent (drawing and building) and the worker share the machine's cores.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -36,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # faulty_backends
 
 from onnx_seq_tests._fuzz import judge  # noqa: E402
-from onnx_seq_tests._fuzz.campaign import Options, program_seed, run  # noqa: E402
+from onnx_seq_tests._fuzz.campaign import BATCH, Options, program_seed, run  # noqa: E402
 from onnx_seq_tests._fuzz.programs import NoResult, generate  # noqa: E402
 from onnx_seq_tests._fuzz.recipes import to_case  # noqa: E402
 
@@ -53,13 +58,29 @@ def draw(count: int, seed: int, build: bool):
 
 
 def judged(count: int, seed: int, specs: list[str]):
+    """Draw, build and judge one batch after another (judge.run, no overlap)."""
     started = time.perf_counter()
     built, _ = draw(count, seed, True)
     work = Path(tempfile.mkdtemp(prefix="bench-fuzz-", dir=judge.scratch_root())) / "suite"
     verdicts = {}
-    for k in range(0, len(built), 64):
-        verdicts.update(judge.run(built[k:k + 64], specs, work, jobs=1, timeout=20.0))
+    for k in range(0, len(built), BATCH):
+        verdicts.update(judge.run(built[k:k + BATCH], specs, work, jobs=1, timeout=20.0))
     return built, verdicts, time.perf_counter() - started
+
+
+def campaign(count: int, seed: int, specs: list[str]):
+    """A campaign of `count` programs (the same ones draw gives), nothing shrunk: valid
+    programs per second and the outcomes."""
+    stats = run(Options(specs, seed=seed, max_examples=count, max_findings=0, timeout=20.0))
+    outcomes = Counter()
+    for forms in stats.runs.values():
+        for counter in forms.values():
+            outcomes.update(counter)
+    return stats.valid / stats.seconds, outcomes
+
+
+def load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
 
 
 def main() -> None:
@@ -73,21 +94,24 @@ def main() -> None:
 
     cases, seconds = draw(n, args.seed, False)
     print(f"generate     {len(cases) / seconds:8.1f} valid programs/s  ({len(cases)} of {n} "
-          f"drawn have a spec result)")
+          f"drawn have a spec result; {load()})")
     built, seconds = draw(n, args.seed, True)
     invalid = sum(1 for b in built if b.problem)
     print(f"build        {len(built) / seconds:8.1f} valid programs/s  ({invalid} invalid, "
-          f"validity {100 * (len(built) - invalid) / len(built):.1f}%)")
+          f"validity {100 * (len(built) - invalid) / len(built):.1f}%; {load()})")
     from onnx_seq_tests._fuzz.oracle_backend import SPEC as ORACLE_WORKERS
     from onnx_seq_tests._verify.mutants import CATALOGUE
 
     every = [f"mutant:{m.name}" for m in CATALOGUE]
     for spec in ("oracle", ORACLE_WORKERS, "mutants", "onnxruntime"):
         label = {ORACLE_WORKERS: "oracle-workers"}.get(spec, spec)
-        built, verdicts, seconds = judged(n, args.seed, every if spec == "mutants" else [spec])
-        outcomes = Counter(v.outcome for vs in verdicts.values() for v in vs)
-        print(f"{label:14s} {len(built) / seconds:8.1f} valid programs/s  (both forms; "
-              f"{dict(sorted(outcomes.items()))})")
+        rate, outcomes = campaign(n, args.seed, every if spec == "mutants" else [spec])
+        print(f"{label:14s} {rate:8.1f} valid programs/s  (both forms; "
+              f"{dict(sorted(outcomes.items()))}; {load()})")
+    built, verdicts, seconds = judged(n, args.seed, ["onnxruntime"])
+    outcomes = Counter(v.outcome for vs in verdicts.values() for v in vs)
+    print(f"onnxruntime-serial {len(built) / seconds:4.1f} valid programs/s  (both forms; "
+          f"{dict(sorted(outcomes.items()))}; {load()})")
 
     if args.three_way:
         built, verdicts, seconds = judged(args.three_way, args.seed + 1,
