@@ -158,22 +158,25 @@ def run(options: Options, progress=None) -> Stats:
                                      ignore_cleanup_errors=True) as scratch:
         # (ignore_cleanup_errors: on Ctrl-C a batch may still be being written in its thread)
         state.work = Path(scratch) / "suite"  # where shrinking judges its candidates
-        pending = None  # (batch, judging) of the batch in flight
+        pending = None  # (batch, its draw's counts, judging) of the batch in flight
         while True:
-            batch = None
+            batch, drawn = None, Stats()  # counted once judged, so progress shows judged ones
             if options.time_budget is None or \
                     time.monotonic() - state.start < options.time_budget:
-                batch = _draw(seeds, options, state.stats)
+                batch = _draw(seeds, options, drawn)
             if pending is not None:
-                judged, judging = pending
+                judged, counts, judging = pending
+                _add_counts(state.stats, counts)
                 _judge_batch(state, judged, judging.result())
                 state.stats.seconds = time.monotonic() - state.start
                 if progress:
                     progress(state.stats, state.stats.seconds)
             if batch is None:
+                _add_counts(state.stats, drawn)  # the last programs drawn, none valid
                 break
-            pending = batch, judge.start([b for _, _, b in batch], options.specs,
-                                         Path(scratch) / "batch", options.jobs, options.timeout)
+            pending = batch, drawn, judge.start([b for _, _, b in batch], options.specs,
+                                                Path(scratch) / "batch", options.jobs,
+                                                options.timeout)
     state.stats.seconds = time.monotonic() - state.start
     return state.stats
 
@@ -190,6 +193,15 @@ class _State:
     signatures: set = field(default_factory=set)
     shrunk_kinds: Counter = field(default_factory=Counter)
     per_backend: Counter = field(default_factory=Counter)
+
+
+def _add_counts(stats: Stats, drawn: Stats) -> None:
+    """Add one draw's program counts to the campaign's."""
+    stats.generated += drawn.generated
+    stats.valid += drawn.valid
+    stats.no_result += drawn.no_result
+    stats.invalid += drawn.invalid
+    stats.invalid_examples.extend(drawn.invalid_examples)
 
 
 def _judge_batch(state: _State, batch: list, verdicts: dict) -> None:
