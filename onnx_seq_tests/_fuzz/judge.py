@@ -22,7 +22,7 @@ from .._core.problems import Problems
 from .._suite.build import compile_case
 from .._suite.layout import SUITE
 from .._suite.tensor_io import TENSOR_IO_SUITE, derive
-from .._verify.verifier import verify
+from .._verify.verifier import CaseRef, verify
 from . import inprocess
 from .oracle_backend import SPEC as ORACLE_SPEC
 
@@ -187,6 +187,7 @@ def _on_workers(built: list[Built], specs: list[str], work: Path, jobs: int,
     if work.exists():
         shutil.rmtree(work)
     owner: dict[str, tuple[str, str]] = {}
+    refs = []  # the folders as verify's discovery finds them (no manifest), unsearched
     for item in built:
         for folder, (form, files) in item.folders.items():
             base = work / form / folder
@@ -195,9 +196,11 @@ def _on_workers(built: list[Built], specs: list[str], work: Path, jobs: int,
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
             owner[folder] = (item.case.name, form)
+            refs.append(CaseRef(base, f"{form}/{folder}", folder, None, None, ""))
+    refs.sort(key=lambda ref: ref.path)  # discovery's order, so verdicts come as they did
     named = {ALIASES.get(s, s): s for s in specs}
     try:
-        for result in verify(work, list(named), jobs=jobs, timeout=timeout):
+        for result in verify(work, list(named), jobs=jobs, timeout=timeout, cases=refs):
             case_name, form = owner[result.name]
             outcome = outcome_of(result.outcome, result.message)
             found.setdefault(case_name, []).append(
