@@ -12,8 +12,11 @@
               tables per program, as `gen-seq-tests mutation --fuzz` does before kills thin them)
   onnxruntime the same, on onnxruntime (verify's worker processes), -j 1: drawing and building
               the next batch overlap the worker's runs of this one (the campaign's pipeline)
-  onnxruntime-serial the same programs drawn, built and judged one batch after another with
-              judge.run (no overlap): what a campaign cost before its pipeline
+  overlap     the onnxruntime campaign with its pipeline and without (Options.pipeline=False:
+              one batch after another, as before), in alternating pairs, medians
+  cpu         CPU ms per valid program and stage (process time: about what an idle machine
+              takes, whatever the load): the parent's generate, build, write, and the worker's
+              read and prepare+run+compare on onnxruntime (worker_main's own functions)
   three-way   the same on oracle + onnxruntime + reference, with every disagreement listed
               by backend and kind (the judge's proof at scale; see tests/test_fuzzer.py for the
               classification of each)
@@ -31,6 +34,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -68,10 +73,11 @@ def judged(count: int, seed: int, specs: list[str]):
     return built, verdicts, time.perf_counter() - started
 
 
-def campaign(count: int, seed: int, specs: list[str]):
+def campaign(count: int, seed: int, specs: list[str], pipeline: bool = True):
     """A campaign of `count` programs (the same ones draw gives), nothing shrunk: valid
     programs per second and the outcomes."""
-    stats = run(Options(specs, seed=seed, max_examples=count, max_findings=0, timeout=20.0))
+    stats = run(Options(specs, seed=seed, max_examples=count, max_findings=0, timeout=20.0,
+                        pipeline=pipeline))
     outcomes = Counter()
     for forms in stats.runs.values():
         for counter in forms.values():
@@ -81,6 +87,66 @@ def campaign(count: int, seed: int, specs: list[str]):
 
 def load() -> str:
     return f"load {os.getloadavg()[0]:.1f}"
+
+
+def overlap(count: int, seed: int, rounds: int = 3) -> None:
+    """The same onnxruntime campaign with and without the pipeline, in alternating pairs (the
+    load of a shared machine drifts; a pair sees about the same)."""
+    rates = {True: [], False: []}
+    for k in range(rounds):
+        for pipeline in (True, False) if k % 2 == 0 else (False, True):
+            rates[pipeline].append(campaign(count, seed, ["onnxruntime"], pipeline)[0])
+    ratios = sorted(a / b for a, b in zip(rates[True], rates[False], strict=True))
+    print(f"overlap        onnxruntime pipelined {statistics.median(rates[True]):5.1f}, one batch "
+          f"after another {statistics.median(rates[False]):5.1f} valid programs/s (medians of "
+          f"{rounds} pairs; pipelined/serial {statistics.median(ratios):.2f}; {load()})")
+
+
+def cpu(count: int, seed: int) -> None:
+    """CPU milliseconds per valid program and stage (time.process_time, so about what an idle
+    machine would take): the parent's drawing, building and writing, and what verify's worker
+    does per program on onnxruntime (its own functions, run in this process)."""
+    from onnx_seq_tests._verify import worker_main
+    from onnx_seq_tests._verify.backends import load_backend
+
+    clock = time.process_time
+    began, cases = clock(), []
+    for i in range(count):
+        try:
+            cases.append(to_case(generate(program_seed(seed, i)), f"p{i}"))
+        except NoResult:
+            continue
+    generating, began = clock() - began, clock()
+    built = [judge.build(case) for case in cases]
+    building, began = clock() - began, clock()
+    work = Path(tempfile.mkdtemp(prefix="bench-fuzz-", dir=judge.scratch_root()))
+    paths = []
+    for item in built:
+        for folder, (form, files) in item.folders.items():
+            for relative, data in files.items():
+                (work / form / folder / relative).parent.mkdir(parents=True, exist_ok=True)
+                (work / form / folder / relative).write_bytes(data)
+            paths.append(work / form / folder)
+    writing = clock() - began
+    import onnxruntime
+
+    onnxruntime.set_default_logger_severity(4)  # as the worker does: refusals are outcomes
+    backend = load_backend("onnxruntime")
+    for path in paths[:4]:  # warm
+        worker_main.run_on(worker_main.read(path)[0], backend)
+    reading = running = 0.0
+    for path in paths:
+        began = clock()
+        folder, _ = worker_main.read(path)
+        reading, began = reading + clock() - began, clock()
+        worker_main.run_on(folder, backend)
+        running += clock() - began
+    shutil.rmtree(work)
+    n = len(built)
+    print(f"cpu ms/program generate {1000 * generating / n:.2f}, build {1000 * building / n:.2f}, "
+          f"write {1000 * writing / n:.2f} (parent); onnxruntime worker: read "
+          f"{1000 * reading / n:.2f}, prepare+run+compare {1000 * running / n:.2f} "
+          f"({len(paths) / n:.2f} folders/program; {load()})")
 
 
 def main() -> None:
@@ -108,10 +174,8 @@ def main() -> None:
         rate, outcomes = campaign(n, args.seed, every if spec == "mutants" else [spec])
         print(f"{label:14s} {rate:8.1f} valid programs/s  (both forms; "
               f"{dict(sorted(outcomes.items()))}; {load()})")
-    built, verdicts, seconds = judged(n, args.seed, ["onnxruntime"])
-    outcomes = Counter(v.outcome for vs in verdicts.values() for v in vs)
-    print(f"onnxruntime-serial {len(built) / seconds:4.1f} valid programs/s  (both forms; "
-          f"{dict(sorted(outcomes.items()))}; {load()})")
+    overlap(n, args.seed)
+    cpu(n, args.seed)
 
     if args.three_way:
         built, verdicts, seconds = judged(args.three_way, args.seed + 1,

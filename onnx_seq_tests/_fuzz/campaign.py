@@ -56,6 +56,7 @@ class Options:
     max_findings: int | None = None  # per backend: later disagreements are counted only
     database: object = None  # a hypothesis ExampleDatabase, or None
     reproduce: str = ""  # the command line that reproduces the campaign
+    pipeline: bool = True  # judge a batch while the next is drawn (False: one after another)
 
 
 @dataclass
@@ -176,7 +177,7 @@ def run(options: Options, progress=None) -> Stats:
                 break
             pending = batch, drawn, judge.start([b for _, _, b in batch], options.specs,
                                                 Path(scratch) / "batch", options.jobs,
-                                                options.timeout)
+                                                options.timeout, options.pipeline)
     state.stats.seconds = time.monotonic() - state.start
     return state.stats
 
