@@ -149,6 +149,12 @@ def cpu(count: int, seed: int) -> None:
           f"write {1000 * writing / n:.2f} (parent); onnxruntime worker: read "
           f"{1000 * reading / n:.2f}, prepare+run+compare {1000 * running / n:.2f} "
           f"({len(paths) / n:.2f} folders/program; {load()})")
+    parent = generating + building + writing
+    worker = reading + running
+    print(f"cpu-bound      onnxruntime {n / (parent + worker):5.1f} valid programs per CPU-second "
+          f"(parent and worker together), {n / max(parent, worker):5.1f}/s with the parent and "
+          f"the worker on a core each (the pipeline: the slower decides); verify's per-batch "
+          f"start and messages not counted")
 
 
 def main() -> None:
