@@ -14,9 +14,10 @@
               the next batch overlap the worker's runs of this one (the campaign's pipeline)
   overlap     the onnxruntime campaign with its pipeline and without (Options.pipeline=False:
               one batch after another, as before), in alternating pairs, medians
-  cpu         CPU ms per valid program and stage (process time: about what an idle machine
-              takes, whatever the load): the parent's generate, build, write, and the worker's
-              read and prepare+run+compare on onnxruntime (worker_main's own functions)
+  cpu         CPU ms per valid program and stage (process time: the load changes it far less
+              than wall time, though shared caches still do): the parent's generate, build,
+              write, and the worker's read and prepare+run+compare on onnxruntime
+              (worker_main's own functions); then the rates a CPU-bound run would reach
   three-way   the same on oracle + onnxruntime + reference, with every disagreement listed
               by backend and kind (the judge's proof at scale; see tests/test_fuzzer.py for the
               classification of each)
@@ -105,9 +106,9 @@ def overlap(count: int, seed: int, rounds: int = 3) -> None:
 
 
 def cpu(count: int, seed: int) -> None:
-    """CPU milliseconds per valid program and stage (time.process_time, so about what an idle
-    machine would take): the parent's drawing, building and writing, and what verify's worker
-    does per program on onnxruntime (its own functions, run in this process)."""
+    """CPU milliseconds per valid program and stage (time.process_time, which the load changes
+    far less than wall time): the parent's drawing, building and writing, and what verify's
+    worker does per program on onnxruntime (its own functions, run in this process)."""
     from onnx_seq_tests._verify import worker_main
     from onnx_seq_tests._verify.backends import load_backend
 
