@@ -4,12 +4,20 @@
   build       valid programs/s drawn and compiled in both forms (full check, strict inference,
               IR checks, oracle check): what every judged program costs before it runs
   oracle      valid programs/s drawn, built and judged on the spec oracle (both forms), in
-              this process (`-b oracle`: no worker, no file)
+              this process (`-b oracle`: no worker, no file), by a campaign (campaign.run,
+              --max-findings 0: nothing shrunk)
   oracle-workers the same through verify's worker processes (the oracle as a `module:attr`
               backend, files written), -j 1: what `-b oracle` cost before it ran in-process
   mutants     the same judged on every mutant of the catalogue in this process (121 operator
               tables per program, as `gen-seq-tests mutation --fuzz` does before kills thin them)
-  onnxruntime the same, on onnxruntime (verify's worker processes), -j 1
+  onnxruntime the same, on onnxruntime (verify's worker processes), -j 1: drawing and building
+              the next batch overlap the worker's runs of this one (the campaign's pipeline)
+  overlap     the onnxruntime campaign with its pipeline and without (Options.pipeline=False:
+              one batch after another, as before), in alternating pairs, medians
+  cpu         CPU ms per valid program and stage (process time: the load changes it far less
+              than wall time, though shared caches still do): the parent's generate, build,
+              write, and the worker's read and prepare+run+compare on onnxruntime
+              (worker_main's own functions); then the rates a CPU-bound run would reach
   three-way   the same on oracle + onnxruntime + reference, with every disagreement listed
               by backend and kind (the judge's proof at scale; see tests/test_fuzzer.py for the
               classification of each)
@@ -26,6 +34,9 @@ the parent (drawing and building) and the worker share the machine's cores.
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -36,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # faulty_backends
 
 from onnx_seq_tests._fuzz import judge  # noqa: E402
-from onnx_seq_tests._fuzz.campaign import Options, program_seed, run  # noqa: E402
+from onnx_seq_tests._fuzz.campaign import BATCH, Options, program_seed, run  # noqa: E402
 from onnx_seq_tests._fuzz.programs import NoResult, generate  # noqa: E402
 from onnx_seq_tests._fuzz.recipes import to_case  # noqa: E402
 
@@ -53,13 +64,98 @@ def draw(count: int, seed: int, build: bool):
 
 
 def judged(count: int, seed: int, specs: list[str]):
+    """Draw, build and judge one batch after another (judge.run, no overlap)."""
     started = time.perf_counter()
     built, _ = draw(count, seed, True)
     work = Path(tempfile.mkdtemp(prefix="bench-fuzz-", dir=judge.scratch_root())) / "suite"
     verdicts = {}
-    for k in range(0, len(built), 64):
-        verdicts.update(judge.run(built[k:k + 64], specs, work, jobs=1, timeout=20.0))
+    for k in range(0, len(built), BATCH):
+        verdicts.update(judge.run(built[k:k + BATCH], specs, work, jobs=1, timeout=20.0))
     return built, verdicts, time.perf_counter() - started
+
+
+def campaign(count: int, seed: int, specs: list[str], pipeline: bool = True):
+    """A campaign of `count` programs (the same ones draw gives), nothing shrunk: valid
+    programs per second, the outcomes, and valid programs per CPU-second of this process."""
+    began = time.process_time()
+    stats = run(Options(specs, seed=seed, max_examples=count, max_findings=0, timeout=20.0,
+                        pipeline=pipeline))
+    cpu_seconds = time.process_time() - began  # this process's threads (not the workers)
+    outcomes = Counter()
+    for forms in stats.runs.values():
+        for counter in forms.values():
+            outcomes.update(counter)
+    return stats.valid / stats.seconds, outcomes, stats.valid / cpu_seconds
+
+
+def load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def overlap(count: int, seed: int, rounds: int = 3) -> None:
+    """The same onnxruntime campaign with and without the pipeline, in alternating pairs (the
+    load of a shared machine drifts; a pair sees about the same)."""
+    rates = {True: [], False: []}
+    for k in range(rounds):
+        for pipeline in (True, False) if k % 2 == 0 else (False, True):
+            rates[pipeline].append(campaign(count, seed, ["onnxruntime"], pipeline)[0])
+    ratios = sorted(a / b for a, b in zip(rates[True], rates[False], strict=True))
+    print(f"overlap        onnxruntime pipelined {statistics.median(rates[True]):5.1f}, one batch "
+          f"after another {statistics.median(rates[False]):5.1f} valid programs/s (medians of "
+          f"{rounds} pairs; pipelined/serial {statistics.median(ratios):.2f}; {load()})")
+
+
+def cpu(count: int, seed: int) -> None:
+    """CPU milliseconds per valid program and stage (time.process_time, which the load changes
+    far less than wall time): the parent's drawing, building and writing, and what verify's
+    worker does per program on onnxruntime (its own functions, run in this process)."""
+    from onnx_seq_tests._verify import worker_main
+    from onnx_seq_tests._verify.backends import load_backend
+
+    clock = time.process_time
+    began, cases = clock(), []
+    for i in range(count):
+        try:
+            cases.append(to_case(generate(program_seed(seed, i)), f"p{i}"))
+        except NoResult:
+            continue
+    generating, began = clock() - began, clock()
+    built = [judge.build(case) for case in cases]
+    building, began = clock() - began, clock()
+    work = Path(tempfile.mkdtemp(prefix="bench-fuzz-", dir=judge.scratch_root()))
+    paths = []
+    for item in built:
+        for folder, (form, files) in item.folders.items():
+            for relative, data in files.items():
+                (work / form / folder / relative).parent.mkdir(parents=True, exist_ok=True)
+                (work / form / folder / relative).write_bytes(data)
+            paths.append(work / form / folder)
+    writing = clock() - began
+    import onnxruntime
+
+    onnxruntime.set_default_logger_severity(4)  # as the worker does: refusals are outcomes
+    backend = load_backend("onnxruntime")
+    for path in paths[:4]:  # warm
+        worker_main.run_on(worker_main.read(path)[0], backend)
+    reading = running = 0.0
+    for path in paths:
+        began = clock()
+        folder, _ = worker_main.read(path)
+        reading, began = reading + clock() - began, clock()
+        worker_main.run_on(folder, backend)
+        running += clock() - began
+    shutil.rmtree(work)
+    n = len(built)
+    print(f"cpu ms/program generate {1000 * generating / n:.2f}, build {1000 * building / n:.2f}, "
+          f"write {1000 * writing / n:.2f} (parent); onnxruntime worker: read "
+          f"{1000 * reading / n:.2f}, prepare+run+compare {1000 * running / n:.2f} "
+          f"({len(paths) / n:.2f} folders/program; {load()})")
+    parent = generating + building + writing
+    worker = reading + running
+    print(f"cpu-bound      onnxruntime {n / (parent + worker):5.1f} valid programs per CPU-second "
+          f"(parent and worker together), {n / max(parent, worker):5.1f}/s with the parent and "
+          f"the worker on a core each (the pipeline: the slower decides); verify's per-batch "
+          f"start and messages not counted")
 
 
 def main() -> None:
@@ -73,21 +169,23 @@ def main() -> None:
 
     cases, seconds = draw(n, args.seed, False)
     print(f"generate     {len(cases) / seconds:8.1f} valid programs/s  ({len(cases)} of {n} "
-          f"drawn have a spec result)")
+          f"drawn have a spec result; {load()})")
     built, seconds = draw(n, args.seed, True)
     invalid = sum(1 for b in built if b.problem)
     print(f"build        {len(built) / seconds:8.1f} valid programs/s  ({invalid} invalid, "
-          f"validity {100 * (len(built) - invalid) / max(1, len(built)):.1f}%)")
+          f"validity {100 * (len(built) - invalid) / max(1, len(built)):.1f}%; {load()})")
     from onnx_seq_tests._fuzz.oracle_backend import SPEC as ORACLE_WORKERS
     from onnx_seq_tests._verify.mutants import CATALOGUE
 
     every = [f"mutant:{m.name}" for m in CATALOGUE]
     for spec in ("oracle", ORACLE_WORKERS, "mutants", "onnxruntime"):
         label = {ORACLE_WORKERS: "oracle-workers"}.get(spec, spec)
-        built, verdicts, seconds = judged(n, args.seed, every if spec == "mutants" else [spec])
-        outcomes = Counter(v.outcome for vs in verdicts.values() for v in vs)
-        print(f"{label:14s} {len(built) / seconds:8.1f} valid programs/s  (both forms; "
-              f"{dict(sorted(outcomes.items()))})")
+        rate, outcomes, per_cpu = campaign(n, args.seed, every if spec == "mutants" else [spec])
+        print(f"{label:14s} {rate:8.1f} valid programs/s  (both forms; "
+              f"{dict(sorted(outcomes.items()))}; {load()}; {per_cpu:.0f} per CPU-second of "
+              f"this process{'' if spec in ('oracle', 'mutants') else ', workers not counted'})")
+    overlap(n, args.seed)
+    cpu(n, args.seed)
 
     if args.three_way:
         built, verdicts, seconds = judged(args.three_way, args.seed + 1,

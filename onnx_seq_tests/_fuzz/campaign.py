@@ -56,6 +56,7 @@ class Options:
     max_findings: int | None = None  # per backend: later disagreements are counted only
     database: object = None  # a hypothesis ExampleDatabase, or None
     reproduce: str = ""  # the command line that reproduces the campaign
+    pipeline: bool = True  # judge a batch while the next is drawn (False: one after another)
 
 
 @dataclass
@@ -143,52 +144,91 @@ def campaign_seeds(options: Options):
 
 
 def run(options: Options, progress=None) -> Stats:
-    """Run a campaign; `progress(stats, elapsed)` after each batch."""
+    """Run a campaign; `progress(stats, elapsed)` after each batch.
+
+    A pipeline one batch deep: while verify's workers judge batch N (in a thread of its own,
+    judge.start), this thread draws and builds batch N+1; then N's verdicts are taken in
+    order and its disagreements shrunk (nothing else is being judged meanwhile), and N+1 is
+    started. Nothing depends on the timing: the programs, their order and the findings are
+    those of judging one batch after another, and every batch drawn is judged (--time-budget
+    is checked before drawing)."""
     check(options)
-    stats = Stats()
-    start = time.monotonic()
-    seen_keys: set = set()
-    signatures: set = set()
-    shrunk_kinds: Counter = Counter()
-    per_backend: Counter = Counter()
+    state = _State(options, time.monotonic())
     seeds = campaign_seeds(options)
-    with tempfile.TemporaryDirectory(prefix="seq-fuzz-", dir=judge.scratch_root()) as scratch:
-        work = Path(scratch) / "suite"
+    with tempfile.TemporaryDirectory(prefix="seq-fuzz-", dir=judge.scratch_root(),
+                                     ignore_cleanup_errors=True) as scratch:
+        # (ignore_cleanup_errors: on Ctrl-C a batch may still be being written in its thread)
+        state.work = Path(scratch) / "suite"  # where shrinking judges its candidates
+        pending = None  # (batch, its draw's counts, judging) of the batch in flight
         while True:
-            if options.time_budget is not None and \
-                    time.monotonic() - start >= options.time_budget:
-                break
-            batch = _draw(seeds, options, stats)
+            batch, drawn = None, Stats()  # counted once judged, so progress shows judged ones
+            if options.time_budget is None or \
+                    time.monotonic() - state.start < options.time_budget:
+                batch = _draw(seeds, options, drawn)
+            if pending is not None:
+                judged, counts, judging = pending
+                _add_counts(state.stats, counts)
+                _judge_batch(state, judged, judging.result())
+                state.stats.seconds = time.monotonic() - state.start
+                if progress:
+                    progress(state.stats, state.stats.seconds)
             if batch is None:
+                _add_counts(state.stats, drawn)  # the last programs drawn, none valid
                 break
-            verdicts = judge.run([b for _, _, b in batch], options.specs, work, options.jobs,
-                                 options.timeout)
-            for seed, recipe, built in batch:
-                found = verdicts.get(built.case.name, [])
-                _count(stats, found)
-                for verdict in judge.findings_of(found, options.errors):
-                    key = (verdict.backend, verdict.outcome, verdict.kind(),
-                           built.case.operators)
-                    if key in seen_keys or shrunk_kinds[key[:3]] >= SHRINKS_PER_KIND or (
-                            options.max_findings is not None
-                            and per_backend[verdict.backend] >= options.max_findings):
-                        continue
-                    seen_keys.add(key)
-                    shrunk_kinds[key[:3]] += 1
-                    finding, case = _shrunk(seed, recipe, verdict, options, work, start)
-                    if finding.signature in signatures:
-                        continue
-                    _write(finding, case, options)
-                    signatures.add(finding.signature)
-                    per_backend[verdict.backend] += 1
-                    stats.findings.append(finding)
-                    if options.database is not None:
-                        options.database.save(DATABASE_KEY, seed.encode())
-            stats.seconds = time.monotonic() - start
-            if progress:
-                progress(stats, stats.seconds)
-    stats.seconds = time.monotonic() - start
-    return stats
+            pending = batch, drawn, judge.start([b for _, _, b in batch], options.specs,
+                                                Path(scratch) / "batch", options.jobs,
+                                                options.timeout, options.pipeline)
+    state.stats.seconds = time.monotonic() - state.start
+    return state.stats
+
+
+@dataclass
+class _State:
+    """What a campaign keeps from batch to batch."""
+
+    options: Options
+    start: float
+    stats: Stats = field(default_factory=Stats)
+    work: Path | None = None
+    seen_keys: set = field(default_factory=set)
+    signatures: set = field(default_factory=set)
+    shrunk_kinds: Counter = field(default_factory=Counter)
+    per_backend: Counter = field(default_factory=Counter)
+
+
+def _add_counts(stats: Stats, drawn: Stats) -> None:
+    """Add one draw's program counts to the campaign's."""
+    stats.generated += drawn.generated
+    stats.valid += drawn.valid
+    stats.no_result += drawn.no_result
+    stats.invalid += drawn.invalid
+    stats.invalid_examples.extend(drawn.invalid_examples)
+
+
+def _judge_batch(state: _State, batch: list, verdicts: dict) -> None:
+    """Count a judged batch's verdicts, in program order; shrink and write each new kind of
+    disagreement."""
+    options, stats = state.options, state.stats
+    for seed, recipe, built in batch:
+        found = verdicts.get(built.case.name, [])
+        _count(stats, found)
+        for verdict in judge.findings_of(found, options.errors):
+            key = (verdict.backend, verdict.outcome, verdict.kind(), built.case.operators)
+            if key in state.seen_keys or state.shrunk_kinds[key[:3]] >= SHRINKS_PER_KIND or (
+                    options.max_findings is not None
+                    and state.per_backend[verdict.backend] >= options.max_findings):
+                continue
+            state.seen_keys.add(key)
+            state.shrunk_kinds[key[:3]] += 1
+            finding, case = _shrunk(seed, recipe, verdict, options, state.work, state.start)
+            if finding.signature in state.signatures:
+                continue
+            _write(finding, case, options)
+            state.signatures.add(finding.signature)
+            state.per_backend[verdict.backend] += 1
+            stats.findings.append(finding)
+            if options.database is not None:
+                options.database.save(DATABASE_KEY, seed.encode())
 
 
 def _draw(seeds, options: Options, stats: Stats):

@@ -1,6 +1,7 @@
 """Judging programs: build each (both forms, through the builder's own `compile_case`), write
 the folders, run them on the backends with `verify` (its worker processes: crash isolation,
-timeouts) and classify every disagreement by a signature.
+timeouts) and classify every disagreement by a signature. `start` judges a batch in a thread
+of its own while the caller draws and builds the next one (campaign.py's pipeline).
 
 A program is valid when it passes what a built case passes (onnx's full check, strict shape
 inference, the IR checks, the spec oracle's check of its expectations); an invalid program is
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +22,7 @@ from .._core.problems import Problems
 from .._suite.build import compile_case
 from .._suite.layout import SUITE
 from .._suite.tensor_io import TENSOR_IO_SUITE, derive
-from .._verify.verifier import verify
+from .._verify.verifier import CaseRef, verify
 from . import inprocess
 from .oracle_backend import SPEC as ORACLE_SPEC
 
@@ -115,6 +117,51 @@ def run(built: list[Built], specs: list[str], work: Path, jobs: int = 1,
     """Per case name, the verdicts of its folders on each backend (valid programs only).
     `oracle` and `mutant:NAME` are judged in this process (inprocess.py), the others in
     verify's worker processes on the folders written under `work`."""
+    return start(built, specs, work, jobs, timeout, background=False).result()
+
+
+class Judging:
+    """A batch being judged (start): `result()` waits for its verdicts, per case name, and
+    raises what verify raised (BackendSpecError for a backend that cannot be used)."""
+
+    def __init__(self, verdicts: dict[str, list[Verdict]], job=None, background: bool = True):
+        self._verdicts, self._job = verdicts, job
+        self._done = threading.Event()
+        self._found: dict[str, list[Verdict]] = {}
+        self._error: BaseException | None = None
+        if job is None:
+            self._done.set()
+        elif not background:
+            self._work()
+        else:
+            # a daemon thread: a campaign ended by Ctrl-C does not wait for the batch; the
+            # workers end with this process (workers.py)
+            threading.Thread(target=self._work, name="fuzz-judge", daemon=True).start()
+
+    def _work(self) -> None:
+        try:
+            self._found = self._job()
+        except BaseException as error:  # noqa: BLE001 - handed to the caller by result()
+            self._error = error
+        finally:
+            self._done.set()
+
+    def result(self) -> dict[str, list[Verdict]]:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        for name, found in self._found.items():
+            self._verdicts[name].extend(found)
+        self._found = {}
+        return self._verdicts
+
+
+def start(built: list[Built], specs: list[str], work: Path, jobs: int = 1,
+          timeout: float | None = None, background: bool = True) -> Judging:
+    """Start judging `built` as run does: the in-process backends at once, in this thread; the
+    worker backends (writing the folders under `work`, then verify) in a thread of their own
+    when `background`, so the caller can draw and build the next batch meanwhile. Each batch
+    in flight needs a `work` folder of its own."""
     verdicts: dict[str, list[Verdict]] = {item.case.name: [] for item in built if item.folders}
     for spec in filter(inprocess.handles, specs):
         mutant = inprocess.mutant_of(spec)
@@ -123,12 +170,24 @@ def run(built: list[Built], specs: list[str], work: Path, jobs: int = 1,
                 outcome, message = inprocess.judge_case(case, mutant)
                 verdicts[item.case.name].append(Verdict(spec, form, folder, outcome, message))
     specs = [s for s in specs if not inprocess.handles(s)]
-    if not specs:
-        return verdicts
-    work = Path(work)
+    if not specs or not verdicts:
+        return Judging(verdicts)
+
+    def job() -> dict[str, list[Verdict]]:
+        return _on_workers(built, specs, Path(work), jobs, timeout)
+
+    return Judging(verdicts, job, background)
+
+
+def _on_workers(built: list[Built], specs: list[str], work: Path, jobs: int,
+                timeout: float | None) -> dict[str, list[Verdict]]:
+    """The verdicts of verify's workers on the folders of `built`, written under `work` (a
+    batch folder written once, removed after)."""
+    found: dict[str, list[Verdict]] = {}
     if work.exists():
         shutil.rmtree(work)
     owner: dict[str, tuple[str, str]] = {}
+    refs = []  # the folders as verify's discovery finds them (no manifest), unsearched
     for item in built:
         for folder, (form, files) in item.folders.items():
             base = work / form / folder
@@ -137,16 +196,18 @@ def run(built: list[Built], specs: list[str], work: Path, jobs: int = 1,
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
             owner[folder] = (item.case.name, form)
-    if not owner:
-        return verdicts
+            refs.append(CaseRef(base, f"{form}/{folder}", folder, None, None, ""))
+    refs.sort(key=lambda ref: ref.path)  # discovery's order, so verdicts come as they did
     named = {ALIASES.get(s, s): s for s in specs}
-    for result in verify(work, list(named), jobs=jobs, timeout=timeout):
-        case_name, form = owner[result.name]
-        outcome = outcome_of(result.outcome, result.message)
-        verdicts[case_name].append(Verdict(named[result.backend], form, result.name, outcome,
-                                           result.message))
-    shutil.rmtree(work)
-    return verdicts
+    try:
+        for result in verify(work, list(named), jobs=jobs, timeout=timeout, cases=refs):
+            case_name, form = owner[result.name]
+            outcome = outcome_of(result.outcome, result.message)
+            found.setdefault(case_name, []).append(
+                Verdict(named[result.backend], form, result.name, outcome, result.message))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return found
 
 
 def findings_of(verdicts: list[Verdict], errors: bool = False) -> list[Verdict]:

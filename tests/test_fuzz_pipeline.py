@@ -1,0 +1,27 @@
+"""The campaign's pipeline (campaign.run, judge.start): verify's workers judge one batch in a
+thread while the next is drawn and built; the programs, their outcomes and the findings are
+those of judging one batch after another."""
+
+from __future__ import annotations
+
+from onnx_seq_tests._fuzz import campaign
+from onnx_seq_tests._fuzz.campaign import Options
+
+SPEC = "faulty_backends:DropLast"
+
+
+def _campaign(monkeypatch, pipeline: bool):
+    monkeypatch.setattr(campaign, "BATCH", 4)  # several batches from a few programs
+    batches = []
+    stats = campaign.run(Options([SPEC], seed=2, max_examples=16, max_findings=1,
+                                 shrink_budget=120.0, pipeline=pipeline),
+                         lambda s, _: batches.append((s.generated, s.valid)))
+    findings = [(f.signature, f.seed, f.nodes_before, f.nodes_after) for f in stats.findings]
+    return stats.runs, findings, batches, stats
+
+
+def test_a_pipelined_campaign_judges_what_one_batch_after_another_judges(monkeypatch):
+    runs, findings, batches, stats = _campaign(monkeypatch, pipeline=True)
+    assert _campaign(monkeypatch, pipeline=False)[:3] == (runs, findings, batches)
+    assert findings and stats.valid == sum(sum(c.values()) for c in runs[SPEC].values()) / 2
+    assert [valid for _, valid in batches] == list(range(4, stats.valid, 4)) + [stats.valid]
