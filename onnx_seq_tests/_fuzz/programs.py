@@ -5,9 +5,10 @@ version is in force (schemas.py), element types the schema admits, then one node
 of 2-4 nodes where a sequence or optional output feeds the next operator, or a sequence or
 optional passed through an If, a Loop or a SequenceMap body. Positions and splits come as graph
 inputs, initializers or Constant nodes; trailing optional inputs are left off or given "".
-Values come from values.py. Each node is run on the spec oracle as it is added, so later
-choices see real values; the result is a `Recipe`, whose case has one data set with the
-oracle's expected outputs. Where the spec gives no result for the drawn inputs, `generate`
+Values come from values.py. Each node is run on the spec oracle as it is added (draw.py),
+so later choices see real values; the Identity/If/Loop carriers are in carriers.py. The
+result is a `Recipe`, whose case has one data set with the oracle's expected outputs.
+Where the spec gives no result for the drawn inputs, `generate`
 raises NoResult (the campaign drops and counts it).
 
 A program is described by a `Recipe` (recipes.py): nodes, graph inputs with their values,
@@ -20,123 +21,16 @@ from __future__ import annotations
 import random
 
 import numpy as np
-from onnx import shape_inference
 
-from .._core import oracle
 from .._core.cases import Graph, Node, ValueDecl
 from .._core.elements import ELEMENTS, ElementType
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
-from .._suite.model import ModelError, build_model
 from . import schemas
-from .recipes import WHERE, NoResult, Recipe, Source, to_case
+from .carriers import CARRIERS
+from .draw import BOOL, INT32, INT64, Draw
+from .recipes import WHERE, NoResult, Recipe
 from .schemas import opt, seq, tensor
-from .values import draw_shape, draw_tensor
-
-INT64 = ELEMENTS["int64"]
-INT32 = ELEMENTS["int32"]
-BOOL = ELEMENTS["bool"]
-
-
-# -- drawing ------------------------------------------------------------------------------------
-
-#: Operators whose sequence output holds tensors of their sequence input's rank.
-_KEEP_RANK = ("SequenceInsert", "SequenceErase", "Identity", "If", "Loop")
-
-
-class _Draw:
-    """One program being drawn: its nodes, sources and every value so far."""
-
-    def __init__(self, rng: random.Random, opset: int):
-        self.rng, self.opset = rng, opset
-        self.nodes: list[Node] = []
-        self.sources: list[Source] = []
-        self.values: dict[str, object] = {}
-        self.types: dict[str, ValueType] = {}
-        self.ranks: dict[str, int] = {}  # a sequence's element rank, where known when empty
-        self.count = 0
-
-    def name(self, stem: str) -> str:
-        self.count += 1
-        return f"{stem}{self.count}"
-
-    def source(self, value_type: ValueType, value, stem: str = "x",
-               initializer: bool = False) -> str:
-        name = self.name(stem)
-        self.sources.append(Source(name, value_type, value, initializer))
-        self.values[name], self.types[name] = value, value_type
-        return name
-
-    def tensor_input(self, element: ElementType, shape=None) -> str:
-        shape = draw_shape(self.rng) if shape is None else shape
-        return self.source(tensor(element), draw_tensor(self.rng, element, shape))
-
-    def sequence_input(self, element: ElementType, length=None, rank=None) -> str:
-        rng = self.rng
-        length = rng.choice((0, 1, 1, 2, 2, 3, 4)) if length is None else length
-        rank = rng.choice((0, 1, 1, 2)) if rank is None else rank
-        same = rng.random() < 0.6
-        first = draw_shape(rng, rank)
-        value = [draw_tensor(rng, element, first if same else draw_shape(rng, rank))
-                 for _ in range(length)]
-        name = self.source(seq(element), value, "s")
-        self.ranks[name] = rank
-        return name
-
-    def rank_of(self, name: str, default: int) -> int:
-        """The element rank of sequence `name`: its first element's, else what the draw
-        knows of it (onnx's inference carries it through), else `default`."""
-        value = self.values[name]
-        if value:
-            return np.asarray(value[0]).ndim
-        return self.ranks.get(name, default)
-
-    def constant_int(self, value, element: ElementType, stem: str = "p") -> str:
-        """An integer tensor as a graph input, an initializer or a Constant node."""
-        array = np.array(value, dtype=element.dtype)
-        how = self.rng.choice(("input", "input", "initializer", "constant"))
-        if how == "constant" and element == INT64 and array.ndim <= 1 and array.size \
-                and self.opset >= 12:
-            # the case format writes a Constant as value_int / value_ints (int64, Constant-12)
-            name = self.name(stem)
-            if array.ndim == 0:
-                self.node("Constant", [], [name], [tensor(element)], value_int=int(array))
-            else:
-                self.node("Constant", [], [name], [tensor(element)],
-                          value_ints=[int(v) for v in array])
-            return name
-        if how == "constant":
-            how = "initializer"
-        return self.source(tensor(element), array, stem, initializer=how == "initializer")
-
-    def node(self, op_type: str, inputs, outputs, out_types, **attributes) -> None:
-        """Add a node and run it on the oracle; NoResult when the spec gives no result."""
-        node = Node(op_type, tuple(inputs), tuple(outputs), tuple(sorted(attributes.items())),
-                    WHERE)
-        graph = Graph((), tuple(ValueDecl(n, None, WHERE) for n in outputs), (node,))
-        try:
-            results = oracle.run_graph(graph, self.opset, [], self.values)
-        except oracle.OracleError as error:
-            raise NoResult(str(error)) from None
-        self.nodes.append(node)
-        known = [self.ranks[i] for i in inputs if i in self.ranks]
-        for name, value, value_type in zip(outputs, results, out_types, strict=True):
-            self.values[name], self.types[name] = value, value_type
-            if isinstance(value_type, SequenceType) and value:
-                self.ranks[name] = np.asarray(value[0]).ndim
-            elif isinstance(value_type, SequenceType) and known and op_type in _KEEP_RANK:
-                self.ranks[name] = known[0]
-
-    def omit_tail(self, inputs: list) -> list:
-        """Trailing inputs left off: either dropped or given as ""."""
-        return inputs + [""] if self.rng.random() < 0.3 else inputs
-
-    def position(self, count: int, allow_end: bool, allowed) -> str:
-        """A position for a sequence of `count`: in range, sometimes -n, n or out of range."""
-        rng = self.rng
-        high = count if allow_end else count - 1
-        choices = list(range(-count, high + 1)) or [0]
-        value = rng.choice(choices + [-count, high]) if rng.random() > 0.03 else high + 1
-        return self.constant_int(value, rng.choice(allowed))
+from .values import draw_shape
 
 
 def _position_types(op_type: str, opset: int, role) -> list[ElementType]:
@@ -152,7 +46,7 @@ def _pick(rng, op_type: str, opset: int, role) -> ElementType:
 
 # -- one operator on values the draw already holds (or new sources) ----------------------------
 
-def _sequence_of(d: _Draw, element: ElementType) -> str:
+def _sequence_of(d: Draw, element: ElementType) -> str:
     """A sequence of `element`: one already drawn (the newest first), else a new one."""
     for name in reversed(list(d.types)):
         if d.types[name] == seq(element) and d.rng.random() < 0.85:
@@ -171,7 +65,7 @@ def _sequence_of(d: _Draw, element: ElementType) -> str:
     return d.sequence_input(element)
 
 
-def _last_sequence(d: _Draw):
+def _last_sequence(d: Draw):
     """The newest sequence value, if any, with its element type."""
     for name in reversed(list(d.types)):
         value_type = d.types[name]
@@ -180,7 +74,7 @@ def _last_sequence(d: _Draw):
     return None, None
 
 
-def op_sequence_construct(d: _Draw, element=None):
+def op_sequence_construct(d: Draw, element=None):
     role = lambda e: ([tensor(e)], [seq(e)])  # noqa: E731
     element = element or _pick(d.rng, "SequenceConstruct", d.opset, role)
     rank = d.rng.choice((0, 1, 1, 2, 3))
@@ -190,7 +84,7 @@ def op_sequence_construct(d: _Draw, element=None):
     d.node("SequenceConstruct", parts, [out], [seq(element)])
 
 
-def op_sequence_empty(d: _Draw, element=None):
+def op_sequence_empty(d: Draw, element=None):
     role = lambda e: ([], [seq(e)])  # noqa: E731
     out = d.name("s")
     if element is None and d.rng.random() < 0.2:  # dtype left off: float
@@ -200,7 +94,7 @@ def op_sequence_empty(d: _Draw, element=None):
     d.node("SequenceEmpty", [], [out], [seq(element)], dtype=element.proto)
 
 
-def op_sequence_at(d: _Draw, element=None):
+def op_sequence_at(d: Draw, element=None):
     name, element = _use_or_new(d, "SequenceAt", element,
                                 lambda e: ([seq(e), tensor(INT64)], [tensor(e)]))
     count = len(d.values[name])
@@ -212,7 +106,7 @@ def op_sequence_at(d: _Draw, element=None):
     d.node("SequenceAt", [name, d.position(count, False, positions)], [out], [tensor(element)])
 
 
-def op_sequence_insert(d: _Draw, element=None):
+def op_sequence_insert(d: Draw, element=None):
     role = lambda e: ([seq(e), tensor(e)], [seq(e)])  # noqa: E731
     name, element = _use_or_new(d, "SequenceInsert", element, role)
     existing = d.values[name]
@@ -228,7 +122,7 @@ def op_sequence_insert(d: _Draw, element=None):
     d.node("SequenceInsert", inputs, [out], [seq(element)])
 
 
-def op_sequence_erase(d: _Draw, element=None):
+def op_sequence_erase(d: Draw, element=None):
     role = lambda e: ([seq(e)], [seq(e)])  # noqa: E731
     name, element = _use_or_new(d, "SequenceErase", element, role)
     count = len(d.values[name])
@@ -243,14 +137,14 @@ def op_sequence_erase(d: _Draw, element=None):
     d.node("SequenceErase", inputs, [out], [seq(element)])
 
 
-def op_sequence_length(d: _Draw, element=None):
+def op_sequence_length(d: Draw, element=None):
     role = lambda e: ([seq(e)], [tensor(INT64)])  # noqa: E731
     name, _ = _use_or_new(d, "SequenceLength", element, role)
     out = d.name("n")
     d.node("SequenceLength", [name], [out], [tensor(INT64)])
 
 
-def op_split_to_sequence(d: _Draw, element=None):
+def op_split_to_sequence(d: Draw, element=None):
     role = lambda e: ([tensor(e)], [seq(e)])  # noqa: E731
     element = element or _pick(d.rng, "SplitToSequence", d.opset, role)
     rng = d.rng
@@ -284,7 +178,7 @@ def op_split_to_sequence(d: _Draw, element=None):
     d.node("SplitToSequence", inputs, [out], [seq(element)], **attributes)
 
 
-def op_concat_from_sequence(d: _Draw, element=None):
+def op_concat_from_sequence(d: Draw, element=None):
     role = lambda e: ([seq(e)], [tensor(e)])  # noqa: E731
     name, element = _use_or_new(d, "ConcatFromSequence", element, role)
     value = d.values[name]
@@ -303,7 +197,7 @@ def op_concat_from_sequence(d: _Draw, element=None):
     d.node("ConcatFromSequence", [name], [out], [tensor(element)], **attributes)
 
 
-def op_sequence_map(d: _Draw, element=None):
+def op_sequence_map(d: Draw, element=None):
     role = lambda e: ([seq(e)], [seq(e)])  # noqa: E731
     name, element = _use_or_new(d, "SequenceMap", element, role)
     rng = d.rng
@@ -346,7 +240,7 @@ def op_sequence_map(d: _Draw, element=None):
     d.node("SequenceMap", inputs, [out], [seq(out_element)], body=body)
 
 
-def _optional_value(d: _Draw, element: ElementType) -> str:
+def _optional_value(d: Draw, element: ElementType) -> str:
     """A value to wrap: the newest tensor or sequence of `element`, else a new one."""
     for name in reversed(list(d.types)):
         if d.types[name] in (seq(element), tensor(element)) and d.rng.random() < 0.7:
@@ -356,7 +250,7 @@ def _optional_value(d: _Draw, element: ElementType) -> str:
     return d.tensor_input(element)
 
 
-def op_optional(d: _Draw, element=None, inner: ValueType | None = None):
+def op_optional(d: Draw, element=None, inner: ValueType | None = None):
     rng = d.rng
     if inner is None:
         wrap = rng.choice((tensor, seq))
@@ -374,14 +268,14 @@ def op_optional(d: _Draw, element=None, inner: ValueType | None = None):
     d.node("Optional", [name], [out], [opt(inner)])
 
 
-def _last_optional(d: _Draw):
+def _last_optional(d: Draw):
     for name in reversed(list(d.types)):
         if isinstance(d.types[name], OptionalType):
             return name
     return None
 
 
-def _optional_input(d: _Draw, op_type: str) -> str:
+def _optional_input(d: Draw, op_type: str) -> str:
     """An optional to read: the newest one, else a new graph input (empty or present), else
     (where the version admits it) a plain tensor or sequence."""
     name = _last_optional(d)
@@ -415,7 +309,7 @@ def _admits_input(op_type: str, opset: int, value_type: ValueType) -> bool:
                for out in (inner, tensor(BOOL)))
 
 
-def op_optional_has_element(d: _Draw, element=None):
+def op_optional_has_element(d: Draw, element=None):
     rng = d.rng
     out = d.name("h")
     if schemas.admits("OptionalHasElement", d.opset, [], [tensor(BOOL)]) and rng.random() < 0.1:
@@ -427,7 +321,7 @@ def op_optional_has_element(d: _Draw, element=None):
     d.node("OptionalHasElement", [name], [out], [tensor(BOOL)])
 
 
-def op_optional_get_element(d: _Draw, element=None):
+def op_optional_get_element(d: Draw, element=None):
     name = _optional_input(d, "OptionalGetElement")
     value_type = d.types[name]
     inner = value_type.element if isinstance(value_type, OptionalType) else value_type
@@ -437,7 +331,7 @@ def op_optional_get_element(d: _Draw, element=None):
     d.node("OptionalGetElement", [name], [out], [inner])
 
 
-def _use_or_new(d: _Draw, op_type: str, element, role):
+def _use_or_new(d: Draw, op_type: str, element, role):
     """The newest sequence of an admitted element type, else a new sequence; with its
     element type."""
     name, found = _last_sequence(d)
@@ -447,128 +341,6 @@ def _use_or_new(d: _Draw, op_type: str, element, role):
     element = element if element in allowed else None
     element = element or _pick(d.rng, op_type, d.opset, role)
     return _sequence_of(d, element), element
-
-
-# -- carriers: Identity, If, Loop ---------------------------------------------------------------
-
-def carry_identity(d: _Draw, name: str) -> str:
-    value_type = d.types[name]
-    if not schemas.admits("Identity", d.opset, [value_type], [value_type]):
-        raise NoResult(f"Identity at opset {d.opset} does not carry {value_type}")
-    out = d.name("i")
-    d.node("Identity", [name], [out], [value_type])
-    return out
-
-
-def carry_if(d: _Draw, name: str) -> str:
-    """If(cond) { then: Identity(name) } else { SequenceErase(name) or Identity(name) };
-    sometimes a second output, a tensor each branch makes with a Constant node."""
-    value_type = d.types[name]
-    if not (schemas.admits("If", d.opset, [tensor(BOOL)], [value_type])
-            and schemas.admits("Identity", d.opset, [value_type], [value_type])):
-        raise NoResult(f"If at opset {d.opset} does not carry {value_type}")
-    cond = d.source(tensor(BOOL), np.array(d.rng.random() < 0.5), "c")
-    then_out, else_out = d.name("ti"), d.name("ei")
-    out_decl = lambda n: (ValueDecl(n, value_type, WHERE),)  # noqa: E731
-    then_nodes = (Node("Identity", (name,), (then_out,), (), WHERE),)
-    if isinstance(value_type, SequenceType) and d.values[name]:
-        else_nodes = (Node("SequenceErase", (name,), (else_out,), (), WHERE),)
-    else:
-        else_nodes = (Node("Identity", (name,), (else_out,), (), WHERE),)
-    then_decls, else_decls = out_decl(then_out), out_decl(else_out)
-    outputs, out_types = [d.name("f")], [value_type]
-    if d.opset >= 12 and d.rng.random() < 0.4:  # a branch output made by a Constant node
-        made = []
-        for _ in ("then", "else"):
-            k = d.name("ck")
-            made.append((Node("Constant", (), (k,), (("value_int", d.rng.randint(1, 9)),),
-                              WHERE), ValueDecl(k, TensorType(INT64, ()), WHERE)))
-        then_nodes, then_decls = then_nodes + (made[0][0],), then_decls + (made[0][1],)
-        else_nodes, else_decls = else_nodes + (made[1][0],), else_decls + (made[1][1],)
-        outputs.append(d.name("fk"))
-        out_types.append(tensor(INT64))
-    d.node("If", [cond], outputs, out_types, then_branch=Graph((), then_decls, then_nodes),
-           else_branch=Graph((), else_decls, else_nodes))
-    return outputs[0]
-
-
-def carry_loop(d: _Draw, name: str) -> str:
-    """Loop(M, cond) carrying a sequence (each turn inserts a tensor at the back) or an
-    optional (passed through). The condition is omitted, given (true or false), or given true
-    with a body that stops after a drawn number of turns (`Less(i, k)`, k a Constant node);
-    sometimes the iteration number is also a scan output (0-d values stacked to [N])."""
-    value_type = d.types[name]
-    if not schemas.admits("Loop", d.opset, [tensor(INT64), None, value_type], [value_type]):
-        raise NoResult(f"Loop at opset {d.opset} does not carry {value_type}")
-    if isinstance(value_type, SequenceType):
-        item_type = value_type.element
-        body = ("SequenceInsert", [value_type, item_type], [value_type])
-    else:
-        body = ("Identity", [value_type], [value_type])
-    if not schemas.admits(body[0], d.opset, *body[1:]):
-        raise NoResult(f"{body[0]} at opset {d.opset} does not take {value_type} (Loop body)")
-    rng = d.rng
-    i, c, s_in, c_out, s_out = (d.name(x) for x in ("li", "lc", "ls", "lco", "lso"))
-    if isinstance(value_type, SequenceType):
-        element = value_type.element.element
-        shape = _fitting(draw_shape(rng, d.rank_of(name, 1)), _inferred_elements(d, name))
-        item = d.tensor_input(element, shape)
-        carry = Node("SequenceInsert", (s_in, item), (s_out,), (), WHERE)
-    else:
-        carry = Node("Identity", (s_in,), (s_out,), (), WHERE)
-    trips = d.source(tensor(INT64), np.array(rng.randint(0, 3), dtype=np.int64), "m")
-    style = rng.choice(("omitted", "omitted", "given", "stop")) if d.opset >= 12 else "omitted"
-    cond = "" if style == "omitted" else d.source(
-        tensor(BOOL), np.array(style == "stop" or rng.random() < 0.5), "lcond")
-    stops = (Node("Identity", (c,), (c_out,), (), WHERE),)
-    if style == "stop":
-        k = d.name("lk")
-        stops = (Node("Constant", (), (k,), (("value_int", rng.randint(0, 2)),), WHERE),
-                 Node("Less", (i, k), (c_out,), (), WHERE))
-    body_outputs = [ValueDecl(c_out, TensorType(BOOL, ()), WHERE),
-                    ValueDecl(s_out, value_type, WHERE)]
-    nodes = (*stops, carry)
-    outputs, out_types = [d.name("l")], [value_type]
-    if rng.random() < 0.3:  # the iteration number as a scan output
-        scan = d.name("lsc")
-        nodes += (Node("Identity", (i,), (scan,), (), WHERE),)
-        body_outputs.append(ValueDecl(scan, TensorType(INT64, ()), WHERE))
-        outputs.append(d.name("lscan"))
-        out_types.append(TensorType(INT64, (None,)))
-    body = Graph((ValueDecl(i, TensorType(INT64, ()), WHERE),
-                  ValueDecl(c, TensorType(BOOL, ()), WHERE),
-                  ValueDecl(s_in, value_type, WHERE)),
-                 tuple(body_outputs), nodes)
-    d.node("Loop", [trips, cond, name], outputs, out_types, body=body)
-    return outputs[0]
-
-
-def _inferred_elements(d: _Draw, name: str):
-    """The element shape onnx's shape inference gives sequence `name` in the program so far,
-    its graph inputs declaring fixed dims (the most it can know): dims (None: unknown), or None
-    where it knows no rank. onnx's Loop inference gives a carried sequence the type of the
-    Loop's input, not widened by what the body inserts; a tensor the body inserts must fit it,
-    else the tensor-boundary form (SequenceAt on the Loop's output) contradicts inference."""
-    recipe = Recipe(d.opset, tuple(d.nodes), tuple(d.sources), (name,), dict(d.types),
-                    fixed=True)
-    try:
-        model = build_model(to_case(recipe, "carried"))
-    except (NoResult, ModelError):
-        return None
-    inferred = shape_inference.infer_shapes(model).graph.output[0].type
-    element = inferred.sequence_type.elem_type.tensor_type
-    if not element.HasField("shape"):
-        return None
-    return tuple(dim.dim_value if dim.HasField("dim_value") else None
-                 for dim in element.shape.dim)
-
-
-def _fitting(drawn: tuple, known) -> tuple:
-    """`drawn`, made to fit the inferred element shape `known` (its rank, its fixed dims)."""
-    if known is None:
-        return drawn
-    return tuple(k if k is not None else (drawn[i] if i < len(drawn) else 1)
-                 for i, k in enumerate(known))
 
 
 #: The operators a program starts from, each with how it is drawn.
@@ -586,7 +358,6 @@ OPERATORS = {
     "OptionalHasElement": op_optional_has_element,
     "OptionalGetElement": op_optional_get_element,
 }
-CARRIERS = {"Identity": carry_identity, "If": carry_if, "Loop": carry_loop}
 
 
 def generate(seed: int, operators=None, opsets=None) -> Recipe:
@@ -602,7 +373,7 @@ def generate(seed: int, operators=None, opsets=None) -> Recipe:
         raise NoResult(f"{op_type} exists at none of the opsets {sorted(opsets or [])}")
     version = rng.choice(sorted({schemas_version(op_type, o) for o in choices}))
     opset = rng.choice([o for o in choices if schemas_version(op_type, o) == version])
-    d = _Draw(rng, opset)
+    d = Draw(rng, opset)
     OPERATORS[op_type](d)
     shape = rng.random()
     if shape < 0.45:  # a chain: the next operators read what the last one made

@@ -1,0 +1,120 @@
+"""One program being drawn (`Draw`): its nodes, its sources and every value so far, each
+node run on the spec oracle as it is added so later choices see real values. programs.py draws
+the operators and carriers.py the Identity/If/Loop carriers on top of it."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from .._core import oracle
+from .._core.cases import Graph, Node, ValueDecl
+from .._core.elements import ELEMENTS, ElementType
+from .._core.value_types import SequenceType, ValueType
+from .recipes import WHERE, NoResult, Source
+from .schemas import seq, tensor
+from .values import draw_shape, draw_tensor
+
+INT64 = ELEMENTS["int64"]
+INT32 = ELEMENTS["int32"]
+BOOL = ELEMENTS["bool"]
+
+#: Operators whose sequence output holds tensors of their sequence input's rank.
+_KEEP_RANK = ("SequenceInsert", "SequenceErase", "Identity", "If", "Loop")
+
+
+class Draw:
+    """One program being drawn: its nodes, sources and every value so far."""
+
+    def __init__(self, rng: random.Random, opset: int):
+        self.rng, self.opset = rng, opset
+        self.nodes: list[Node] = []
+        self.sources: list[Source] = []
+        self.values: dict[str, object] = {}
+        self.types: dict[str, ValueType] = {}
+        self.ranks: dict[str, int] = {}  # a sequence's element rank, where known when empty
+        self.count = 0
+
+    def name(self, stem: str) -> str:
+        self.count += 1
+        return f"{stem}{self.count}"
+
+    def source(self, value_type: ValueType, value, stem: str = "x",
+               initializer: bool = False) -> str:
+        name = self.name(stem)
+        self.sources.append(Source(name, value_type, value, initializer))
+        self.values[name], self.types[name] = value, value_type
+        return name
+
+    def tensor_input(self, element: ElementType, shape=None) -> str:
+        shape = draw_shape(self.rng) if shape is None else shape
+        return self.source(tensor(element), draw_tensor(self.rng, element, shape))
+
+    def sequence_input(self, element: ElementType, length=None, rank=None) -> str:
+        rng = self.rng
+        length = rng.choice((0, 1, 1, 2, 2, 3, 4)) if length is None else length
+        rank = rng.choice((0, 1, 1, 2)) if rank is None else rank
+        same = rng.random() < 0.6
+        first = draw_shape(rng, rank)
+        value = [draw_tensor(rng, element, first if same else draw_shape(rng, rank))
+                 for _ in range(length)]
+        name = self.source(seq(element), value, "s")
+        self.ranks[name] = rank
+        return name
+
+    def rank_of(self, name: str, default: int) -> int:
+        """The element rank of sequence `name`: its first element's, else what the draw
+        knows of it (onnx's inference carries it through), else `default`."""
+        value = self.values[name]
+        if value:
+            return np.asarray(value[0]).ndim
+        return self.ranks.get(name, default)
+
+    def constant_int(self, value, element: ElementType, stem: str = "p") -> str:
+        """An integer tensor as a graph input, an initializer or a Constant node."""
+        array = np.array(value, dtype=element.dtype)
+        how = self.rng.choice(("input", "input", "initializer", "constant"))
+        if how == "constant" and element == INT64 and array.ndim <= 1 and array.size \
+                and self.opset >= 12:
+            # the case format writes a Constant as value_int / value_ints (int64, Constant-12)
+            name = self.name(stem)
+            if array.ndim == 0:
+                self.node("Constant", [], [name], [tensor(element)], value_int=int(array))
+            else:
+                self.node("Constant", [], [name], [tensor(element)],
+                          value_ints=[int(v) for v in array])
+            return name
+        if how == "constant":
+            how = "initializer"
+        return self.source(tensor(element), array, stem, initializer=how == "initializer")
+
+    def node(self, op_type: str, inputs, outputs, out_types, **attributes) -> None:
+        """Add a node and run it on the oracle; NoResult when the spec gives no result."""
+        node = Node(op_type, tuple(inputs), tuple(outputs), tuple(sorted(attributes.items())),
+                    WHERE)
+        graph = Graph((), tuple(ValueDecl(n, None, WHERE) for n in outputs), (node,))
+        try:
+            results = oracle.run_graph(graph, self.opset, [], self.values)
+        except oracle.OracleError as error:
+            raise NoResult(str(error)) from None
+        self.nodes.append(node)
+        known = [self.ranks[i] for i in inputs if i in self.ranks]
+        for name, value, value_type in zip(outputs, results, out_types, strict=True):
+            self.values[name], self.types[name] = value, value_type
+            if isinstance(value_type, SequenceType) and value:
+                self.ranks[name] = np.asarray(value[0]).ndim
+            elif isinstance(value_type, SequenceType) and known and op_type in _KEEP_RANK:
+                self.ranks[name] = known[0]
+
+    def omit_tail(self, inputs: list) -> list:
+        """Trailing inputs left off: either dropped or given as ""."""
+        return inputs + [""] if self.rng.random() < 0.3 else inputs
+
+    def position(self, count: int, allow_end: bool, allowed) -> str:
+        """A position for a sequence of `count`: in range, sometimes -n, n or out of range."""
+        rng = self.rng
+        high = count if allow_end else count - 1
+        choices = list(range(-count, high + 1)) or [0]
+        value = rng.choice(choices + [-count, high]) if rng.random() > 0.03 else high + 1
+        return self.constant_int(value, rng.choice(allowed))
