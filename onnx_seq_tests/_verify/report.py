@@ -27,9 +27,9 @@ from .scoreboard import (
     scoreboard_table,
     suite_text,
 )
-from .tally import UNEXPECTED, cap, counts, descriptions, form_of, load_about, message_key, rollup
+from .tally import cap, counts, descriptions, form_of, load_about, message_key, rollup
 from .text_report import Progress, quiet_text, result_line, summary_text, text_report
-from .verifier import Result
+from .verifier import UNEXPECTED, Result
 from .writers import json_document, write_json, write_junit, xml_text
 
 __all__ = ["Merged", "Note", "NotesError", "Progress", "ReportError", "ReportWriteError", "Result",

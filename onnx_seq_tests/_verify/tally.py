@@ -18,13 +18,11 @@ from .._suite.tensor_io import TENSOR_IO_SUITE
 from .backends import describe
 from .verifier import OUTCOMES, Result
 
-#: The outcomes of the shared contract, in the order reports show them (verifier.OUTCOMES may
-#: hold fewer; any other outcome it names is shown after these).
-CONTRACT = ("pass", "fail", "refused", "error", "crash", "timeout", "xfail", "xpass")
-SHOWN = CONTRACT + tuple(o for o in OUTCOMES if o not in CONTRACT)
-#: The outcomes that make a run fail, worst first: wrong values, then the process died or hung,
-#: then raised while running, then would not take the model.
-UNEXPECTED = ("fail", "crash", "timeout", "error", "refused")
+#: The outcomes in the order reports show them.
+SHOWN = OUTCOMES
+#: The outcomes that make a run fail (verifier.UNEXPECTED), worst first: wrong values, then the
+#: process died or hung, then raised while running, then would not take the model.
+WORST_FIRST = ("fail", "crash", "timeout", "error", "refused")
 #: What each outcome means, for legends.
 MEANING = {
     "pass": "every data set matched",
@@ -221,7 +219,7 @@ def groups(results: list[Result]) -> list[tuple[str, list[Result]]]:
 
 
 def by_severity(results: list[Result]) -> list[Result]:
-    """The results that did not go as expected, worst outcome first (see UNEXPECTED), in run
+    """The results that did not go as expected, worst outcome first (WORST_FIRST), in run
     order within an outcome."""
-    rank = {o: i for i, o in enumerate(UNEXPECTED)}
+    rank = {o: i for i, o in enumerate(WORST_FIRST)}
     return sorted((r for r in results if r.outcome in rank), key=lambda r: rank[r.outcome])

@@ -16,7 +16,6 @@ from collections import Counter
 from .._core.problems import one_line
 from .tally import (
     SHOWN,
-    UNEXPECTED,
     by_severity,
     counts,
     first_line,
@@ -27,7 +26,7 @@ from .tally import (
     raw_outcome,
     rollup,
 )
-from .verifier import Result
+from .verifier import UNEXPECTED, Result
 
 #: How many failures and message groups `--summary` shows before it counts the rest.
 SUMMARY_FAILURES = 10
