@@ -144,3 +144,15 @@ def test_type_strings_allow_spaces_around_parentheses_only():
     assert str(parse_type(" seq( tensor(float) ) ")) == "seq(tensor(float))"
     with pytest.raises(ValueError, match="is not a type"):
         parse_type("ten sor(float)")
+
+
+def test_strings_keep_their_nul_characters():
+    # onnx's numpy_helper.to_array drops trailing NULs (it goes through a fixed-width numpy
+    # string); a string a runtime is fed, or is expected to give, must be the one written
+    value = np.array([["\0", "a\0"], ["", "日本\0\0"]], dtype=object)
+    assert numpy_helper.to_array(numpy_helper.from_array(value))[0, 0] == ""  # onnx's loss
+    got = decode(encode(value, TensorType(ELEMENTS["string"], (2, 2))))
+    assert got.dtype == object and got.shape == (2, 2)
+    assert got.tolist() == [["\0", "a\0"], ["", "日本\0\0"]]
+    assert decode(encode([np.array("\0", dtype=object)], SequenceType(
+        TensorType(ELEMENTS["string"], ())))) [0].item() == "\0"

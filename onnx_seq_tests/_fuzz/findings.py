@@ -1,5 +1,5 @@
 """Findings as case files: a shrunk program written in the project's YAML case format (through
-the importer's writer), and `merge`, which dedupes the findings of several campaigns.
+the case-file writer), and `merge`, which dedupes the findings of several campaigns.
 
 Each file holds one case and starts with comment lines naming its signature and the command
 that reproduces it; the case's `doc` says what the backend answered. `gen-seq-tests build DIR`
@@ -13,15 +13,13 @@ import re
 import shutil
 from pathlib import Path
 
-from .._casefile.reader import load_file
+from .._casefile.reader import load_text
+from .._casefile.writer import NotExpressible, case_data, cases_text
 from .._core.cases import Case
 from .._core.problems import Problems, SeqTestsError
-from .._read.importer import Imported, NotExpressible, case_mapping, to_yaml
-from .._read.load import from_case
 from .._suite.build import compile_case
 
 SIGNATURE_LINE = "# signature: "
-_ORIGIN = "fuzz"
 
 
 class FindingError(SeqTestsError):
@@ -38,24 +36,23 @@ def file_stem(signature: str) -> str:
 def case_text(case: Case, signature: str, reproduce: str) -> str:
     """The case file of a finding; FindingError when the format cannot hold it."""
     try:
-        mapping = case_mapping(from_case(case))
+        mapping = case_data(case)
     except NotExpressible as error:
         raise FindingError(f"case '{case.name}' cannot be written as a case file: {error}") \
             from None
-    mapping["name"] = case.name
     header = (f"# gen-seq-tests fuzz finding\n{SIGNATURE_LINE}{signature}\n"
               f"# reproduce: {reproduce}\n")
-    text = to_yaml(Imported([(_ORIGIN, mapping)], []), header)
-    return text.replace(f"# imported from {_ORIGIN}\n", "")
+    return cases_text([([], mapping)], header)
 
 
 def write(folder: Path, case: Case, signature: str, reproduce: str) -> Path:
     """Write the finding's case file into `folder`, checked to build; its path."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{file_stem(signature)}.yaml"
-    path.write_text(case_text(case, signature, reproduce), encoding="utf-8")
+    text = case_text(case, signature, reproduce)
+    path.write_text(text, encoding="utf-8")
     problems = Problems()
-    for loaded in load_file(path, problems):
+    for loaded in load_text(text, str(path), problems):
         compile_case(loaded, "undefined", problems)
     if problems.found:
         raise FindingError(f"{path}: the written finding does not build: "

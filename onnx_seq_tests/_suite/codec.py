@@ -59,8 +59,13 @@ def _optional_elem_type(value_type: OptionalType) -> int:
 
 
 def decode(proto: Proto):
-    """The value a proto holds; both encodings of an empty optional give None."""
+    """The value a proto holds; both encodings of an empty optional give None. A string
+    tensor's elements are its UTF-8 strings exactly: onnx's `numpy_helper.to_array` goes
+    through a fixed-width numpy string, which drops trailing NUL characters ("a\\0" -> "a")."""
     if isinstance(proto, TensorProto):
+        if proto.data_type == TensorProto.STRING:
+            strings = [item.decode("utf-8") for item in proto.string_data]
+            return np.array(strings, dtype=object).reshape(tuple(proto.dims))
         return numpy_helper.to_array(proto)
     if isinstance(proto, SequenceProto):
         if proto.elem_type not in (SequenceProto.TENSOR, SequenceProto.UNDEFINED):
