@@ -39,7 +39,10 @@ class BuildCache:
     def from_json(cls, data: bytes, where: str) -> BuildCache:
         """The record in `data`; CacheError (one line, starting with `where`) when it is not
         valid JSON or any field is missing or of the wrong type."""
-        value = load_json(data, where)
+        try:
+            value = load_json(data, where)
+        except ManifestError as error:
+            raise CacheError(str(error)) from None
         if not isinstance(value, dict):
             raise CacheError(f"{where}: not a build cache (a JSON object)")
         try:
