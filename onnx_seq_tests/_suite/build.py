@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import json
 import os
 import shutil
 from contextlib import contextmanager
@@ -40,6 +39,7 @@ from .._core.problems import (
     SeqTestsError,
     path_argument,
 )
+from .build_cache import BuildCache
 from .compiling import (
     CaseResult,
     FileResult,
@@ -153,10 +153,10 @@ def previous(root: Path, work: Path, key: str) -> Previous:
         files, folders = scan_tree(root)  # no manifest to say what a build wrote: nothing
         return Previous(foreign=unlisted({}, files, folders))
     cache = _read_cache(work, key, old.manifest_bytes)
-    if cache is not None and len(cache["mtimes"]) != len(listed):
+    if cache is not None and len(cache.mtimes) != len(listed):
         cache = None
-    if cache is not None and folders_hold(root, cache["folders"]):
-        old.folders = cache["folders"]
+    if cache is not None and folders_hold(root, cache.folders):
+        old.folders = cache.folders
         old.stats = {r: _stat(f"{root}/{r}") for r in listed}
         on_disk_by_folder = None  # no folder changed: each holds exactly its listed files
         old.exact = True
@@ -169,8 +169,8 @@ def previous(root: Path, work: Path, key: str) -> Previous:
                      and old.folders.keys() == folders_of(listed))
         old.foreign = unlisted(listed, old.stats, old.folders)
     if cache is not None:
-        old.trusted, old.sources, old.fingerprints = True, cache["sources"], cache["fingerprints"]
-        good = {r for r, mtime in zip(listed, cache["mtimes"], strict=True)
+        old.trusted, old.sources, old.fingerprints = True, cache.sources, cache.fingerprints
+        good = {r for r, mtime in zip(listed, cache.mtimes, strict=True)
                 if old.stats.get(r) == (listed[r]["size"], mtime)}
     else:  # no cache to trust: read every file
         good = {r for r in listed if r in old.stats
@@ -205,18 +205,13 @@ def _case_folder(relative: str) -> str | None:
     return f"{parts[0]}/{parts[1]}" if len(parts) == 3 else None
 
 
-def _read_cache(work: Path, key: str, manifest_bytes: bytes) -> dict | None:
+def _read_cache(work: Path, key: str, manifest_bytes: bytes) -> BuildCache | None:
     """The cache, when it belongs to this build key and to the tree with this manifest."""
     try:
-        cache = load_json((work / CACHE).read_bytes(), str(work / CACHE))
-        if (cache["key"] == key and cache["manifest_sha256"]
-                == hashlib.sha256(manifest_bytes).hexdigest()
-                and isinstance(cache["sources"], dict) and isinstance(cache["fingerprints"], dict)
-                and isinstance(cache["mtimes"], list) and isinstance(cache["folders"], dict)):
-            return cache
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    return None
+        cache = BuildCache.from_json((work / CACHE).read_bytes(), str(work / CACHE))
+    except (OSError, ValueError):  # CacheError is a ValueError
+        return None
+    return cache if cache.belongs_to(key, manifest_bytes) else None
 
 
 #: What the file system says when the output root's folder can never be written (as opposed
@@ -331,9 +326,14 @@ def _finish(root, work, key, old, paths, empty_optional, jobs, kept, to_parse, r
     """Compile what changed (writing each changed case into `staging` as soon as it is
     compiled, when streaming), then publish the new tree and the cache."""
     to_compile = [p for p, _ in to_parse]
+    planned: dict[str, tuple] = {}  # name -> _plan(case, old), for the cases streamed
+
+    def write_now(case: CaseResult) -> None:
+        plan = planned[case.name] = _plan(case, old)
+        staging.write_all(plan[1])
+
     if sum(map(_size, to_compile)) >= STREAM_BYTES:
-        results = stream_files(to_compile, empty_optional, reusable, jobs,
-                               lambda case: staging.write_all(_plan(case, old)[1]))
+        results = stream_files(to_compile, empty_optional, reusable, jobs, write_now)
     else:
         results = compile_files(to_compile, empty_optional, reusable, jobs)
     every = [c for _, done in kept for c in done] + [c for r in results for c in r.cases]
@@ -343,23 +343,24 @@ def _finish(root, work, key, old, paths, empty_optional, jobs, kept, to_parse, r
         sources_map[sha] = [c.name for c in result.cases]
     cases = {c.name: c.entry for c in every}
     fingerprints = {c.name: c.fingerprint for c in every}
-    files, links, writes, rebuilt = _new_tree(every, old)
+    files, links, writes, rebuilt = _new_tree(every, old, planned)
     manifest = make_manifest(cases, files, SUITE, empty_optional)
     same = old.trusted and manifest == old.manifest  # then its bytes are the old ones
     manifest_bytes = old.manifest_bytes if same else dumps(manifest)
     removed = sorted(set(old.manifest["cases"]) - set(cases))
-    cache = {"key": key, "manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
-             "sources": sources_map, "fingerprints": fingerprints}
+    manifest_sha256 = hashlib.sha256(manifest_bytes).hexdigest()
     written = sum(1 for entry in cases.values() if "derived_from" not in entry)
     if old.exact and manifest_bytes == old.manifest_bytes:
         staging.discard()
         if not (old.trusted and sources_map == old.sources
                 and fingerprints == old.fingerprints):
-            _write_cache(work, cache, manifest["files"], old.stats, old.folders)
+            _write_cache(work, BuildCache(key, manifest_sha256, sources_map, fingerprints,
+                                          _mtimes(files, old.stats), old.folders))
         return BuildReport(root, written, [], [], False)
     stats = _publish(root, work, links, writes, manifest_bytes, staging)
     folders = {f: os.stat(os.path.join(root, f)).st_mtime_ns for f in folders_of(files)}
-    _write_cache(work, cache, manifest["files"], stats, folders)
+    _write_cache(work, BuildCache(key, manifest_sha256, sources_map, fingerprints,
+                                  _mtimes(files, stats), folders))
     return BuildReport(root, written, _as_written(rebuilt, cases),
                        _as_written(removed, old.manifest["cases"]), True)
 
@@ -383,12 +384,13 @@ def _plan(case: CaseResult, old: Previous) -> tuple[dict[str, dict], dict[str, b
     return kept_entries, {}, kept
 
 
-def _new_tree(cases: list[CaseResult], old: Previous):
+def _new_tree(cases: list[CaseResult], old: Previous, planned: dict[str, tuple]):
     """The new tree's file entries, the old files it keeps (to link), the files to write, and
-    the cases written."""
+    the cases written; `planned` holds the plans already made (each file hashed once)."""
     files, links, writes, rebuilt = {}, [], {}, []
     for case in cases:
-        entries, data, kept = _plan(case, old)
+        plan = planned.get(case.name)
+        entries, data, kept = plan if plan is not None else _plan(case, old)
         files.update(entries)
         writes.update(data)
         links.extend(kept)
@@ -438,15 +440,16 @@ def _publish(root: Path, work: Path, links: list[str], writes: dict[str, bytes],
     return stager.stats
 
 
-def _write_cache(work: Path, cache: dict, files: dict[str, dict],
-                 stats: dict[str, tuple[int, int]], folders: dict[str, int]) -> None:
-    """Write the cache: `mtimes` lists the files' mtimes in the manifest's (sorted) order,
-    `folders` the mtime of every folder of the tree ('' for the root)."""
-    cache = {**cache, "mtimes": [stats[r][1] for r in sorted(files)], "folders": folders}
-    data = json.dumps(cache, sort_keys=True, separators=(",", ":")).encode()
+def _mtimes(files: dict[str, dict], stats: dict[str, tuple[int, int]]) -> list[int]:
+    """The mtime of each file of `files` (a manifest's), in sorted path order."""
+    return [stats[r][1] for r in sorted(files)]
+
+
+def _write_cache(work: Path, cache: BuildCache) -> None:
+    """Write cache.json in one replace (a crash leaves the old cache or the new one)."""
     path, temporary = work / CACHE, work / f"{CACHE}.partial"
     work.mkdir(exist_ok=True)
-    temporary.write_bytes(data)
+    temporary.write_bytes(cache.to_json())
     os.replace(temporary, path)
 
 

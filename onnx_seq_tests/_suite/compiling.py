@@ -166,10 +166,12 @@ def stream_files(paths: list[Path], empty_optional: str, reusable: dict[str, str
                  on_case) -> list[FileResult]:
     """`compile_files`, with every CaseResult handed to `on_case` in this process as soon as a
     worker has made it (the results' `cases` are then filled in here, in each file's order).
-    Runs `jobs` (at least one) worker processes, largest files first, so this process is free
-    to use each case (write its files) while the workers compile the next ones."""
+    Runs `jobs` (at least one) worker processes, so this process is free to use each case
+    (write its files) while the workers compile the next ones: the smallest file first (the
+    first case comes soonest), then the largest first (the workers end together)."""
     names = [str(p) for p in paths]
-    largest_first = sorted(names, key=_size, reverse=True)
+    order = sorted(names, key=_size, reverse=True)
+    order.insert(0, order.pop())
     import multiprocessing
 
     context = multiprocessing.get_context()
@@ -179,7 +181,7 @@ def stream_files(paths: list[Path], empty_optional: str, reusable: dict[str, str
     with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(names))), mp_context=context,
                              initializer=_start_worker, initargs=(channel,)) as pool:
         futures = [pool.submit(_stream_file, name, empty_optional, reusable)
-                   for name in largest_first]
+                   for name in order]
         while len(problems) < len(names):
             try:
                 name, item = channel.get(timeout=0.2)

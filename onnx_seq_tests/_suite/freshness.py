@@ -20,6 +20,7 @@ from pathlib import Path
 from .._casefile.discovery import case_files, read_case_file
 from .._core import versions
 from .._core.problems import SeqTestsError
+from .build_cache import BuildCache
 from .manifest import MANIFEST, CaseEntry, FileEntry, case_entries, load_json
 from .publish import CACHE, folders_of, locked, scan_tree, work_dir
 
@@ -133,11 +134,10 @@ def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = 
             return None  # an interrupted build's leftovers: the full path recovers them
         with locked(work):
             manifest_bytes = (root / MANIFEST).read_bytes()
-            cache = load_json((work / CACHE).read_bytes(), CACHE)
-            if (cache["key"] != build_key(empty_optional) or cache["manifest_sha256"]
-                    != hashlib.sha256(manifest_bytes).hexdigest()):
+            cache = BuildCache.from_json((work / CACHE).read_bytes(), CACHE)
+            if not cache.belongs_to(build_key(empty_optional), manifest_bytes):
                 return None
-            sources = cache["sources"]
+            sources = cache.sources
             found = case_files(paths)
             hashes = {hashlib.sha256(read_case_file(path)).hexdigest() for path in found}
             if not hashes or len(hashes) != len(found) or hashes != set(sources):
@@ -159,9 +159,9 @@ def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = 
                         if FileEntry.of(file.read()) != entry:
                             return None
                 return _as_written(cases)
-            if not folders_hold(root, cache["folders"]) or len(cache["mtimes"]) != len(listed):
+            if not folders_hold(root, cache.folders) or len(cache.mtimes) != len(listed):
                 return None
-            for relative, mtime in zip(sorted(listed), cache["mtimes"], strict=True):
+            for relative, mtime in zip(sorted(listed), cache.mtimes, strict=True):
                 stat = os.stat(f"{root}/{relative}")
                 if (stat.st_size, stat.st_mtime_ns) != (listed[relative].size, mtime):
                     return None

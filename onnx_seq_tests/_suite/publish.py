@@ -118,7 +118,8 @@ class Stager:
     def __init__(self, root: Path):
         self.root = Path(root)
         self.stats: dict[str, tuple[int, int]] = {}
-        self._folders: set[str] = set()
+        self._folders: set[str] = set()  # made or found: '' is the root
+        self._prefix = os.fspath(self.root) + os.sep
 
     def write(self, relative: str, data: bytes) -> None:
         path = self._path(relative)
@@ -143,9 +144,23 @@ class Stager:
     def _path(self, relative: str) -> str:
         folder = relative.rpartition("/")[0]
         if folder not in self._folders:
-            os.makedirs(self.root / folder, exist_ok=True)
-            self._folders.add(folder)
-        return os.path.join(self.root, relative)
+            self._make(folder)
+        return self._prefix + relative
+
+    def _make(self, folder: str) -> None:
+        """Make `folder` and the folders above it not made yet, one mkdir each (no stat)."""
+        if not folder:
+            os.makedirs(self.root, exist_ok=True)
+        else:
+            parent = folder.rpartition("/")[0]
+            if parent not in self._folders:
+                self._make(parent)
+            try:
+                os.mkdir(self._prefix + folder)
+            except FileExistsError:
+                if not os.path.isdir(self._prefix + folder):
+                    raise
+        self._folders.add(folder)
 
     def _note(self, relative: str, stat: os.stat_result) -> None:
         self.stats[relative] = (stat.st_size, stat.st_mtime_ns)
