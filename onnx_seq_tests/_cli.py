@@ -248,7 +248,7 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     from ._suite.discovery import NoCasesError
     from ._suite.resources import default_suite, resolve_suite, xfail_file
     from ._verify import report
-    from ._verify.backends import BackendSpecError, load_backend
+    from ._verify.backends import BackendSpecError, check_spec
     from ._verify.verifier import UNEXPECTED, check_xfail, find_cases, load_xfail, suite_info
     from ._verify.verifier import verify as run_verify
 
@@ -261,7 +261,7 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
                                  param_hint="--backend")
     for spec in backends:
         try:
-            load_backend(spec)
+            check_spec(spec)
         except BackendSpecError as error:
             raise click.BadParameter(one_line(str(error)), param_hint="--backend") from None
     for pattern in select:
