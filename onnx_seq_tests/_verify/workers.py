@@ -50,8 +50,11 @@ from .specs import spec_modules
 
 #: Lines of a crashed worker's output quoted in the case's message.
 STDERR_LINES = 8
-#: Tasks sent ahead to a worker, so it never waits for the parent between cases.
-QUEUE_DEPTH = 2
+#: Tasks a worker may hold (sent ahead, the first one running), so it never waits for the
+#: parent between cases, also when a busy machine is slow to wake the parent: up to
+#: QUEUE_DEPTH, and at least 2, while a quarter of the tasks left per worker allows it (the
+#: workers stay balanced near the end of a run).
+QUEUE_DEPTH = 64
 #: How long a starting worker may take to import its backends before the run stops.
 START_TIMEOUT = 300.0
 
@@ -234,8 +237,9 @@ class Pool:
         wanted += 1 if self.spare and self.pending else 0
         while len(self.workers) < wanted:
             self._start()
-        for worker in self.workers:  # keep each busy worker one task ahead: no round trip
-            while worker.ready and self.pending and len(worker.queue) < QUEUE_DEPTH and (
+        depth = min(QUEUE_DEPTH, max(2, len(self.pending) // (4 * self.jobs)))
+        for worker in self.workers:  # keep each busy worker tasks ahead: no round trip
+            while worker.ready and self.pending and len(worker.queue) < depth and (
                     worker.queue or busy < self.jobs):
                 task = self.pending[0]
                 isolated = tuple(s for s in task.specs if s in self.isolated)
