@@ -12,6 +12,12 @@ run of this script:
                 same folders in one process (open a session, decode the .pb files, run; no
                 judging, no report), each a fresh process, in --pairs alternating pairs: the
                 median of the ratios
+  phases        where verify's time goes beyond the floor (printed with the near-floor line):
+                start-up and ending, as whole processes on one case folder (verify -j 1 and the
+                bare loop, medians of --pairs alternating runs), and the work per case over the
+                whole suite in this process, in CPU seconds, stage by stage: the floor's load,
+                decode, prepare, run beside verify's read, case summary, prepare, run, judging;
+                the rest (hand-offs to the worker, the parent's results) is the difference
 
 Targets: crash <= 3 x onnxruntime; hang <= healthy + 5 x timeout + 2 s; near floor <= 1.3
 (always on the whole --suite). Every other run is a `verify(...)` call in this process (what
@@ -21,12 +27,14 @@ compared (the machine is shared: timings are noisy).
 
     python benchmarks/bench_verify.py [--suite generated] [--cases 0 (all)] [--jobs 2]
                                       [--timeout 2] [--repeat 1] [--pairs 5] [--floor-only]
+                                      [--no-phases]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -112,28 +120,133 @@ def _decode(data: bytes, type_proto):
     return numpy_helper.to_optional(proto) if proto.elem_type else None
 
 
+def _load() -> str:
+    """The machine's 1-minute load average: timings on a shared machine are read beside it."""
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "unknown"
+
+
 def near_floor(suite: Path, pairs: int) -> float:
     """The median ratio of `verify -j 1` on onnxruntime to the bare loop, each a fresh
     process, over `pairs` alternating pairs; prints each pair."""
-    cli = Path(sys.executable).parent / "gen-seq-tests"
-    commands = {"verify -j 1": [str(cli), "verify", str(suite), "-b", "onnxruntime", "-j", "1",
-                                "--no-progress"],
+    commands = {"verify -j 1": _verify_command(suite),
                 "bare loop": [sys.executable, __file__, "--bare-loop", "--suite", str(suite)]}
     ratios = []
     for k in range(pairs):
         seconds = {}
         for label in (list(commands) if k % 2 == 0 else list(commands)[::-1]):
-            start = time.perf_counter()
-            subprocess.run(commands[label], stdout=subprocess.DEVNULL, check=False)
-            seconds[label] = time.perf_counter() - start
+            seconds[label] = _wall(commands[label])
         ratios.append(seconds["verify -j 1"] / seconds["bare loop"])
         print(f"{'near floor':12} verify -j 1 {seconds['verify -j 1']:.2f} s, bare loop "
-              f"{seconds['bare loop']:.2f} s: {ratios[-1]:.2f}", flush=True)
+              f"{seconds['bare loop']:.2f} s: {ratios[-1]:.2f} (load {_load()})", flush=True)
     ratio = statistics.median(ratios)
     print(f"near floor: verify -j 1 / bare loop = {ratio:.2f} (median of {pairs} alternating "
           f"pairs, {min(ratios):.2f}-{max(ratios):.2f}; target <= 1.3, "
           f"{'met' if ratio <= 1.3 else 'MISSED'})", flush=True)
     return ratio
+
+
+def _verify_command(suite: Path, *select: str) -> list[str]:
+    cli = Path(sys.executable).parent / "gen-seq-tests"
+    return [str(cli), "verify", str(suite), "-b", "onnxruntime", "-j", "1", "--no-progress",
+            *(x for pattern in select for x in ("-k", pattern))]
+
+
+def _wall(command: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def phases(suite: Path, runs: int) -> None:
+    """Print where verify's time goes beyond the floor (see the module's docstring)."""
+    first = find_cases(suite)[0]
+    one = {"verify -j 1": _verify_command(suite, f"^{re.escape(first.name)}$"),
+           "bare loop": [sys.executable, __file__, "--bare-loop", "--suite", str(first.path)]}
+    seconds: dict[str, list[float]] = {label: [] for label in one}
+    for k in range(runs):
+        for label in (list(one) if k % 2 == 0 else list(one)[::-1]):
+            seconds[label].append(_wall(one[label]))
+    verify_one, bare_one = (statistics.median(seconds[label]) for label in one)
+    print(f"{'phases':12} start-up and ending (one case folder, whole process, median of {runs}):"
+          f" verify -j 1 {verify_one:.2f} s, bare loop {bare_one:.2f} s: "
+          f"+{verify_one - bare_one:.2f} s", flush=True)
+    floor, work = stage_seconds(suite)
+    print(f"{'phases':12} per case, whole suite, CPU s in one process: floor "
+          + ", ".join(f"{k} {v:.2f}" for k, v in floor.items())
+          + f" = {sum(floor.values()):.2f}; verify's worker "
+          + ", ".join(f"{k} {v:.2f}" for k, v in work.items())
+          + f" = {sum(work.values()):.2f}: +{sum(work.values()) - sum(floor.values()):.2f} s",
+          flush=True)
+
+
+def stage_seconds(suite: Path) -> tuple[dict[str, float], dict[str, float]]:
+    """CPU seconds per stage over every case folder of `suite`, in this process: the floor's
+    (as bare_loop) and verify's worker's (as worker_main.read and run_on, stage by stage)."""
+    import onnx
+    import onnxruntime
+    import onnxruntime.backend
+
+    from onnx_seq_tests._core.compare import compare_outputs
+    from onnx_seq_tests._suite.layout import ReadError, read_case_folder
+    from onnx_seq_tests._verify.backends import prepare, run_prepared
+    from onnx_seq_tests._verify.outputs import contract_problem
+    from onnx_seq_tests._verify.worker_main import case_elements, model_operators, model_opset
+
+    onnxruntime.set_default_logger_severity(4)
+    floor = dict.fromkeys(("load", "decode", "prepare", "run"), 0.0)
+    work = dict.fromkeys(("read", "summary", "prepare", "run", "judge"), 0.0)
+    clock = time.process_time
+
+    def timed(table: dict, stage: str, call, *args, **kwargs):
+        start = clock()
+        try:
+            return call(*args, **kwargs)
+        finally:
+            table[stage] += clock() - start
+
+    folders = [model.parent for model in sorted(suite.rglob("model.onnx"))]
+    for folder in folders:  # the floor, as bare_loop
+        model = timed(floor, "load", onnx.load, str(folder / "model.onnx"))
+        try:
+            rep = timed(floor, "prepare", onnxruntime.backend.prepare, model, "CPU")
+        except Exception:  # refused: nothing to run
+            continue
+        for data_set in sorted(folder.glob("test_data_set_*")):
+            inputs = [timed(floor, "decode", _decode, (data_set / f"input_{j}.pb").read_bytes(),
+                            value.type) for j, value in enumerate(model.graph.input)]
+            for j, value in enumerate(model.graph.output):
+                timed(floor, "decode", _decode, (data_set / f"output_{j}.pb").read_bytes(),
+                      value.type)
+            try:
+                timed(floor, "run", rep.run, inputs)
+            except Exception:  # an error: the floor does not judge it
+                pass
+        del rep
+    for folder in folders:  # verify's worker, as worker_main.read and run_on
+        try:
+            case = timed(work, "read", read_case_folder, folder, strict=False)
+        except ReadError:
+            continue
+        timed(work, "summary", lambda m: (case_elements(m), model_operators(m), model_opset(m)),
+              case.model)
+        try:
+            rep = timed(work, "prepare", prepare, onnxruntime.backend, case.model)
+        except Exception:  # refused
+            continue
+        names = [o.name for o in case.model.graph.output]
+        try:
+            for inputs, expected in case.data_sets:
+                actual = timed(work, "run", run_prepared, rep, inputs)
+                timed(work, "judge", contract_problem, actual, case.output_types)
+                timed(work, "judge", compare_outputs, expected, actual, atol=case.atol,
+                      rtol=case.rtol, names=names, types=case.output_types)
+        except Exception:  # an error: its message is the verdict
+            pass
+        del rep
+    return floor, work
 
 
 def main() -> None:
@@ -144,13 +257,16 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=2.0)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--pairs", type=int, default=5, help="alternating pairs, near floor")
-    parser.add_argument("--floor-only", action="store_true", help="the near-floor line only")
+    parser.add_argument("--floor-only", action="store_true", help="the near-floor lines only")
+    parser.add_argument("--no-phases", action="store_true", help="no phase split")
     parser.add_argument("--bare-loop", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.bare_loop:
         return bare_loop(args.suite)
     if args.floor_only:
         near_floor(args.suite, args.pairs)
+        if not args.no_phases:
+            phases(args.suite, args.pairs)
         return
     cases = find_cases(args.suite)
     cases = cases[:args.cases] if args.cases else cases
@@ -183,6 +299,8 @@ def main() -> None:
           f"hang = {hung:.2f} s against healthy + {HANGS} x {args.timeout:g} s + 2 s = "
           f"{limit:.2f} s ({'met' if hung <= limit else 'MISSED'})")
     near_floor(args.suite, args.pairs)
+    if not args.no_phases:
+        phases(args.suite, args.pairs)
 
 
 if __name__ == "__main__":

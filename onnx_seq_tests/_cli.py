@@ -207,7 +207,7 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     from ._published.resources import default_suite, resolve_suite, xfail_file
     from ._suite.discovery import NoCasesError
     from ._verify import session
-    from ._verify.backends import BackendSpecError, load_backend
+    from ._verify.backends import BackendSpecError, check_spec
 
     resolved = [resolve_suite(s) for s in suite_dirs] or [default_suite()]
     xfail_path = xfail_file(xfail_path) if xfail_path else None
@@ -218,7 +218,7 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
                                  param_hint="--backend")
     for spec in backends:
         try:
-            load_backend(spec)
+            check_spec(spec)
         except BackendSpecError as error:
             raise click.BadParameter(one_line(str(error)), param_hint="--backend") from None
     for pattern in select:

@@ -18,7 +18,9 @@ None for an empty optional, the value itself for a present optional.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import re
+import sys
 import types
 from functools import cache
 
@@ -113,6 +115,17 @@ def load_backend(spec: str):
         raise BackendSpecError(f"--backend {spec!r}: {path!r} has no prepare(model, device); "
                                "name an onnx.backend.base.Backend class or a module with prepare")
     return backend
+
+
+def check_spec(spec: str) -> None:
+    """BackendSpecError if `spec` names nothing usable, like load_backend, but a built-in
+    backend of REGISTRY whose package is installed is not imported here: a verify run's parent
+    process leaves importing onnxruntime (a third of a second) to its workers."""
+    module_name = REGISTRY.get(spec, "").partition(":")[0]
+    top = module_name.partition(".")[0]
+    if top and top not in sys.modules and importlib.util.find_spec(top) is not None:
+        return
+    load_backend(spec)
 
 
 def probe_model() -> ModelProto:

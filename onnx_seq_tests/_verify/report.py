@@ -77,6 +77,8 @@ def write_reports(results: list[Result], specs: list[str], suite, command: str, 
 def _write_each(results: list[Result], specs: list[str], suite, command: str, notes, about,
                 *, junit_path=None, json_path=None, markdown_path=None, html_path=None,
                 described: dict[str, str] | None = None) -> None:
+    if not (junit_path or json_path or markdown_path or html_path):
+        return  # describing a backend imports its runtime: not for nothing
     described = descriptions(specs, described)
     if junit_path:
         write_junit(results, specs, junit_path)

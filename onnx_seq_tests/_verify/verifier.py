@@ -32,7 +32,7 @@ from pathlib import Path
 
 from .._core.problems import Problems, ProblemsError, Where
 from .._suite.discovery import CaseRef, NoCasesError, find_cases, suite_info
-from .backends import BackendSpecError, load_backend
+from .backends import BackendSpecError, check_spec
 from .worker_main import case_elements, model_operators, model_opset
 from .workers import Pool, Task, WorkerStartError, start_fork_server
 
@@ -183,7 +183,7 @@ def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
     specs = _checked_arguments(specs, jobs, timeout)
     start_fork_server(specs)  # it imports the backends while this process goes on
     for spec in specs:  # fail early, in this process, on a spec that names nothing
-        load_backend(spec)
+        check_spec(spec)
     refs = find_cases(root, select) if cases is None else cases
     if not refs:
         raise NoCasesError(f"no case under {root} matches -k {' -k '.join(select)}")

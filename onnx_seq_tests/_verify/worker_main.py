@@ -1,12 +1,7 @@
 """What a verify worker process does: load the backends once, then read each case folder it is
 sent, run it on each backend and judge every data set with the comparator.
 
-Messages to the parent, in order: ("group",) once the worker leads a process group, then
-("probe", problems) if asked, ("ready",), then per case ("begin",) before reading it, ("case",
-info, size of its log so far), and per backend ("start", spec) ... ("result", spec, outcome,
-message, seconds), then ("done",); ("died", exit code) before ("done",) when the process forked
-to run an isolated backend ended badly. A broken backend module gives ("broken", message)
-instead of ("ready",).
+The messages to and from the parent are the records of messages.py, in the order it states.
 """
 
 from __future__ import annotations
@@ -27,6 +22,7 @@ from .._core.value_types import from_type_proto, innermost
 from .._published.case_folder import CaseFolder, read_case_folder
 from .._suite.bounded import ReadError
 from .backends import check_backend, load_backend, prepare, run_prepared
+from .messages import Broken, CaseRead, ForkDied, Group, ProbeReport, Ready, Verdict
 from .outputs import contract_problem
 
 #: At most this many comparator messages are kept per case and backend.
@@ -38,13 +34,12 @@ MAX_TEXT = 64 * 1024
 def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
     """The worker's loop; ends when the parent closes its pipe or sends None.
 
-    A task is (case folder, backends, backends to isolate). An isolated backend runs the case
-    in a process forked from this one (a few milliseconds), so when it crashes it takes that
-    process down, not the worker, which reports ("died", exit code) and moves on (unless the
-    backend is not fork-safe, see _fork_safe)."""
+    A task is a CaseTask. An isolated backend runs the case in a process forked from this one
+    (a few milliseconds), so when it crashes it takes that process down, not the worker, which
+    reports ForkDied and moves on (unless the backend is not fork-safe, see _fork_safe)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     os.setpgid(0, 0)  # a group of its own: what a backend starts here is ended with the worker
-    conn.send(("group",))
+    conn.send(Group())
     _end_with_parent()
     fd = os.open(log, os.O_WRONLY | os.O_APPEND)
     os.dup2(fd, 1)
@@ -55,11 +50,11 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
         for spec in specs:
             _quiet(spec)
     except Exception as error:  # reported by the parent as one line
-        conn.send(("broken", error_text(error)))
+        conn.send(Broken(error_text(error)))
         return
     if probe:
-        conn.send(("probe", [check_backend(backends[spec], spec) for spec in specs]))
-    conn.send(("ready",))
+        conn.send(ProbeReport([check_backend(backends[spec], spec) for spec in specs]))
+    conn.send(Ready())
     while True:
         try:
             task = conn.recv()
@@ -67,12 +62,10 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
             return
         if task is None:
             return
-        path, task_specs, isolated = task
-        conn.send(("begin",))  # the first backend's --timeout covers reading the case
-        folder, info = read(Path(path))
-        conn.send(("case", info, os.fstat(2).st_size))
-        for spec in task_specs:
-            if spec not in isolated or folder is None or not _fork_safe(backends[spec]):
+        folder, info = read(Path(task.path))  # the first backend's clock runs meanwhile
+        conn.send(CaseRead(info, os.fstat(2).st_size))
+        for spec in task.specs:
+            if spec not in task.isolated or folder is None or not _fork_safe(backends[spec]):
                 _run_one(conn, folder, info, spec, backends[spec])
                 continue
             pid = os.fork()
@@ -87,9 +80,8 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
             _, status = os.waitpid(pid, 0)
             code = os.waitstatus_to_exitcode(status)
             if code != 0:
-                conn.send(("died", code))
+                conn.send(ForkDied(code))
                 break  # the parent gives the backends left to another run
-        conn.send(("done",))
 
 
 def _fork_safe(backend) -> bool:
@@ -102,13 +94,12 @@ def _fork_safe(backend) -> bool:
 
 
 def _run_one(conn, folder: CaseFolder | None, info: dict, spec: str, backend) -> None:
-    conn.send(("start", spec))
     start = time.perf_counter()
     if folder is None:
         outcome, message = "error", cap(info["error"])
     else:
         outcome, message = run_on(folder, backend)
-    conn.send(("result", spec, outcome, message, round(time.perf_counter() - start, 6)))
+    conn.send(Verdict(spec, outcome, message, round(time.perf_counter() - start, 6)))
 
 
 def _end_with_parent() -> None:

@@ -3,8 +3,10 @@ backend crashes or hangs, each backend's time per case limited on its own.
 
 Workers are forked from multiprocessing's fork server, which imports onnx, this package and the
 backends' modules once, so a replacement costs a fork (milliseconds), not a fresh interpreter.
-A worker sends a message as it starts each backend on a case; the parent waits on the pipes and
-on the processes' sentinels together, so a crash is seen at once and a deadline is exact. After
+A worker sends two messages per case and backend at most (the records of messages.py: the case
+read, each backend's verdict); the parent keeps each backend's clock itself and waits on the
+pipes and on the processes' sentinels together, so a crash is seen at once and a deadline is
+exact. After
 the first crash or hang a spare worker is kept ready, so the next case need not wait for one,
 and a backend that crashed once runs each later case in a process its worker forks (a few
 milliseconds), so a backend that crashes on many cases costs a fork each, not a worker each;
@@ -34,12 +36,25 @@ from multiprocessing.context import ForkServerProcess
 from pathlib import Path
 
 from .._core.problems import SeqTestsError
+from .messages import (
+    Broken,
+    CaseRead,
+    CaseTask,
+    ForkDied,
+    Group,
+    ProbeReport,
+    Ready,
+    Verdict,
+)
 from .specs import spec_modules
 
 #: Lines of a crashed worker's output quoted in the case's message.
 STDERR_LINES = 8
-#: Tasks sent ahead to a worker, so it never waits for the parent between cases.
-QUEUE_DEPTH = 2
+#: Tasks a worker may hold (sent ahead, the first one running), so it never waits for the
+#: parent between cases, also when a busy machine is slow to wake the parent: up to
+#: QUEUE_DEPTH, and at least 2, while a quarter of the tasks left per worker allows it (the
+#: workers stay balanced near the end of a run).
+QUEUE_DEPTH = 64
 #: How long a starting worker may take to import its backends before the run stops.
 START_TIMEOUT = 300.0
 
@@ -64,11 +79,10 @@ class _Worker:
     log: Path
     ready: bool = False
     queue: deque = field(default_factory=deque)  # tasks sent, the first one running
-    spec: str | None = None  # the backend running now
     grouped: bool = False  # it said it leads a process group of its own (pgid = its pid)
-    case_started: float = 0.0  # when it started reading its current case
-    finished: int = 0  # backends of the task that gave a result
-    started: float = 0.0  # when `spec` started
+    reading: bool = False  # it is reading the case folder of its running task
+    finished: int = 0  # backends of the running task that gave a verdict
+    started: float = 0.0  # when the running backend's clock started
     deadline: float | None = None
     log_offset: int = 0
     born: float = field(default_factory=time.monotonic)
@@ -76,6 +90,31 @@ class _Worker:
     @property
     def task(self) -> Task | None:
         return self.queue[0] if self.queue else None
+
+    @property
+    def spec(self) -> str | None:
+        """The backend running now; None while the case folder is read, or when idle."""
+        task = self.task
+        if task is None or self.reading or self.finished >= len(task.specs):
+            return None
+        return task.specs[self.finished]
+
+    def begin(self, timeout: float | None) -> None:
+        """Its running task starts now (reading the case folder): the first backend's clock,
+        which counts the reading, starts."""
+        self.reading, self.finished = True, 0
+        self.restart(timeout)
+
+    def restart(self, timeout: float | None) -> None:
+        self.started = time.monotonic()
+        self.deadline = None if timeout is None else self.started + timeout
+
+    def end_task(self, timeout: float | None) -> None:
+        """Its running task is over: the next one it was sent, if any, starts now."""
+        self.queue.popleft()
+        self.reading, self.finished, self.deadline = False, 0, None
+        if self.queue:
+            self.begin(timeout)
 
 
 def start_fork_server(specs) -> None:
@@ -198,17 +237,21 @@ class Pool:
         wanted += 1 if self.spare and self.pending else 0
         while len(self.workers) < wanted:
             self._start()
-        for worker in self.workers:  # keep each busy worker one task ahead: no round trip
-            while worker.ready and self.pending and len(worker.queue) < QUEUE_DEPTH and (
+        depth = min(QUEUE_DEPTH, max(2, len(self.pending) // (4 * self.jobs)))
+        for worker in self.workers:  # keep each busy worker tasks ahead: no round trip
+            while worker.ready and self.pending and len(worker.queue) < depth and (
                     worker.queue or busy < self.jobs):
                 task = self.pending[0]
+                isolated = tuple(s for s in task.specs if s in self.isolated)
                 try:
-                    worker.conn.send((task.path, task.specs,
-                                      tuple(self.isolated.intersection(task.specs))))
+                    worker.conn.send(CaseTask(task.path, task.specs, isolated))
                 except OSError:  # it died: seen below, its tasks go to the others
                     break
-                busy += 0 if worker.queue else 1
+                idle = not worker.queue
+                busy += 1 if idle else 0
                 worker.queue.append(self.pending.popleft())
+                if idle:  # it starts reading the case now
+                    worker.begin(self.timeout)
         times = [w.deadline for w in self.workers if w.deadline is not None]
         times += [w.born + START_TIMEOUT for w in self.workers if not w.ready]
         wait_for = max(0.0, min(times) - time.monotonic()) if times else None
@@ -246,37 +289,32 @@ class Pool:
                 message = worker.conn.recv()
             except (EOFError, OSError):
                 return False
-            kind = message[0]
-            if kind == "ready":
-                worker.ready = True
-            elif kind == "group":
-                worker.grouped = True
-            elif kind == "begin":  # the clock of the case's first backend starts: reading
-                worker.case_started = worker.started = time.monotonic()
-                worker.deadline = None if self.timeout is None else (
-                    worker.started + self.timeout)
-            elif kind == "case":
-                worker.log_offset, worker.finished = message[2], 0
-                self.on_event("case", worker.task, None, message[1])
-            elif kind == "start":
-                worker.spec = message[1]
-                # the first backend's time counts from the start of reading the case
-                worker.started = worker.case_started if worker.finished == 0 else (
-                    time.monotonic())
-                worker.deadline = None if self.timeout is None else (
-                    worker.started + self.timeout)
-            elif kind == "result":
-                _, spec, outcome, text, seconds = message
-                worker.spec = worker.deadline = None
-                worker.finished += 1
-                self.on_event("result", worker.task, spec, (outcome, text, seconds))
-            elif kind == "died":  # the process it forked for the case crashed
-                self._lost(worker, "crash", _crash_text(worker, message[1]), ended=False)
-                worker.spec = worker.deadline = None
-            elif kind == "done":
-                worker.queue.popleft()
-                worker.spec = worker.deadline = None
-                worker.finished = 0
+            self._handle(worker, message)
+
+    def _handle(self, worker: _Worker, message) -> None:
+        """One message of a running worker (messages.py), decoded by its type."""
+        if isinstance(message, Verdict):
+            worker.finished += 1
+            self.on_event("result", worker.task, message.spec,
+                          (message.outcome, message.message, message.seconds))
+            if worker.finished >= len(worker.task.specs):
+                worker.end_task(self.timeout)
+            else:  # the next backend's clock starts
+                worker.restart(self.timeout)
+        elif isinstance(message, CaseRead):
+            worker.reading, worker.log_offset = False, message.log_offset
+            self.on_event("case", worker.task, None, message.info)
+        elif isinstance(message, ForkDied):  # the process it forked for the case crashed
+            self._lost(worker, "crash", _crash_text(worker, message.code), ended=False)
+            worker.end_task(self.timeout)
+        elif isinstance(message, Ready):
+            worker.ready = True
+        elif isinstance(message, Group):
+            worker.grouped = True
+        elif isinstance(message, Broken):  # a replacement worker could not load a backend
+            raise WorkerStartError(message.message)
+        else:
+            raise TypeError(f"unexpected message from a worker: {message!r}")
 
     def _lost(self, worker: _Worker, kind: str, message: str, ended: bool = True) -> None:
         """The running backend of an ended worker gets `message`; the task's backends not yet
@@ -310,22 +348,18 @@ class Pool:
             try:
                 message = worker.conn.recv() if worker.conn.poll() else None
             except (EOFError, OSError):
-                message = ("died",)
-            if message is None:
-                continue
-            if message[0] == "died":
                 worker.process.join(5)
                 raise WorkerStartError(_died(worker, "while loading the backends and preparing "
-                                                     "a one-node model on each"))
-            if message[0] == "broken":
-                raise WorkerStartError(message[1])
-            if message[0] == "probe":
-                problems = probe(message[1])
+                                                     "a one-node model on each")) from None
+            if isinstance(message, Broken):
+                raise WorkerStartError(message.message)
+            if isinstance(message, ProbeReport):
+                problems = probe(message.problems)
                 if problems:
                     raise WorkerStartError("\n".join(problems))
-            if message[0] == "group":
+            elif isinstance(message, Group):
                 worker.grouped = True
-            if message[0] == "ready":
+            elif isinstance(message, Ready):
                 worker.ready = True
 
 
@@ -339,8 +373,8 @@ def _exit_on_sigterm():
     def leave(signum, frame):
         raise SystemExit(128 + signum)
 
-    signal.signal(signal.SIGTERM, leave)
-    return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    previous = signal.signal(signal.SIGTERM, leave)
+    return lambda: signal.signal(signal.SIGTERM, previous)
 
 
 def _crash_text(worker: _Worker, code: int | None) -> str:
