@@ -20,12 +20,12 @@ import time
 from pathlib import Path
 
 from onnx_seq_tests._published.case_folder import read_case_folder
+from onnx_seq_tests._published.discovery import case_folders
 from onnx_seq_tests._read.importer import import_folders, to_yaml
 from onnx_seq_tests._read.load import read_folder
 from onnx_seq_tests._read.operator_pages import pages
 from onnx_seq_tests._read.show import render
 from onnx_seq_tests._suite.build import build
-from onnx_seq_tests._suite.discovery import case_folders
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -30,7 +30,7 @@ _PUBLIC = {
     "Result": ("._verify.verifier", "Result"),
     "read_case_folder": ("._published.case_folder", "read_case_folder"),
     "CaseFolder": ("._published.case_folder", "CaseFolder"),
-    "ReadError": ("._suite.bounded", "ReadError"),
+    "ReadError": ("._published.bounded", "ReadError"),
     "compare": ("._core.compare", "compare_outputs"),
     "assert_outputs_match": ("._core.compare", "assert_outputs_match"),
     "backend_test": ("._verify.backend_test", "backend_test"),
@@ -63,9 +63,9 @@ if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__
     from ._core.elements import ElementType
     from ._core.problems import CaseFileError, Problem, SeqTestsError
     from ._core.value_types import OptionalType, SequenceType, TensorType
+    from ._published.bounded import ReadError
     from ._published.case_folder import CaseFolder, read_case_folder
     from ._published.resources import suite_dir
-    from ._suite.bounded import ReadError
     from ._suite.build import BuildReport, OutputError, build, check
     from ._verify.backend_test import backend_test
     from ._verify.verifier import Result, verify

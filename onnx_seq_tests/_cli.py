@@ -49,7 +49,7 @@ class SuiteRoot(click.Path):
         super().__init__(file_okay=False, path_type=Path)
 
     def convert(self, value, param, ctx) -> Path:
-        from ._suite.discovery import NoCasesError, case_folders
+        from ._published.discovery import NoCasesError, case_folders
 
         root = super().convert(value, param, ctx)
         if not root.is_dir() or not case_folders(root):  # a tree too deep: ReadError, exit 2
@@ -204,8 +204,8 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     from ._verify.workers import start_fork_server
 
     start_fork_server(backends)  # it imports onnx and the backends while this process does
+    from ._published.discovery import NoCasesError
     from ._published.resources import default_suite, resolve_suite, xfail_file
-    from ._suite.discovery import NoCasesError
     from ._verify import session
     from ._verify.backends import BackendSpecError, check_spec
 

@@ -19,10 +19,10 @@ from onnx import TensorProto, helper, numpy_helper
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.compare import compare_outputs
+from onnx_seq_tests._published.discovery import case_folders
 from onnx_seq_tests._read.importer import import_folders, refused_by_builder, to_yaml
 from onnx_seq_tests._read.load import read_folder
 from onnx_seq_tests._suite.build import build
-from onnx_seq_tests._suite.discovery import case_folders
 from onnx_seq_tests._suite.layout import SUITE
 from onnx_seq_tests._suite.manifest import MANIFEST, tree_files
 

@@ -8,8 +8,8 @@ import json
 import pytest
 from conftest import GENERATED
 
+from onnx_seq_tests._published.discovery import read_manifest
 from onnx_seq_tests._suite import manifest as manifests
-from onnx_seq_tests._suite.discovery import read_manifest
 from onnx_seq_tests._suite.manifest import CaseEntry, ExpandedFrom, FileEntry, case_entries
 from onnx_seq_tests._suite.tensor_io import FORM
 

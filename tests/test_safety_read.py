@@ -29,12 +29,12 @@ from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.elements import BY_PROTO
 from onnx_seq_tests._core.problems import SeqTestsError
 from onnx_seq_tests._core.value_types import TensorType
+from onnx_seq_tests._published.bounded import Limits, parse_json
 from onnx_seq_tests._published.case_folder import read_case_folder, read_value
 from onnx_seq_tests._published.coverage import suite_coverage
+from onnx_seq_tests._published.discovery import case_folders, find_cases, suite_info
 from onnx_seq_tests._read.importer import import_folders
 from onnx_seq_tests._read.load import ReadError, read_folder, resolve
-from onnx_seq_tests._suite.bounded import Limits, parse_json
-from onnx_seq_tests._suite.discovery import case_folders, find_cases, suite_info
 from onnx_seq_tests._suite.layout import SUITE
 from onnx_seq_tests._suite.tensor_io import TENSOR_IO_SUITE
 from onnx_seq_tests._verify import worker_main

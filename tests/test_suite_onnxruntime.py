@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._suite.discovery import case_folders
+from onnx_seq_tests._published.discovery import case_folders
 from onnx_seq_tests._verify import refresh, report
 from onnx_seq_tests._verify.refresh import CONFORMANCE_SPECS, RUNTIMES
 from onnx_seq_tests._verify.verifier import apply_xfail, load_xfail

@@ -20,7 +20,8 @@ from onnx import ModelProto, OptionalProto, SequenceProto
 
 from .._core.problems import one_line
 from .._core.value_types import OptionalType, SequenceType, ValueType, boundary_types
-from .._suite.bounded import (
+from .._suite.codec import decode, proto_class
+from .bounded import (
     LIMITS,
     Limits,
     ReadError,
@@ -30,8 +31,7 @@ from .._suite.bounded import (
     load_json,
     read_bytes,
 )
-from .._suite.bounded import shown as _shown
-from .._suite.codec import decode, proto_class
+from .bounded import shown as _shown
 
 
 @dataclass

@@ -26,10 +26,10 @@ from .._core import operators, oracle
 from .._core.cases import proto_subgraphs, walk
 from .._core.elements import BY_DTYPE, PACKED_PER_BYTE
 from .._core.value_types import from_type_proto
-from .._suite.discovery import case_folders
 from .._suite.manifest import MANIFEST, case_entries
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .case_folder import read_case_folder
+from .discovery import case_folders
 
 #: The operators of the matrix: every sequence/optional operator onnx.defs knows.
 MATRIX_OPERATORS = operators.sequence_operators()

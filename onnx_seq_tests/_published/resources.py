@@ -132,7 +132,7 @@ def schema_file() -> Path:
 def describe(root: Path, origin: str) -> Suite:
     """The Suite at `root`, with the version and sha256 of its manifest (the nearest suite
     manifest at or above `root`, so a form's folder finds its suite's) when it has one."""
-    from .._suite.discovery import nearest_manifest  # onnx: only when a suite is described
+    from .discovery import nearest_manifest  # onnx: only when a suite is described
 
     manifest = nearest_manifest(root)
     if manifest is None:
@@ -184,7 +184,7 @@ def resolve_suite(given: Path | None) -> Suite:
     if is_checkout(given) and (given / GENERATED).is_dir():
         return describe(given / GENERATED, "checkout")
     try:
-        from .._suite.discovery import case_folders  # onnx: only when a folder must be searched
+        from .discovery import case_folders  # onnx: only when a folder must be searched
 
         empty = not (given / manifests.MANIFEST).is_file() and not case_folders(given)
     except OSError as error:

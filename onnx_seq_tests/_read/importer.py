@@ -45,9 +45,9 @@ from .._core import operators
 from .._core.elements import BY_PROTO
 from .._core.problems import Problems, one_line
 from .._core.value_types import from_type_proto
-from .._suite.bounded import as_paths
-from .._suite.bounded import shown as shown_path
-from .._suite.discovery import case_folders
+from .._published.bounded import as_paths
+from .._published.bounded import shown as shown_path
+from .._published.discovery import case_folders
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .load import ReadError, read_folder
 from .show import Shown

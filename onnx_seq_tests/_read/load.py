@@ -10,11 +10,11 @@ from .._casefile.reader import case_files, load_cases
 from .._core.cases import Case
 from .._core.problems import CaseFileError, one_line
 from .._core.value_types import ValueType
+from .._published.bounded import ReadError, as_path, as_paths
+from .._published.bounded import shown as shown_path
 from .._published.case_folder import read_case_folder, read_value
-from .._suite.bounded import ReadError, as_path, as_paths
-from .._suite.bounded import shown as shown_path
+from .._published.discovery import case_folders, manifest_entry, nearest_manifest
 from .._suite.codec import decode, encode
-from .._suite.discovery import case_folders, manifest_entry, nearest_manifest
 from .._suite.manifest import CaseEntry, source_path
 from .._suite.model import ModelError, build_model
 from .show import Shown

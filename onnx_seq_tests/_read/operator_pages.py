@@ -18,9 +18,9 @@ from onnx import defs
 
 from .._core import operators
 from .._published import coverage
+from .._published.bounded import LIMITS, read_bytes
 from .._published.case_folder import read_model
-from .._suite.bounded import LIMITS, read_bytes
-from .._suite.discovery import case_folders, read_manifest
+from .._published.discovery import case_folders, read_manifest
 from .._suite.manifest import CaseEntry
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .load import read_folder

@@ -34,7 +34,7 @@ from .._core.value_types import (
     ValueType,
     from_type_proto,
 )
-from .._suite.bounded import ReadError
+from .._published.bounded import ReadError
 
 #: numpy's default: arrays with more elements than this are summarised (`...`).
 THRESHOLD = 1000

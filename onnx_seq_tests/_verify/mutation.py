@@ -23,7 +23,7 @@ from .._core.compare import compare_outputs
 from .._core.value_types import from_type_proto
 from .._published.case_folder import read_case_folder
 from .._published.coverage import onnx_node_tests
-from .._suite.discovery import case_folders
+from .._published.discovery import case_folders
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .mutants import CATALOGUE, Mutant, MutantError, operator_table
 

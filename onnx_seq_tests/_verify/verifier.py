@@ -1,7 +1,7 @@
 """Run suites in the standard layout on backends and judge each case with the comparator.
 
 A suite is any folder holding case folders (`test_*/model.onnx`) at any depth, symbolic links
-followed (found by _suite/discovery.py, which also gives each case its key and manifest entry).
+followed (found by _published/discovery.py, which also gives each case its key and manifest entry).
 Each case is read like any consumer reads it (case_folder.read_case_folder: .pb files decoded by the
 model's graph types, bounded, external data refused), prepared once per backend and run on
 every data set. Per case and
@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .._core.problems import Problems, ProblemsError, Where
-from .._suite.discovery import CaseRef, NoCasesError, find_cases, suite_info
+from .._published.discovery import CaseRef, NoCasesError, find_cases, suite_info
 from .backends import BackendSpecError, check_spec
 from .worker_main import case_elements, model_operators, model_opset
 from .workers import Pool, Task, WorkerStartError, start_fork_server

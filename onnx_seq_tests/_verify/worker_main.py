@@ -19,8 +19,8 @@ import onnx
 from .._core.cases import graph_protos
 from .._core.compare import compare_outputs
 from .._core.value_types import from_type_proto, innermost
+from .._published.bounded import ReadError
 from .._published.case_folder import CaseFolder, read_case_folder
-from .._suite.bounded import ReadError
 from .backends import check_backend, load_backend, prepare, run_prepared
 from .messages import Broken, CaseRead, ForkDied, Group, ProbeReport, Ready, Verdict
 from .outputs import contract_problem

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._core.problems import SeqTestsError
+from .._suite.manifest import CaseEntry, case_entries
 from .bounded import LIMITS, ReadError, as_path, as_paths, parse_json, read_bytes, shown
-from .manifest import CaseEntry, case_entries
 
 MANIFEST = "manifest.json"
 #: Folders below the named one deeper than this are refused (ReadError), not walked.
