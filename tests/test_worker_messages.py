@@ -18,7 +18,7 @@ RECORDS = [
     messages.Ready(),
     messages.Broken("BackendSpecError: --backend x: cannot import x"),
     messages.CaseRead({"element": "float", "operators": ["SequenceAt"], "opset": 11}, 42),
-    messages.Verdict("onnxruntime", "fail", "data set 0: output 0 differs", 0.012),
+    messages.BackendVerdict("onnxruntime", "fail", "data set 0: output 0 differs", 0.012),
     messages.ForkDied(-6),
 ]
 

@@ -3,12 +3,12 @@ pickled over the worker's pipe and decoded by type (never by position).
 
 Parent to worker: a CaseTask per case, None to end. Worker to parent, in order: Group once the
 worker leads a process group of its own, ProbeReport if asked, then Ready (or Broken when a
-backend cannot be loaded); per case CaseRead once the case folder is read, then one Verdict per
-backend in the task's order. A task ends with its last Verdict, or with ForkDied when the process
+backend cannot be loaded); per case CaseRead once the case folder is read, then one BackendVerdict per
+backend in the task's order. A task ends with its last BackendVerdict, or with ForkDied when the process
 forked to run an isolated backend ended badly (the backends left are not run by this worker).
 The parent keeps each backend's clock itself: a case's first backend starts when the worker
 starts reading the case (the task is sent to an idle worker, or the task before it ends), each
-next backend when the Verdict before it arrives. Nothing here imports onnx.
+next backend when the BackendVerdict before it arrives. Nothing here imports onnx.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class CaseRead(NamedTuple):
     log_offset: int
 
 
-class Verdict(NamedTuple):
+class BackendVerdict(NamedTuple):
     """One backend's outcome on the case, its message and its seconds."""
 
     spec: str
@@ -64,10 +64,10 @@ class Verdict(NamedTuple):
 
 class ForkDied(NamedTuple):
     """The process forked to run an isolated backend ended with `code` (a negative signal
-    number or an exit code) before giving its Verdict; the task ends here."""
+    number or an exit code) before giving its BackendVerdict; the task ends here."""
 
     code: int
 
 
 __all__ = ["Broken", "CaseRead", "CaseTask", "ForkDied", "Group", "ProbeReport", "Ready",
-           "Verdict"]
+           "BackendVerdict"]

@@ -22,7 +22,7 @@ from .._core.value_types import from_type_proto, innermost
 from .._published.bounded import ReadError
 from .._published.case_folder import CaseFolder, read_case_folder
 from .backends import check_backend, load_backend, prepare, run_prepared
-from .messages import Broken, CaseRead, ForkDied, Group, ProbeReport, Ready, Verdict
+from .messages import BackendVerdict, Broken, CaseRead, ForkDied, Group, ProbeReport, Ready
 from .outputs import contract_problem
 
 #: At most this many comparator messages are kept per case and backend.
@@ -99,7 +99,7 @@ def _run_one(conn, folder: CaseFolder | None, info: dict, spec: str, backend) ->
         outcome, message = "error", cap(info["error"])
     else:
         outcome, message = run_on(folder, backend)
-    conn.send(Verdict(spec, outcome, message, round(time.perf_counter() - start, 6)))
+    conn.send(BackendVerdict(spec, outcome, message, round(time.perf_counter() - start, 6)))
 
 
 def _end_with_parent() -> None:

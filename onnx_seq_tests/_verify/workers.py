@@ -37,6 +37,7 @@ from pathlib import Path
 
 from .._core.problems import SeqTestsError
 from .messages import (
+    BackendVerdict,
     Broken,
     CaseRead,
     CaseTask,
@@ -44,7 +45,6 @@ from .messages import (
     Group,
     ProbeReport,
     Ready,
-    Verdict,
 )
 from .specs import spec_modules
 
@@ -293,7 +293,7 @@ class Pool:
 
     def _handle(self, worker: _Worker, message) -> None:
         """One message of a running worker (messages.py), decoded by its type."""
-        if isinstance(message, Verdict):
+        if isinstance(message, BackendVerdict):
             worker.finished += 1
             self.on_event("result", worker.task, message.spec,
                           (message.outcome, message.message, message.seconds))
