@@ -5,7 +5,8 @@ Parent to worker: a CaseTask per case, None to end. Worker to parent, in order: 
 worker leads a process group of its own, ProbeReport if asked, then Ready (or Broken when a
 backend cannot be loaded); per case CaseRead once the case folder is read, then one
 BackendVerdict per backend in the task's order. A task ends with its last BackendVerdict, or
-with ForkDied when the process forked to run an isolated backend ended badly (the backends left are not run by this worker).
+with ForkDied when the process forked to run an isolated backend ended badly (the backends
+left are not run by this worker).
 The parent keeps each backend's clock itself: a case's first backend starts when the worker
 starts reading the case (the task is sent to an idle worker, or the task before it ends), each
 next backend when the BackendVerdict before it arrives. Nothing here imports onnx.
