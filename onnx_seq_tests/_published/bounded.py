@@ -22,6 +22,10 @@ class ReadError(SeqTestsError):
     """Input that cannot be read as a case; the message is one line saying what and why."""
 
 
+class MissingFile(ReadError):
+    """A file that does not exist (read_bytes), for a reader that says what needed it."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """What reading one case folder (or a manifest) may cost at most."""
@@ -72,7 +76,7 @@ def read_bytes(path: Path, limit: int, what: str = "file") -> bytes:
     try:
         before = os.stat(path)
     except FileNotFoundError:
-        raise ReadError(f"{shown(path)}: missing") from None
+        raise MissingFile(f"{shown(path)}: missing") from None
     except OSError as error:
         raise ReadError(f"{shown(path)}: cannot read it ({error.strerror})") from None
     if not stat.S_ISREG(before.st_mode):
@@ -90,12 +94,14 @@ def read_bytes(path: Path, limit: int, what: str = "file") -> bytes:
             raise ReadError(f"{shown(path)}: not a regular file; a case folder's {what} must "
                             "be a regular file")
         chunks, size = [], 0
+        want = min(limit + 1, before.st_size + 1, 2**24)  # a short read of a file is its end
         while size <= limit:
-            chunk = os.read(fd, min(limit + 1 - size, 2**24))
-            if not chunk:
-                break
+            chunk = os.read(fd, want)
             chunks.append(chunk)
             size += len(chunk)
+            if len(chunk) < want:
+                break
+            want = min(limit + 1 - size, 2**24)
     except OSError as error:
         raise ReadError(f"{shown(path)}: cannot read it ({error.strerror})") from None
     finally:

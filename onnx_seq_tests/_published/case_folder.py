@@ -24,6 +24,7 @@ from .._suite.codec import decode, proto_class
 from .bounded import (
     LIMITS,
     Limits,
+    MissingFile,
     ReadError,
     as_path,
     check_model,
@@ -153,9 +154,11 @@ def read_value(path: Path, value_type: ValueType, name: str = "", *, strict: boo
 
 
 def _read_value(path: Path, value_type: ValueType, name: str, budget: _Budget, strict: bool):
-    if not path.exists() and not path.is_symlink():
-        raise ReadError(f"{_shown(path)}: missing; the graph value {one_line(name)!r} needs it")
-    data = budget.read(path, ".pb file")
+    try:
+        data = budget.read(path, ".pb file")
+    except MissingFile:  # a dangling link too: os.stat follows it
+        raise ReadError(f"{_shown(path)}: missing; the graph value {one_line(name)!r} needs "
+                        "it") from None
     proto = proto_class(value_type)()
     kind = type(proto).__name__
     try:
