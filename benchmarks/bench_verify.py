@@ -190,7 +190,8 @@ def stage_seconds(suite: Path) -> tuple[dict[str, float], dict[str, float]]:
     import onnxruntime.backend
 
     from onnx_seq_tests._core.compare import compare_outputs
-    from onnx_seq_tests._suite.layout import ReadError, read_case_folder
+    from onnx_seq_tests._published.bounded import ReadError
+    from onnx_seq_tests._published.case_folder import read_case_folder
     from onnx_seq_tests._verify.backends import prepare, run_prepared
     from onnx_seq_tests._verify.outputs import contract_problem
     from onnx_seq_tests._verify.worker_main import case_elements, model_operators, model_opset
