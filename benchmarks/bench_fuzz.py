@@ -88,6 +88,30 @@ def campaign(count: int, seed: int, specs: list[str], pipeline: bool = True):
     return stats.valid / stats.seconds, outcomes, stats.valid / cpu_seconds
 
 
+def explain(built, verdicts):
+    """Every wrong answer (fail) of a backend and every error (it raised running a program
+    the spec gives a result for), by the documented bug that explains it
+    (known_bugs.documented_bug: a note of docs/conformance-notes.yaml), and those none does.
+    Refusals (a model the runtime would not take) are listed by kind above."""
+    from onnx_seq_tests._fuzz.known_bugs import documented_bug
+    from onnx_seq_tests._suite.tensor_io import derive
+
+    explained, unexplained = Counter(), []
+    for item in built:
+        forms = {item.case.folder: item.case}
+        forms.update({v.folder: v for v in derive(item.case).variants})
+        for verdict in verdicts[item.case.name]:
+            if verdict.outcome not in ("fail", "error"):
+                continue
+            title = documented_bug(verdict.backend, forms[verdict.folder])
+            if title is None:
+                unexplained.append(f"{verdict.backend} {verdict.outcome} {verdict.folder}: "
+                                   f"{verdict.message.splitlines()[0][:160]}")
+            else:
+                explained[verdict.backend, title] += 1
+    return explained, unexplained
+
+
 def load() -> str:
     return f"load {os.getloadavg()[0]:.1f}"
 
@@ -158,19 +182,12 @@ def cpu(count: int, seed: int) -> None:
           f"start and messages not counted")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--programs", type=int, default=400)
-    parser.add_argument("--three-way", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--skip-faults", action="store_true")
-    args = parser.parse_args()
-    n = args.programs
-
-    cases, seconds = draw(n, args.seed, False)
+def throughput(n: int, seed: int) -> None:
+    """The per-stage lines: valid programs/s generated, built and judged, and the overlap."""
+    cases, seconds = draw(n, seed, False)
     print(f"generate     {len(cases) / seconds:8.1f} valid programs/s  ({len(cases)} of {n} "
           f"drawn have a spec result; {load()})")
-    built, seconds = draw(n, args.seed, True)
+    built, seconds = draw(n, seed, True)
     invalid = sum(1 for b in built if b.problem)
     print(f"build        {len(built) / seconds:8.1f} valid programs/s  ({invalid} invalid, "
           f"validity {100 * (len(built) - invalid) / max(1, len(built)):.1f}%; {load()})")
@@ -180,12 +197,23 @@ def main() -> None:
     every = [f"mutant:{m.name}" for m in CATALOGUE]
     for spec in ("oracle", ORACLE_WORKERS, "mutants", "onnxruntime"):
         label = {ORACLE_WORKERS: "oracle-workers"}.get(spec, spec)
-        rate, outcomes, per_cpu = campaign(n, args.seed, every if spec == "mutants" else [spec])
+        rate, outcomes, per_cpu = campaign(n, seed, every if spec == "mutants" else [spec])
         print(f"{label:14s} {rate:8.1f} valid programs/s  (both forms; "
               f"{dict(sorted(outcomes.items()))}; {load()}; {per_cpu:.0f} per CPU-second of "
               f"this process{'' if spec in ('oracle', 'mutants') else ', workers not counted'})")
-    overlap(n, args.seed)
-    cpu(n, args.seed)
+    overlap(n, seed)
+    cpu(n, seed)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--programs", type=int, default=400)
+    parser.add_argument("--three-way", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--skip-faults", action="store_true")
+    args = parser.parse_args()
+    if args.programs:
+        throughput(args.programs, args.seed)
 
     if args.three_way:
         built, verdicts, seconds = judged(args.three_way, args.seed + 1,
@@ -199,6 +227,12 @@ def main() -> None:
             print(f"    {key[0]:12s} {key[1]:8s} {count}")
         for key, count in sorted(kinds.items()):
             print(f"    not passed: {key[0]:12s} {key[1]:8s} {key[2]:20s} {count}")
+        explained, unexplained = explain(built, verdicts)
+        for (backend, title), count in sorted(explained.items()):
+            print(f"    explained:  {backend:12s} {count:5d}  {title}")
+        print(f"    unexplained: {len(unexplained)}")
+        for line in unexplained:
+            print(f"      {line}")
 
     if args.skip_faults:
         return
