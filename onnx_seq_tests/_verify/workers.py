@@ -230,6 +230,8 @@ class Pool:
             worker.process.kill()
         worker.process.join()
         worker.conn.close()
+        if worker.grouped:
+            _wait_until_gone(worker.process.pid)
 
     def _step(self) -> None:
         busy = sum(1 for w in self.workers if w.queue)
@@ -411,3 +413,40 @@ def _tail(worker: _Worker) -> str:
     if not lines:
         return "; it wrote nothing on stderr"
     return "; last lines of its stderr:\n" + "\n".join(lines[-STDERR_LINES:])
+
+
+#: How long `_end` waits for a killed process group to be gone.
+GROUP_GONE_SECONDS = 2.0
+
+
+def _wait_until_gone(pgid: int) -> None:
+    """Wait until no process of group `pgid` is running, at most GROUP_GONE_SECONDS. killpg
+    only sends SIGKILL: a process of the group (a `sleep` a backend left behind) may still be
+    running when it returns, so without this wait a run could end, or its caller look, before
+    it is gone. An empty group returns at once; a killed process left as a zombie for init to
+    reap counts as gone."""
+    deadline = time.monotonic() + GROUP_GONE_SECONDS
+    while _group_running(pgid) and time.monotonic() < deadline:
+        time.sleep(0.002)
+
+
+def _group_running(pgid: int) -> bool:
+    """Whether a process of group `pgid` exists that is not a zombie (/proc where there is
+    one; elsewhere any process of the group counts)."""
+    try:
+        os.killpg(pgid, 0)
+    except OSError:  # no process of the group is left
+        return False
+    if not os.path.isdir("/proc/self"):
+        return True
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as file:
+                fields = file.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[0] not in (b"Z", b"X") and int(fields[2]) == pgid:
+            return True
+    return False
