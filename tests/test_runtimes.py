@@ -183,6 +183,20 @@ def test_openvino_strings_round_trip():
         assert [type(v) for v in back.flat] == [str] * array.size and (back == array).all()
 
 
+def test_openvino_refuses_a_string_ending_in_nul_rather_than_cut_it():
+    import openvino as ov
+
+    from onnx_seq_tests._verify.runtimes import CannotTake
+    from onnx_seq_tests._verify.runtimes.openvino import _from_tensor, _to_tensor
+
+    inside = np.array(["a\0b", "\0x"], dtype=object)  # a NUL inside a string travels
+    assert _from_tensor(ov, _to_tensor(ov, inside)).tolist() == ["a\0b", "\0x"]
+    # numpy's fixed-width strings, all OpenVINO's Python API takes, drop trailing NULs
+    assert np.array(["end\0"], dtype=str)[0] == "end"
+    with pytest.raises(CannotTake, match="ends in NUL"):
+        _to_tensor(ov, np.array(["ok", "end\0"], dtype=object))
+
+
 @pytest.mark.parametrize("name", [n for n in SAMPLES if n != "float64"])
 def test_tinygrad_tensors_round_trip_by_their_bits(name):
     """float64 is left out: tinygrad's PYTHON device holds it as a Python float, the same bits."""

@@ -5,6 +5,9 @@ and any optional output are refused (CannotTake); a present optional tensor inpu
 tensor. Models are compiled with EXECUTION_MODE_HINT=ACCURACY, which keeps each value's own
 precision where the plugin allows it (its default on CPUs with bfloat16 support computes floats
 in bfloat16); no setting keeps 64-bit integers, which the CPU plugin computes in 32 bits.
+Its Python API passes string tensors as fixed-width numpy strings, which cannot end in NUL
+(numpy drops trailing NULs): an input string that ends in NUL is refused (CannotTake), never
+fed cut short.
 """
 
 from __future__ import annotations
@@ -136,7 +139,12 @@ def _match(names: list[str], ports) -> dict[str, int]:
 
 def _to_tensor(ov, array: np.ndarray):
     if array.dtype.kind in "OUS":
-        return ov.Tensor(np.array([_text(v) for v in array.flat], dtype=str).reshape(array.shape))
+        texts = [_text(v) for v in array.flat]
+        if any(text.endswith("\0") for text in texts):
+            raise CannotTake("openvino cannot take a string that ends in NUL: its Python API "
+                             "passes strings as fixed-width numpy strings, which drop trailing "
+                             "NULs")
+        return ov.Tensor(np.array(texts, dtype=str).reshape(array.shape))
     raw = _RAW_TYPES.get(array.dtype)
     if raw is not None:
         tensor = ov.Tensor(getattr(ov.Type, raw), ov.Shape(list(array.shape)))
