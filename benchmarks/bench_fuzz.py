@@ -48,6 +48,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # faulty_backends
 
 from onnx_seq_tests._fuzz import judge  # noqa: E402
 from onnx_seq_tests._fuzz.campaign import BATCH, Options, program_seed, run  # noqa: E402
+from onnx_seq_tests._fuzz.known_bugs import classify  # noqa: E402
 from onnx_seq_tests._fuzz.programs import NoResult, generate  # noqa: E402
 from onnx_seq_tests._fuzz.recipes import to_case  # noqa: E402
 
@@ -86,30 +87,6 @@ def campaign(count: int, seed: int, specs: list[str], pipeline: bool = True):
         for counter in forms.values():
             outcomes.update(counter)
     return stats.valid / stats.seconds, outcomes, stats.valid / cpu_seconds
-
-
-def explain(built, verdicts):
-    """Every wrong answer (fail) of a backend and every error (it raised running a program
-    the spec gives a result for), by the documented bug that explains it
-    (known_bugs.documented_bug: a note of docs/conformance-notes.yaml), and those none does.
-    Refusals (a model the runtime would not take) are listed by kind above."""
-    from onnx_seq_tests._fuzz.known_bugs import documented_bug
-    from onnx_seq_tests._suite.tensor_io import derive
-
-    explained, unexplained = Counter(), []
-    for item in built:
-        forms = {item.case.folder: item.case}
-        forms.update({v.folder: v for v in derive(item.case).variants})
-        for verdict in verdicts[item.case.name]:
-            if verdict.outcome not in ("fail", "error"):
-                continue
-            title = documented_bug(verdict.backend, forms[verdict.folder])
-            if title is None:
-                unexplained.append(f"{verdict.backend} {verdict.outcome} {verdict.folder}: "
-                                   f"{verdict.message.splitlines()[0][:160]}")
-            else:
-                explained[verdict.backend, title] += 1
-    return explained, unexplained
 
 
 def load() -> str:
@@ -227,7 +204,7 @@ def main() -> None:
             print(f"    {key[0]:12s} {key[1]:8s} {count}")
         for key, count in sorted(kinds.items()):
             print(f"    not passed: {key[0]:12s} {key[1]:8s} {key[2]:20s} {count}")
-        explained, unexplained = explain(built, verdicts)
+        explained, unexplained = classify(built, verdicts)  # wrong answers and errors
         for (backend, title), count in sorted(explained.items()):
             print(f"    explained:  {backend:12s} {count:5d}  {title}")
         print(f"    unexplained: {len(unexplained)}")

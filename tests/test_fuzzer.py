@@ -28,7 +28,6 @@ from onnx_seq_tests._fuzz.programs import OPERATORS, NoResult, generate
 from onnx_seq_tests._fuzz.recipes import to_case
 from onnx_seq_tests._fuzz.schemas import version_opsets
 from onnx_seq_tests._suite.build import compile_cases, fingerprint
-from onnx_seq_tests._suite.tensor_io import derive
 
 #: Programs drawn by the validity test, and judged by the three-way test.
 PROGRAMS = 400
@@ -240,18 +239,8 @@ def test_the_judge_oracle_onnxruntime_and_reference_agree_but_for_documented_bug
     built = [b for _, _, b in found[:JUDGED]]
     verdicts = judge.run(built, ["oracle", "onnxruntime", "reference"], tmp_path / "suite",
                          jobs=2)
-    outcomes = Counter()
-    unexplained = []
-    for item in built:
-        forms = {item.case.folder: item.case}
-        forms.update({v.folder: v for v in derive(item.case).variants})
-        for verdict in verdicts[item.case.name]:
-            outcomes[verdict.backend, verdict.outcome] += 1
-            if verdict.outcome in ("pass", "error", "refused"):
-                continue
-            why = known_bugs.documented_bug(verdict.backend, forms[verdict.folder])
-            if why is None:
-                unexplained.append(f"{verdict.backend} {verdict.folder}: {verdict.message}")
+    outcomes = Counter((v.backend, v.outcome) for vs in verdicts.values() for v in vs)
+    _, unexplained = known_bugs.classify(built, verdicts, ignored=("pass", "error", "refused"))
     assert unexplained == []
     assert outcomes["oracle", "pass"] >= JUDGED
     assert outcomes["onnxruntime", "pass"] >= JUDGED // 2

@@ -116,6 +116,14 @@ def walk(graph: Graph):
         yield from subgraph.nodes
 
 
+def outer_names(graph: Graph) -> set[str]:
+    """The names `graph`'s own nodes read that neither its inputs, its initializers nor its
+    nodes give: values of an enclosing graph (a subgraph's outer scope)."""
+    local = {d.name for d in graph.inputs} | {i.name for i in graph.initializers}
+    local.update(o for node in graph.nodes for o in node.outputs)
+    return {name for node in graph.nodes for name in node.inputs if name and name not in local}
+
+
 def proto_subgraphs(node_proto):
     """The subgraphs of an onnx NodeProto: its GRAPH attributes' `g` and GRAPHS attributes'
     `graphs`, in attribute order (no onnx import needed: it reads the proto's fields)."""

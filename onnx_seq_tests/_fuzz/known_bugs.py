@@ -3,16 +3,20 @@ told from the program's own trace on the spec oracle: how the judge's proof (tes
 benchmarks/bench_fuzz.py) explains a disagreement of a backend with the oracle.
 
 Each rule returns the title of the note in docs/conformance-notes.yaml that describes the bug (a
-test checks every title is there, for that backend); a disagreement no rule explains is either a
-new runtime bug (write its note and its rule) or an oracle bug (fix it).
+test checks every title is there, for that backend), and `classify` tells a whole judged batch;
+a disagreement no rule explains is either a new runtime bug (write its note and its rule) or an
+oracle bug (fix it).
 """
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from .._core import oracle
-from .._core.cases import Case
+from .._core.cases import Case, outer_names
+from .._suite.tensor_io import derive
 
 
 def trace(case: Case) -> list[tuple]:
@@ -24,18 +28,8 @@ def trace(case: Case) -> list[tuple]:
     return seen
 
 
-def _reads_outer_scope(graph) -> bool:
-    """Whether a subgraph's nodes read a name neither its inputs nor its own nodes give."""
-    known = {d.name for d in graph.inputs} | {i.name for i in graph.initializers} | {""}
-    for node in graph.nodes:
-        if any(name not in known for name in node.inputs):
-            return True
-        known.update(node.outputs)
-    return False
-
-
 def _reference(node, args) -> str | None:
-    if node.op_type == "SequenceMap" and _reads_outer_scope(dict(node.attributes)["body"]):
+    if node.op_type == "SequenceMap" and outer_names(dict(node.attributes)["body"]):
         return "SequenceMap's body cannot read a value of the enclosing graph"
     if node.op_type == "Optional":
         return "Optional returns a list"
@@ -73,3 +67,24 @@ def documented_bug(backend: str, case: Case) -> str | None:
         if title:
             return title
     return None
+
+
+def classify(built, verdicts: dict, ignored=("pass", "refused")):
+    """The judged programs' verdicts (judge.run's), each whose outcome is not `ignored` told
+    by the documented bug that explains it: a Counter of (backend, note title), and a line for
+    each verdict no rule explains (`backend outcome folder: message`)."""
+    explained, unexplained = Counter(), []
+    for item in built:
+        forms = {item.case.folder: item.case}
+        forms.update({v.folder: v for v in derive(item.case).variants})
+        for verdict in verdicts[item.case.name]:
+            if verdict.outcome in ignored:
+                continue
+            title = documented_bug(verdict.backend, forms[verdict.folder])
+            if title is None:
+                first = verdict.message.splitlines()[0] if verdict.message else ""
+                unexplained.append(f"{verdict.backend} {verdict.outcome} {verdict.folder}: "
+                                   f"{first[:160]}")
+            else:
+                explained[verdict.backend, title] += 1
+    return explained, unexplained

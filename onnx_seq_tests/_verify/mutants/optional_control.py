@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.cases import outer_names
 from ..._core.value_types import SequenceType
 from .kit import MISSING, Mutant, MutantError, after, present, refusing, scalar, spec
 
@@ -142,10 +143,7 @@ def _body_has(op_type: str):
 
 
 def _body_reads_outer_scope(node, args, context) -> bool:
-    body = attributes_of(node)["body"]
-    local = {d.name for d in body.inputs} | {i.name for i in body.initializers}
-    local.update(o for n in body.nodes for o in n.outputs)
-    return any(name and name not in local for n in body.nodes for name in n.inputs)
+    return bool(outer_names(attributes_of(node)["body"]))
 
 
 def _map_single_unwrapped(node, args, attributes, context):
