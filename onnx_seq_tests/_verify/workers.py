@@ -425,9 +425,10 @@ def _wait_until_gone(pgid: int) -> None:
     running when it returns, so without this wait a run could end, or its caller look, before
     it is gone. An empty group returns at once; a killed process left as a zombie for init to
     reap counts as gone."""
-    deadline = time.monotonic() + GROUP_GONE_SECONDS
+    deadline, pause = time.monotonic() + GROUP_GONE_SECONDS, 0.001
     while _group_running(pgid) and time.monotonic() < deadline:
-        time.sleep(0.002)
+        time.sleep(pause)
+        pause = min(2 * pause, 0.05)  # each look reads /proc: fewer looks the longer it takes
 
 
 def _group_running(pgid: int) -> bool:
