@@ -10,14 +10,17 @@ run of this script:
                 divided by --jobs
   near floor    `gen-seq-tests verify SUITE -b onnxruntime -j 1` against a bare loop over the
                 same folders in one process (open a session, decode the .pb files, run; no
-                judging, no report), each a fresh process, in --pairs alternating pairs: the
-                median of the ratios
+                judging, no report), each a fresh process, in --pairs alternating rounds: the
+                median of the ratios, against two loops: onnxruntime's default sessions (the
+                floor as first defined) and sessions on one intra-op thread, as verify's
+                onnxruntime backend opens them (the same work: only verify's own costs differ)
   phases        where verify's time goes beyond the floor (printed with the near-floor line):
                 start-up and ending, as whole processes on one case folder (verify -j 1 and the
                 bare loop, medians of --pairs alternating runs), and the work per case over the
                 whole suite in this process, in CPU seconds, stage by stage: the floor's load,
-                decode, prepare, run beside verify's read, case summary, prepare, run, judging;
-                the rest (hand-offs to the worker, the parent's results) is the difference
+                decode (reading the .pb files included), prepare, run beside verify's read,
+                case summary, prepare, run, judging; the rest (hand-offs to the worker, the
+                parent's results) is the difference
 
 Targets: crash <= 3 x onnxruntime; hang <= healthy + 5 x timeout + 2 s; near floor <= 1.3
 (always on the whole --suite). Every other run is a `verify(...)` call in this process (what
@@ -71,26 +74,27 @@ def fork_floor(count: int, jobs: int) -> float:
     return (time.perf_counter() - start) / jobs
 
 
-def bare_loop(suite: Path) -> None:
+def bare_loop(suite: Path, one_thread: bool = False) -> None:
     """The floor: every case folder under `suite` on onnxruntime in this process, nothing
-    judged: load the model, open a session, decode each data set's .pb files by the graph's
-    types, run."""
+    judged: load the model, open a session (`one_thread`: on one intra-op thread), decode each
+    data set's .pb files by the graph's types, run."""
     import onnx
     import onnxruntime
 
     onnxruntime.set_default_logger_severity(4)
+    options = {"intra_op_num_threads": 1} if one_thread else {}
     for model_path in sorted(suite.rglob("model.onnx")):
-        _run_folder(model_path.parent, onnx.load(str(model_path)))
+        _run_folder(model_path.parent, onnx.load(str(model_path)), options)
 
 
-def _run_folder(folder: Path, model) -> None:
+def _run_folder(folder: Path, model, options: dict) -> None:
     """One case folder of the floor. Its session is released on return: a session kept alive
     while the next one is made (`rep` left over from the last loop turn) costs onnxruntime
     about twice the time."""
     import onnxruntime.backend
 
     try:
-        rep = onnxruntime.backend.prepare(model, "CPU")
+        rep = onnxruntime.backend.prepare(model, "CPU", **options)
     except Exception:  # refused: nothing to run
         return
     for data_set in sorted(folder.glob("test_data_set_*")):
@@ -120,6 +124,11 @@ def _decode(data: bytes, type_proto):
     return numpy_helper.to_optional(proto) if proto.elem_type else None
 
 
+def _read_decode(path: Path, type_proto):
+    """A .pb file read and decoded, as the floor does (the read counted with the decoding)."""
+    return _decode(path.read_bytes(), type_proto)
+
+
 def _load() -> str:
     """The machine's 1-minute load average: timings on a shared machine are read beside it."""
     try:
@@ -129,23 +138,32 @@ def _load() -> str:
 
 
 def near_floor(suite: Path, pairs: int) -> float:
-    """The median ratio of `verify -j 1` on onnxruntime to the bare loop, each a fresh
-    process, over `pairs` alternating pairs; prints each pair."""
-    commands = {"verify -j 1": _verify_command(suite),
-                "bare loop": [sys.executable, __file__, "--bare-loop", "--suite", str(suite)]}
-    ratios = []
+    """The median ratios of `verify -j 1` on onnxruntime to each bare loop (onnxruntime's
+    default sessions; sessions on one thread, as verify opens them), each a fresh process,
+    over `pairs` rounds in alternating order; prints each round. Returns the ratio to the
+    one-thread loop (the same work as verify's)."""
+    loop = [sys.executable, __file__, "--bare-loop", "--suite", str(suite)]
+    commands = {"verify -j 1": _verify_command(suite), "bare loop": loop,
+                "one thread": [*loop, "--one-thread"]}
+    ratios: dict[str, list[float]] = {"bare loop": [], "one thread": []}
     for k in range(pairs):
         seconds = {}
         for label in (list(commands) if k % 2 == 0 else list(commands)[::-1]):
             seconds[label] = _wall(commands[label])
-        ratios.append(seconds["verify -j 1"] / seconds["bare loop"])
+        for floor in ratios:
+            ratios[floor].append(seconds["verify -j 1"] / seconds[floor])
         print(f"{'near floor':12} verify -j 1 {seconds['verify -j 1']:.2f} s, bare loop "
-              f"{seconds['bare loop']:.2f} s: {ratios[-1]:.2f} (load {_load()})", flush=True)
-    ratio = statistics.median(ratios)
-    print(f"near floor: verify -j 1 / bare loop = {ratio:.2f} (median of {pairs} alternating "
-          f"pairs, {min(ratios):.2f}-{max(ratios):.2f}; target <= 1.3, "
-          f"{'met' if ratio <= 1.3 else 'MISSED'})", flush=True)
-    return ratio
+              f"{seconds['bare loop']:.2f} s ({ratios['bare loop'][-1]:.2f}), one thread "
+              f"{seconds['one thread']:.2f} s ({ratios['one thread'][-1]:.2f}) "
+              f"(load {_load()})", flush=True)
+    medians = {floor: statistics.median(found) for floor, found in ratios.items()}
+    for floor, about in (("bare loop", "onnxruntime's default sessions"),
+                         ("one thread", "sessions on one thread, as verify's")):
+        found = ratios[floor]
+        print(f"near floor: verify -j 1 / {floor} ({about}) = {medians[floor]:.2f} (median of "
+              f"{pairs} alternating rounds, {min(found):.2f}-{max(found):.2f}; target <= 1.3, "
+              f"{'met' if medians[floor] <= 1.3 else 'MISSED'})", flush=True)
+    return medians["one thread"]
 
 
 def _verify_command(suite: Path, *select: str) -> list[str]:
@@ -164,7 +182,8 @@ def phases(suite: Path, runs: int) -> None:
     """Print where verify's time goes beyond the floor (see the module's docstring)."""
     first = find_cases(suite)[0]
     one = {"verify -j 1": _verify_command(suite, f"^{re.escape(first.name)}$"),
-           "bare loop": [sys.executable, __file__, "--bare-loop", "--suite", str(first.path)]}
+           "bare loop": [sys.executable, __file__, "--bare-loop", "--one-thread", "--suite",
+                         str(first.path)]}
     seconds: dict[str, list[float]] = {label: [] for label in one}
     for k in range(runs):
         for label in (list(one) if k % 2 == 0 else list(one)[::-1]):
@@ -184,7 +203,8 @@ def phases(suite: Path, runs: int) -> None:
 
 def stage_seconds(suite: Path) -> tuple[dict[str, float], dict[str, float]]:
     """CPU seconds per stage over every case folder of `suite`, in this process: the floor's
-    (as bare_loop) and verify's worker's (as worker_main.read and run_on, stage by stage)."""
+    (as bare_loop with one thread) and verify's worker's (as worker_main.read and run_on,
+    stage by stage)."""
     import onnx
     import onnxruntime
     import onnxruntime.backend
@@ -192,11 +212,12 @@ def stage_seconds(suite: Path) -> tuple[dict[str, float], dict[str, float]]:
     from onnx_seq_tests._core.compare import compare_outputs
     from onnx_seq_tests._published.bounded import ReadError
     from onnx_seq_tests._published.case_folder import read_case_folder
-    from onnx_seq_tests._verify.backends import prepare, run_prepared
+    from onnx_seq_tests._verify.backends import load_backend, prepare, run_prepared
     from onnx_seq_tests._verify.outputs import contract_problem
     from onnx_seq_tests._verify.worker_main import case_elements, model_operators, model_opset
 
     onnxruntime.set_default_logger_severity(4)
+    backend = load_backend("onnxruntime")
     floor = dict.fromkeys(("load", "decode", "prepare", "run"), 0.0)
     work = dict.fromkeys(("read", "summary", "prepare", "run", "judge"), 0.0)
     clock = time.process_time
@@ -212,15 +233,15 @@ def stage_seconds(suite: Path) -> tuple[dict[str, float], dict[str, float]]:
     for folder in folders:  # the floor, as bare_loop
         model = timed(floor, "load", onnx.load, str(folder / "model.onnx"))
         try:
-            rep = timed(floor, "prepare", onnxruntime.backend.prepare, model, "CPU")
+            rep = timed(floor, "prepare", onnxruntime.backend.prepare, model, "CPU",
+                        intra_op_num_threads=1)
         except Exception:  # refused: nothing to run
             continue
-        for data_set in sorted(folder.glob("test_data_set_*")):
-            inputs = [timed(floor, "decode", _decode, (data_set / f"input_{j}.pb").read_bytes(),
-                            value.type) for j, value in enumerate(model.graph.input)]
+        for data_set in timed(floor, "decode", sorted, folder.glob("test_data_set_*")):
+            inputs = [timed(floor, "decode", _read_decode, data_set / f"input_{j}.pb", value.type)
+                      for j, value in enumerate(model.graph.input)]
             for j, value in enumerate(model.graph.output):
-                timed(floor, "decode", _decode, (data_set / f"output_{j}.pb").read_bytes(),
-                      value.type)
+                timed(floor, "decode", _read_decode, data_set / f"output_{j}.pb", value.type)
             try:
                 timed(floor, "run", rep.run, inputs)
             except Exception:  # an error: the floor does not judge it
@@ -234,7 +255,7 @@ def stage_seconds(suite: Path) -> tuple[dict[str, float], dict[str, float]]:
         timed(work, "summary", lambda m: (case_elements(m), model_operators(m), model_opset(m)),
               case.model)
         try:
-            rep = timed(work, "prepare", prepare, onnxruntime.backend, case.model)
+            rep = timed(work, "prepare", prepare, backend, case.model)
         except Exception:  # refused
             continue
         names = [o.name for o in case.model.graph.output]
@@ -261,9 +282,10 @@ def main() -> None:
     parser.add_argument("--floor-only", action="store_true", help="the near-floor lines only")
     parser.add_argument("--no-phases", action="store_true", help="no phase split")
     parser.add_argument("--bare-loop", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--one-thread", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.bare_loop:
-        return bare_loop(args.suite)
+        return bare_loop(args.suite, args.one_thread)
     if args.floor_only:
         near_floor(args.suite, args.pairs)
         if not args.no_phases:

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._core.versions import PACKAGE_VERSION as __version__
-
 #: public name -> (private module, name there)
 _PUBLIC = {
     "load_cases": ("._casefile.reader", "load_cases"),
@@ -72,7 +70,12 @@ if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__
 
 
 def __getattr__(name: str):
-    """Import a public name on first use (most of them pull in onnx)."""
+    """Import a public name on first use (most of them pull in onnx); `__version__` is read
+    from the installed metadata on first use too."""
+    if name == "__version__":
+        from ._core.versions import package_version
+
+        return package_version()
     try:
         module_name, attribute = _PUBLIC[name]
     except KeyError:

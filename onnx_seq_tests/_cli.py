@@ -18,7 +18,6 @@ from pathlib import Path
 
 import click
 
-from . import __version__
 from ._core.problems import CheckFailed, SeqTestsError, one_line
 from ._fuzz.command import fuzz
 from ._suite.manifest import EMPTY_OPTIONAL_FORMS
@@ -72,8 +71,19 @@ def _warn(message: str) -> None:
     _say(f"warning: {message}", err=True)
 
 
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """--version: the package's version, read from its installed metadata only when asked."""
+    if not value or ctx.resilient_parsing:
+        return
+    from ._core.versions import package_version
+
+    click.echo(f"gen-seq-tests, version {package_version()}")
+    ctx.exit()
+
+
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="gen-seq-tests")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=_print_version, help="Show the version and exit.")
 def main() -> None:
     """Build and check the ONNX sequence/optional conformance suite."""
 

@@ -331,6 +331,17 @@ class Pid(_Faulty):
         raise RuntimeError(str(os.getpid()))
 
 
+class BlasThreads(_Faulty):
+    """Raises with the OPENBLAS_NUM_THREADS its process was started with (the one-node check
+    model aside)."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if model.graph.name == "probe":
+            return onnxruntime.backend.prepare(model, device, **kwargs)
+        raise RuntimeError(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}")
+
+
 class PidAfterAbort(_Faulty):
     """Aborts on a model with a SequenceEmpty node, raises with its process id on the others:
     once it has crashed, verify isolates it, and where its later cases run shows in the ids."""

@@ -22,7 +22,7 @@ from foreign_suite import case_names, write_foreign_suite
 import onnx_seq_tests
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._verify import report
-from onnx_seq_tests._verify.backends import BackendSpecError, load_backend
+from onnx_seq_tests._verify.backends import BackendSpecError, load_backend, prepare, probe_model
 from onnx_seq_tests._verify.verifier import (
     NoCasesError,
     Result,
@@ -128,6 +128,25 @@ def test_a_timeout_spares_the_callers_own_processes(suite):
                                   "onnx_seq_tests._verify.backends:ReferenceBackend"])
 def test_backend_specs_import_what_they_name(spec):
     assert callable(load_backend(spec).prepare)
+
+
+def test_onnxruntime_opens_each_session_on_one_thread():
+    """-b onnxruntime: one intra-op thread per session (the workers run one per core);
+    -b onnxruntime.backend: onnxruntime's own defaults (0: its choice)."""
+    ours = prepare(load_backend("onnxruntime"), probe_model())
+    assert ours._session.get_session_options().intra_op_num_threads == 1
+    default = prepare(load_backend("onnxruntime.backend"), probe_model())
+    assert default._session.get_session_options().intra_op_num_threads == 0
+
+
+def test_workers_start_with_one_blas_thread_and_the_callers_environment_is_kept(suite):
+    """The fork server, so every worker, starts with OPENBLAS_NUM_THREADS=1 unless the caller
+    set it; the caller's own environment is unchanged."""
+    before = os.environ.get("OPENBLAS_NUM_THREADS")
+    results = verify(suite, ["faulty_backends:BlasThreads"], select=["sequence_empty"])
+    assert results and {r.message for r in results} == {
+        f"RuntimeError: OPENBLAS_NUM_THREADS={before or 1}"}
+    assert os.environ.get("OPENBLAS_NUM_THREADS") == before
 
 
 @pytest.mark.parametrize("spec, message", [

@@ -6,8 +6,8 @@ A leaf: it imports nothing of the package, so every layer (and the package root)
 
 from __future__ import annotations
 
+import functools
 import re
-from importlib import metadata
 
 #: The distribution whose metadata gives this package's version and its onnx pin.
 DISTRIBUTION = "onnx-seq-tests"
@@ -15,14 +15,18 @@ DISTRIBUTION = "onnx-seq-tests"
 
 def version_of(distribution: str) -> str | None:
     """The installed version of `distribution`; None when it is not installed."""
+    from importlib import metadata  # a twentieth of a second: only when a version is asked
+
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
         return None
 
 
-#: This package's version ("0.0.0" when run from a source tree that is not installed).
-PACKAGE_VERSION = version_of(DISTRIBUTION) or "0.0.0"
+@functools.cache
+def package_version() -> str:
+    """This package's version ("0.0.0" when run from a source tree that is not installed)."""
+    return version_of(DISTRIBUTION) or "0.0.0"
 
 
 def installed_onnx() -> str | None:
@@ -38,6 +42,8 @@ def installed_onnx() -> str | None:
 def pinned_onnx() -> str | None:
     """The onnx version this package pins (`onnx==X` in pyproject.toml, read from the installed
     metadata), or None when it is not installed as a distribution or pins no exact version."""
+    from importlib import metadata
+
     try:
         requirements = metadata.requires(DISTRIBUTION) or []
     except metadata.PackageNotFoundError:

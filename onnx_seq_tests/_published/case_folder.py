@@ -10,6 +10,7 @@ runner do.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,11 +61,11 @@ class _Budget:
     def __init__(self, limits: Limits):
         self.limits, self.bytes = limits, 0
 
-    def read(self, path: Path, what: str) -> bytes:
+    def read(self, path: str | Path, what: str) -> bytes:
         data = read_bytes(path, self.limits.file_bytes, what)
         self.bytes += len(data)
         if self.bytes > self.limits.folder_bytes:
-            raise ReadError(f"{_shown(path.parent)}: its files hold more than the "
+            raise ReadError(f"{_shown(os.path.dirname(path))}: its files hold more than the "
                             f"{self.limits.folder_bytes} bytes a case folder may have")
         return data
 
@@ -83,10 +84,12 @@ def read_case_folder(path: Path, *, strict: bool = True, limits: Limits = LIMITS
     if not isinstance(limits, Limits):
         raise ValueError(f"limits must be a Limits, not {type(limits).__name__}")
     budget = _Budget(limits)
-    model_path = path / "model.onnx"
-    if not model_path.exists() and not model_path.is_symlink():
+    folder_names, data_set_names = _listing(path)
+    if "model.onnx" not in folder_names:
         raise ReadError(f"{_shown(path)}: not a case folder (no model.onnx); a case folder "
                         "holds model.onnx and test_data_set_<k>/input_<j>.pb, output_<j>.pb")
+    base = str(path)
+    model_path = os.path.join(base, "model.onnx")
     model = read_model(model_path, budget.read(model_path, "model.onnx"), limits)
     try:
         input_types, output_types = boundary_types(model)
@@ -94,35 +97,60 @@ def read_case_folder(path: Path, *, strict: bool = True, limits: Limits = LIMITS
         raise ReadError(f"{_shown(model_path)}: a graph input or output has a type this tool "
                         f"cannot read ({_first_line(error)}); every one needs a tensor, "
                         "sequence or optional type") from None
-    folders = [p for p in path.glob("test_data_set_*") if p.is_dir()]
-    if len(folders) > limits.data_sets:
-        raise ReadError(f"{_shown(path)}: {len(folders)} data sets, more than the "
+    if len(data_set_names) > limits.data_sets:
+        raise ReadError(f"{_shown(path)}: {len(data_set_names)} data sets, more than the "
                         f"{limits.data_sets} a case folder may have")
-    if len(folders) * (len(input_types) + len(output_types)) > limits.folder_files:
+    if len(data_set_names) * (len(input_types) + len(output_types)) > limits.folder_files:
         raise ReadError(f"{_shown(path)}: more than the {limits.folder_files} .pb files a case "
                         "folder may have")
     try:
-        folders.sort(key=lambda p: int(p.name.rsplit("_", 1)[1]))
+        data_set_names.sort(key=lambda name: int(name.rsplit("_", 1)[1]))
     except ValueError:
         raise ReadError(f"{_shown(path)}: a data-set folder is not named "
                         "test_data_set_<k>") from None
     graph = model.graph
     defaults = {t.name: t for t in graph.initializer}
     data_sets, defaulted = [], []
-    for folder in folders:
+    for data_set in data_set_names:
+        folder = os.path.join(base, data_set)
         inputs = []
         for j, value_type in enumerate(input_types):
-            pb, name = folder / f"input_{j}.pb", graph.input[j].name
-            if name in defaults and not pb.exists() and not pb.is_symlink():
+            pb, name = os.path.join(folder, f"input_{j}.pb"), graph.input[j].name
+            if name in defaults and not os.path.lexists(pb):
                 inputs.append(_default(defaults[name], model_path))
-                defaulted.append(f"{folder.name}/{pb.name} ({name})")
+                defaulted.append(f"{data_set}/input_{j}.pb ({name})")
                 continue
             inputs.append(_read_value(pb, value_type, name, budget, strict))
-        outputs = [_read_value(folder / f"output_{j}.pb", t, graph.output[j].name, budget, strict)
+        outputs = [_read_value(os.path.join(folder, f"output_{j}.pb"), t, graph.output[j].name,
+                               budget, strict)
                    for j, t in enumerate(output_types)]
         data_sets.append((inputs, outputs))
-    atol, rtol = read_tolerance(path, limits)
+    atol, rtol = read_tolerance(path, limits) if "data.json" in folder_names else (None, None)
     return CaseFolder(path, model, input_types, output_types, data_sets, atol, rtol, defaulted)
+
+
+def _listing(path: Path) -> tuple[set[str], list[str]]:
+    """The names in a case folder (links and dangling links included) and, among them, its
+    data-set folders (test_data_set_*, links to folders included), listed once."""
+    try:
+        with os.scandir(path) as entries:
+            names, data_sets = set(), []
+            for entry in entries:
+                names.add(entry.name)
+                if entry.name.startswith("test_data_set_") and _is_folder(entry):
+                    data_sets.append(entry.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return set(), []
+    except OSError as error:
+        raise ReadError(f"{_shown(path)}: cannot read it ({error.strerror})") from None
+    return names, data_sets
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()  # follows links
+    except OSError:
+        return False
 
 
 def _default(initializer: onnx.TensorProto, model_path: Path):
@@ -153,7 +181,7 @@ def read_value(path: Path, value_type: ValueType, name: str = "", *, strict: boo
     return _read_value(as_path(path), value_type, name, _Budget(limits), strict)
 
 
-def _read_value(path: Path, value_type: ValueType, name: str, budget: _Budget, strict: bool):
+def _read_value(path: str | Path, value_type: ValueType, name: str, budget: _Budget, strict: bool):
     try:
         data = budget.read(path, ".pb file")
     except MissingFile:  # a dangling link too: os.stat follows it

@@ -39,12 +39,16 @@ def case_folders(root: Path, max_depth: int = MAX_FOLDER_DEPTH) -> list[Path]:
     sorted; links followed, each real folder walked once; [] when `root` is not a folder.
     ReadError when folders nest deeper than `max_depth`."""
     root = as_path(root, "root")
-    seen: set[str] = set()
+    seen: set[tuple[int, int]] = set()
     found: list[Path] = []
     stack = [(root, 0)]
     while stack:
         folder, depth = stack.pop()
-        real = os.path.realpath(folder)
+        try:
+            identity = os.stat(folder)  # links followed: the real folder, in one system call
+        except OSError:
+            continue
+        real = (identity.st_dev, identity.st_ino)
         if real in seen:
             continue
         seen.add(real)
@@ -188,18 +192,27 @@ class CaseRef:
     source: str
 
 
-def find_cases(roots, select: list[str] | tuple[str, ...] = ()) -> list[CaseRef]:
-    """The case folders under each root (each real folder once), those whose name or case key
-    matches one of the `select` regexes (searched, as pytest -k) if any; NoCasesError naming
-    the root that holds no case, ReadError for a folder tree too deep, ValueError for a
-    `select` that is not a regex."""
-    roots = as_paths(roots, "roots")
+def select_cases(refs: list[CaseRef], select: list[str] | tuple[str, ...]) -> list[CaseRef]:
+    """The cases of `refs` whose name or case key one of the `select` regexes finds (all of
+    them when there is none); ValueError for a `select` that is not a regex."""
     if isinstance(select, str):
         select = [select]
     try:
         patterns = [re.compile(p) for p in select]
     except (re.error, TypeError) as error:
         raise ValueError(f"not a valid regex in select: {error}") from None
+    if not patterns:
+        return list(refs)
+    return [r for r in refs if any(p.search(r.name) or p.search(r.case) for p in patterns)]
+
+
+def find_cases(roots, select: list[str] | tuple[str, ...] = ()) -> list[CaseRef]:
+    """The case folders under each root (each real folder once), those whose name or case key
+    matches one of the `select` regexes (searched, as pytest -k) if any; NoCasesError naming
+    the root that holds no case, ReadError for a folder tree too deep, ValueError for a
+    `select` that is not a regex."""
+    roots = as_paths(roots, "roots")
+    select_cases([], select)  # a bad regex is refused before any folder is walked
     refs = []
     cache: dict = {}
     seen: set[str] = set()
@@ -215,9 +228,7 @@ def find_cases(roots, select: list[str] | tuple[str, ...] = ()) -> list[CaseRef]
                     continue
                 seen.add(real)
             refs.append(_ref(path, root, cache))
-    if patterns:
-        refs = [r for r in refs if any(p.search(r.name) or p.search(r.case) for p in patterns)]
-    return refs
+    return select_cases(refs, select)
 
 
 def _ref(path: Path, root: Path, cache: dict) -> CaseRef:
@@ -237,4 +248,4 @@ def _ref(path: Path, root: Path, cache: dict) -> CaseRef:
 
 
 __all__ = ["MANIFEST", "CaseRef", "NoCasesError", "SuiteManifest", "case_folders", "find_cases",
-           "manifest_entry", "nearest_manifest", "read_manifest", "suite_info"]
+           "manifest_entry", "nearest_manifest", "read_manifest", "select_cases", "suite_info"]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .._core.problems import CheckFailed, path_argument
 from .._core.regular_files import read_regular
-from .._core.versions import PACKAGE_VERSION
+from .._core.versions import package_version
 from .._suite.manifest import MANIFEST, MAX_MANIFEST_BYTES, ManifestError, read, verify
 
 #: The one mtime of every entry.
@@ -48,7 +48,7 @@ def default_archive() -> Path:
 
 
 def top_folder() -> str:
-    return f"onnx-seq-tests-suite-{PACKAGE_VERSION}"
+    return f"onnx-seq-tests-suite-{package_version()}"
 
 
 def pack(root: Path, archive: Path) -> tuple[str, int]:

@@ -76,7 +76,7 @@ def build_key(empty_optional: str) -> str:
     digest = hashlib.sha256()
     for relative in build_modules():
         digest.update(relative.encode() + b"\0" + (_PACKAGE / relative).read_bytes() + b"\0")
-    environment = (sys.version_info[:2], versions.PACKAGE_VERSION, versions.installed_onnx(),
+    environment = (sys.version_info[:2], versions.package_version(), versions.installed_onnx(),
                    *map(versions.version_of, ("numpy", "protobuf", "ml_dtypes")), empty_optional)
     digest.update(repr(environment).encode())
     return digest.hexdigest()

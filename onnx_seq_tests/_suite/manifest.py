@@ -255,7 +255,8 @@ def make_manifest(cases: dict[str, dict], files: dict[str, dict], suite: str,
                   empty_optional: str) -> dict:
     """The manifest of a suite: `cases` name -> CaseEntry.to_json(), `files` path ->
     file_entry."""
-    return {"format": FORMAT, "generator": GENERATOR, "generator_version": versions.PACKAGE_VERSION,
+    return {"format": FORMAT, "generator": GENERATOR,
+            "generator_version": versions.package_version(),
             "onnx_version": versions.installed_onnx(), "empty_optional": empty_optional,
             "suite": suite, "cases": cases, "files": files}
 

@@ -18,6 +18,7 @@ from .verifier import (
     check_xfail,
     find_cases,
     load_xfail,
+    select_cases,
     suite_info,
 )
 from .verifier import verify as run_verify
@@ -41,7 +42,7 @@ def plan(suites: list[Path], select: tuple[str, ...], xfail_path: Path | None,
     notes read. Raises NoCasesError for a suite without cases, XfailError or NotesError for a
     bad file; an empty `cases` is the caller's to refuse."""
     everything = find_cases(suites)
-    cases = find_cases(suites, select) if select else everything
+    cases = select_cases(everything, select)
     xfail = load_xfail(xfail_path) if xfail_path else []
     notes = report.load_notes(notes_path) if notes_path else []
     return Plan(everything, cases, xfail, notes, [])

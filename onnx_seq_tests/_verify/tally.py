@@ -7,13 +7,12 @@ writer takes it through `cap` (any string in, valid Unicode of bounded length ou
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
 from .._core.operators import sequence_operators
-from .._suite.manifest import case_entries
+from .._published.discovery import nearest_manifest
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .backends import describe
 from .verifier import OUTCOMES, Result
@@ -129,32 +128,17 @@ def forms(results: list[Result]) -> list[str]:
 
 def load_about(roots) -> dict[str, tuple[str, ...]]:
     """Per case folder name, the operators of the case it is derived from, for the
-    tensor-boundary variants listed in the nearest manifest.json at or above each root; a case
-    not listed is about the operators its result names. Unreadable manifests give nothing."""
+    tensor-boundary variants listed in the suite manifest of each root (the nearest one at or
+    above it, read once per command by discovery.nearest_manifest); a case not listed is about
+    the operators its result names. Unreadable manifests give nothing."""
     about: dict[str, tuple[str, ...]] = {}
     for root in roots:
-        root = Path(root).resolve()
-        for folder in (root, *root.parents):
-            manifest = folder / "manifest.json"
-            if manifest.is_file():
-                about.update(_about_from(manifest))
-                break
-    return about
-
-
-def _about_from(manifest: Path) -> dict[str, tuple[str, ...]]:
-    try:
-        if manifest.stat().st_size > 256 * 1024 * 1024:
-            return {}
-        cases = json.loads(manifest.read_bytes()).get("cases")
-    except (OSError, ValueError, AttributeError, RecursionError):
-        return {}
-    entries = case_entries(cases)
-    about = {}
-    for entry in entries.values():
-        origin = entries.get(entry.derived_from) if entry.derived_from is not None else None
-        if origin is not None and origin.operators is not None:
-            about[entry.folder.rpartition("/")[2]] = origin.operators
+        manifest = nearest_manifest(Path(root))
+        entries = manifest.by_name if manifest is not None else {}
+        for entry in entries.values():
+            origin = entries.get(entry.derived_from) if entry.derived_from is not None else None
+            if origin is not None and origin.operators is not None:
+                about[entry.folder.rpartition("/")[2]] = origin.operators
     return about
 
 

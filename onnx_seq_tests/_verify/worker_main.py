@@ -18,7 +18,7 @@ import onnx
 
 from .._core.cases import graph_protos
 from .._core.compare import compare_outputs
-from .._core.value_types import from_type_proto, innermost
+from .._core.elements import BY_PROTO
 from .._published.bounded import ReadError
 from .._published.case_folder import CaseFolder, read_case_folder
 from .backends import check_backend, load_backend, prepare, run_prepared
@@ -233,11 +233,14 @@ def model_operators(model: onnx.ModelProto) -> list[str]:
 def case_elements(model: onnx.ModelProto) -> str:
     """The element types a case moves: those of its sequence and optional values (graph
     boundary and, after shape inference, inside), else those of its graph inputs, else of its
-    outputs; joined with '+'."""
-    try:
-        inferred = onnx.shape_inference.infer_shapes(model)
-    except Exception:  # a model onnx cannot infer still gets a summary from its boundary
-        inferred = model
+    outputs; joined with '+'. A graph whose nodes make no value beside its outputs, and whose
+    boundary types are complete, is not inferred: inference would add nothing."""
+    inferred = model
+    if not _nothing_to_infer(model.graph):
+        try:
+            inferred = onnx.shape_inference.infer_shapes(model)
+        except Exception:  # a model onnx cannot infer still gets a summary from its boundary
+            inferred = model
     graph = inferred.graph
     boundary = [*graph.input, *graph.output]
     groups = ([v for v in [*boundary, *graph.value_info] if _is_container(v)],
@@ -249,13 +252,32 @@ def case_elements(model: onnx.ModelProto) -> str:
     return "(none)"
 
 
+def _nothing_to_infer(graph: onnx.GraphProto) -> bool:
+    """Whether shape inference would leave the summary's values as they are: every value a
+    node of the graph makes is a graph output, and every boundary type is complete."""
+    outputs = {value.name for value in graph.output}
+    if any(name and name not in outputs for node in graph.node for name in node.output):
+        return False
+    return all(_element_name(value) is not None for value in [*graph.input, *graph.output])
+
+
 def _is_container(value: onnx.ValueInfoProto) -> bool:
     return value.type.WhichOneof("value") in ("sequence_type", "optional_type")
 
 
 def _element_name(value: onnx.ValueInfoProto) -> str | None:
-    try:
-        value_type = from_type_proto(value.type)
-    except (TypeError, KeyError):
-        return None
-    return innermost(value_type).element.name
+    """The name of the element type at the bottom of a value's type (the tensors inside its
+    sequences and optionals); None for a type this tool cannot read (a map, a sparse tensor,
+    no type, an element type it does not know)."""
+    proto = value.type
+    while True:
+        which = proto.WhichOneof("value")
+        if which == "tensor_type":
+            element = BY_PROTO.get(proto.tensor_type.elem_type)
+            return None if element is None else element.name
+        if which == "sequence_type":
+            proto = proto.sequence_type.elem_type
+        elif which == "optional_type":
+            proto = proto.optional_type.elem_type
+        else:
+            return None

@@ -22,6 +22,7 @@ the case's message.
 from __future__ import annotations
 
 import os
+import select
 import signal
 import sys
 import tempfile
@@ -55,6 +56,8 @@ STDERR_LINES = 8
 #: QUEUE_DEPTH, and at least 2, while a quarter of the tasks left per worker allows it (the
 #: workers stay balanced near the end of a run).
 QUEUE_DEPTH = 64
+#: The environment variable that sizes numpy's BLAS thread pool (OpenBLAS).
+BLAS_THREADS = "OPENBLAS_NUM_THREADS"
 #: How long a starting worker may take to import its backends before the run stops.
 START_TIMEOUT = 300.0
 
@@ -86,6 +89,16 @@ class _Worker:
     deadline: float | None = None
     log_offset: int = 0
     born: float = field(default_factory=time.monotonic)
+    readable: object = None  # a poll object on its pipe: is a message waiting?
+
+    def __post_init__(self) -> None:
+        self.readable = select.poll()
+        self.readable.register(self.conn.fileno(), select.POLLIN)
+
+    def has_message(self) -> bool:
+        """Whether its pipe holds a message (or was closed), without waiting: one poll(2), not
+        a selector made for each look as `Connection.poll` makes."""
+        return bool(self.readable.poll(0))
 
     @property
     def task(self) -> Task | None:
@@ -125,7 +138,24 @@ def start_fork_server(specs) -> None:
     `if __name__ == "__main__"` guard must not run again."""
     context = get_context("forkserver")
     context.set_forkserver_preload(["onnx_seq_tests._verify.warm", *spec_modules(specs)])
-    forkserver.ensure_running()
+    with _one_blas_thread():
+        forkserver.ensure_running()
+
+
+@contextmanager
+def _one_blas_thread():
+    """While the fork server starts, OPENBLAS_NUM_THREADS is 1 unless the caller set it: the
+    server and every worker forked from it then load numpy without a pool of BLAS threads
+    (which spin at start-up, and would only compete with the other workers, one per core);
+    the caller's environment is as it was afterwards."""
+    had = os.environ.get(BLAS_THREADS)
+    if had is None:
+        os.environ[BLAS_THREADS] = "1"
+    try:
+        yield
+    finally:
+        if had is None:
+            os.environ.pop(BLAS_THREADS, None)
 
 
 class _WorkerPopen(popen_forkserver.Popen):
@@ -286,7 +316,7 @@ class Pool:
         """Handle every message waiting from `worker`; False once its pipe is closed."""
         while True:
             try:
-                if not worker.conn.poll():
+                if not worker.has_message():
                     return True
                 message = worker.conn.recv()
             except (EOFError, OSError):
