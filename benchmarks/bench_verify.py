@@ -160,7 +160,7 @@ def near_floor(suite: Path, pairs: int) -> float:
     for floor, about in (("bare loop", "onnxruntime's default sessions"),
                          ("one thread", "sessions on one thread, as verify's")):
         found = ratios[floor]
-        print(f"near floor: verify -j 1 / {floor} ({about}) = {medians[floor]:.2f} (median of "
+        print(f"near floor: verify -j 1 / {floor} ({about}) = {medians[floor]:.3f} (median of "
               f"{pairs} alternating rounds, {min(found):.2f}-{max(found):.2f}; target <= 1.3, "
               f"{'met' if medians[floor] <= 1.3 else 'MISSED'})", flush=True)
     return medians["one thread"]
