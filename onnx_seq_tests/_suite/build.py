@@ -26,6 +26,7 @@ import errno
 import hashlib
 import os
 import shutil
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -334,6 +335,7 @@ def _finish(root, work, key, old, paths, empty_optional, jobs, kept, to_parse, r
 
     if sum(map(_size, to_compile)) >= STREAM_BYTES:
         results = stream_files(to_compile, empty_optional, reusable, jobs, write_now)
+        staging.finish()
     else:
         results = compile_files(to_compile, empty_optional, reusable, jobs)
     every = [c for _, done in kept for c in done] + [c for r in results for c in r.cases]
@@ -399,17 +401,53 @@ def _new_tree(cases: list[CaseResult], old: Previous, planned: dict[str, tuple])
     return files, links, writes, rebuilt
 
 
+#: Threads writing a streamed build's files. Creating a file is mostly system time; where the
+#: file system makes it slow (a millisecond a file), two threads share it out on two cores
+#: while the workers compile.
+WRITERS = 2
+
+
 class _Staging:
     """The new tree being written beside the root (`.<root>.build/staging`), made on the first
-    write; `discard` deletes it."""
+    write; `discard` deletes it. `write_all` hands a case's files to a writing thread and
+    returns; `finish` waits for every write and raises the first error, which the next
+    `write_all` raises too once it has happened."""
 
     def __init__(self, root: Path, work: Path):
         self.root, self.path = root, work / "staging"
         self.stager: Stager | None = None
+        self._writers: ThreadPoolExecutor | None = None
+        self._writes: list[Future] = []
+        self._failure: BaseException | None = None
 
     def write_all(self, files: dict[str, bytes]) -> None:
-        for relative, data in files.items():
-            self.open().write(relative, data)
+        stager = self.open()
+        if self._failure is not None:
+            raise self._failure
+        if self._writers is None:
+            self._writers = ThreadPoolExecutor(WRITERS, thread_name_prefix="seq-build-writer")
+        write = self._writers.submit(_write_files, stager, files)
+        write.add_done_callback(self._note_failure)
+        self._writes.append(write)
+
+    def _note_failure(self, write: Future) -> None:
+        if self._failure is None and not write.cancelled() and write.exception() is not None:
+            self._failure = write.exception()
+
+    def finish(self) -> None:
+        """Wait for every write handed to the threads; raise the first error."""
+        try:
+            for write in self._writes:
+                write.exception()  # waits
+        finally:
+            self._stop_writers(cancel=False)
+        if self._failure is not None:
+            raise self._failure
+
+    def _stop_writers(self, cancel: bool) -> None:
+        if self._writers is not None:
+            self._writers.shutdown(wait=True, cancel_futures=cancel)
+            self._writers, self._writes = None, []
 
     def open(self) -> Stager:
         if self.stager is None:
@@ -419,9 +457,15 @@ class _Staging:
         return self.stager
 
     def discard(self) -> None:
+        self._stop_writers(cancel=True)  # no thread writes into what is deleted
         if self.stager is not None:
             shutil.rmtree(self.path, ignore_errors=True)
             self.stager = None
+
+
+def _write_files(stager: Stager, files: dict[str, bytes]) -> None:
+    for relative, data in files.items():
+        stager.write(relative, data)
 
 
 def _publish(root: Path, work: Path, links: list[str], writes: dict[str, bytes],

@@ -11,7 +11,6 @@ imported.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import os
 import sys
@@ -24,9 +23,10 @@ from .build_cache import BuildCache
 from .manifest import MANIFEST, CaseEntry, FileEntry, case_entries, load_json
 from .publish import CACHE, folders_of, locked, scan_tree, work_dir
 
-#: The package folder; the build's code is the modules `_suite/build.py` imports, at any depth.
+#: The package folder.
 _PACKAGE = Path(__file__).resolve().parent.parent
-_BUILD_MODULE = ("_suite", "build")
+#: The layers of the package a build's code lives in.
+BUILD_LAYERS = ("_core", "_casefile", "_suite")
 
 def onnx_drift() -> str | None:
     """What to do when the installed onnx is not the pinned one; None when it is."""
@@ -83,38 +83,14 @@ def build_key(empty_optional: str) -> str:
 
 
 def build_modules() -> list[str]:
-    """The package's modules a build runs: `_suite/build.py` and every module of the package
-    it imports, at any depth (imports inside functions included), as sorted '/'-separated paths
-    relative to the package folder. Editing any other module (a report, diff, pack) leaves the
-    build key, and so a no-op build, as it is."""
-    found: set[tuple[str, ...]] = set()
-    pending = [_BUILD_MODULE]
-    while pending:
-        parts = pending.pop()
-        path = _PACKAGE.joinpath(*parts[:-1], parts[-1] + ".py")
-        if parts in found or not path.is_file():
-            continue
-        found.add(parts)
-        pending.extend(_package_imports(path, parts))
-    return sorted("/".join(p) + ".py" for p in found)
-
-
-def _package_imports(path: Path, parts: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """The modules of the package that the module `parts` (at `path`) imports: for `from X
-    import a, b`, X and X.a, X.b (either may be a module; what is not one is skipped)."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
-        if isinstance(node, ast.ImportFrom) and node.level:
-            base = parts[:len(parts) - node.level]
-            module = base + tuple(node.module.split(".")) if node.module else base
-            found.append(module)
-            found.extend(module + (alias.name,) for alias in node.names)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [node.module] if isinstance(node, ast.ImportFrom) else [
-                a.name for a in node.names]
-            found.extend(tuple(n.split(".")[1:]) for n in names
-                         if n and n.split(".")[0] == "onnx_seq_tests")
-    return [m + ("__init__",) if (_PACKAGE.joinpath(*m)).is_dir() else m for m in found if m]
+    """The package's modules a build may run: every module of the layers `_core`, `_casefile`
+    and `_suite` (BUILD_LAYERS; a build imports nothing above them, which tests/test_layers.py
+    keeps true), as sorted '/'-separated paths relative to the package folder. Listed, not
+    parsed: a no-op build lists three folders rather than parsing each module's imports.
+    Editing a module of any other layer (a report, diff, pack, the verifier) leaves the build
+    key, and so a no-op build, as it is."""
+    return sorted(path.relative_to(_PACKAGE).as_posix() for layer in BUILD_LAYERS
+                  for path in (_PACKAGE / layer).rglob("*.py"))
 
 
 def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = False
