@@ -111,6 +111,15 @@ def read_bytes(path: Path, limit: int, what: str = "file") -> bytes:
     return b"".join(chunks)
 
 
+def is_folder(entry: os.DirEntry) -> bool:
+    """Whether a directory entry is a folder, a link to one included; False when it cannot be
+    told (a dangling link, a vanished entry)."""
+    try:
+        return entry.is_dir()  # follows links
+    except OSError:
+        return False
+
+
 def _kind(mode: int) -> str:
     for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),

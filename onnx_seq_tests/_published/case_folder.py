@@ -30,6 +30,7 @@ from .bounded import (
     as_path,
     check_model,
     check_value,
+    is_folder,
     load_json,
     read_bytes,
 )
@@ -137,20 +138,13 @@ def _listing(path: Path) -> tuple[set[str], list[str]]:
             names, data_sets = set(), []
             for entry in entries:
                 names.add(entry.name)
-                if entry.name.startswith("test_data_set_") and _is_folder(entry):
+                if entry.name.startswith("test_data_set_") and is_folder(entry):
                     data_sets.append(entry.name)
     except (FileNotFoundError, NotADirectoryError):
         return set(), []
     except OSError as error:
         raise ReadError(f"{_shown(path)}: cannot read it ({error.strerror})") from None
     return names, data_sets
-
-
-def _is_folder(entry: os.DirEntry) -> bool:
-    try:
-        return entry.is_dir()  # follows links
-    except OSError:
-        return False
 
 
 def _default(initializer: onnx.TensorProto, model_path: Path):

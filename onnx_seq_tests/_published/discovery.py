@@ -22,7 +22,16 @@ from pathlib import Path
 
 from .._core.problems import SeqTestsError
 from .._suite.manifest import CaseEntry, case_entries
-from .bounded import LIMITS, ReadError, as_path, as_paths, parse_json, read_bytes, shown
+from .bounded import (
+    LIMITS,
+    ReadError,
+    as_path,
+    as_paths,
+    is_folder,
+    parse_json,
+    read_bytes,
+    shown,
+)
 
 MANIFEST = "manifest.json"
 #: Folders below the named one deeper than this are refused (ReadError), not walked.
@@ -54,7 +63,7 @@ def case_folders(root: Path, max_depth: int = MAX_FOLDER_DEPTH) -> list[Path]:
         seen.add(real)
         try:
             with os.scandir(folder) as entries:
-                listed = sorted((e.name, _is_dir(e)) for e in entries)
+                listed = sorted((e.name, is_folder(e)) for e in entries)
         except OSError:
             continue
         is_case = folder.name.startswith("test_") and ("model.onnx", False) in listed
@@ -67,13 +76,6 @@ def case_folders(root: Path, max_depth: int = MAX_FOLDER_DEPTH) -> list[Path]:
                             f"{shown(root)}; a suite is not that deep")
         stack.extend((folder / name, depth + 1) for name in reversed(below))
     return sorted(found)
-
-
-def _is_dir(entry: os.DirEntry) -> bool:
-    try:
-        return entry.is_dir()  # follows links
-    except OSError:
-        return False
 
 
 # -- manifests ------------------------------------------------------------------------------
@@ -195,12 +197,19 @@ class CaseRef:
 def select_cases(refs: list[CaseRef], select: list[str] | tuple[str, ...]) -> list[CaseRef]:
     """The cases of `refs` whose name or case key one of the `select` regexes finds (all of
     them when there is none); ValueError for a `select` that is not a regex."""
+    return _selected(refs, _patterns(select))
+
+
+def _patterns(select) -> list[re.Pattern]:
     if isinstance(select, str):
         select = [select]
     try:
-        patterns = [re.compile(p) for p in select]
+        return [re.compile(p) for p in select]
     except (re.error, TypeError) as error:
         raise ValueError(f"not a valid regex in select: {error}") from None
+
+
+def _selected(refs: list[CaseRef], patterns: list[re.Pattern]) -> list[CaseRef]:
     if not patterns:
         return list(refs)
     return [r for r in refs if any(p.search(r.name) or p.search(r.case) for p in patterns)]
@@ -212,7 +221,7 @@ def find_cases(roots, select: list[str] | tuple[str, ...] = ()) -> list[CaseRef]
     the root that holds no case, ReadError for a folder tree too deep, ValueError for a
     `select` that is not a regex."""
     roots = as_paths(roots, "roots")
-    select_cases([], select)  # a bad regex is refused before any folder is walked
+    patterns = _patterns(select)  # a bad regex is refused before any folder is walked
     refs = []
     cache: dict = {}
     seen: set[str] = set()
@@ -228,7 +237,7 @@ def find_cases(roots, select: list[str] | tuple[str, ...] = ()) -> list[CaseRef]
                     continue
                 seen.add(real)
             refs.append(_ref(path, root, cache))
-    return select_cases(refs, select)
+    return _selected(refs, patterns)
 
 
 def _ref(path: Path, root: Path, cache: dict) -> CaseRef:
