@@ -124,3 +124,26 @@ def test_cli_prints_the_score_and_fails_when_a_mutant_survives(tmp_path):
     assert "surviving mutants: " in result.stderr
     usage = CliRunner().invoke(main, ["mutation", str(tmp_path / "none")])
     assert usage.exit_code == 2 and "no case folders" in usage.output
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    return a is b or a == b
+
+
+def test_a_mutant_writing_into_its_inputs_leaves_the_data_sets_whole(subjects):
+    """The in-place mutants write into the input sequence's own list (as a runtime reusing
+    storage would); each mutant gets its own copy of the inputs, so the data sets every other
+    mutant is judged on stay as the case files give them."""
+    import copy
+
+    touched = [s for s in subjects if {"SequenceInsert", "SequenceErase"} & s.operators]
+    before = copy.deepcopy([s.data_sets for s in touched])
+    for name in ("sequence_insert_in_place", "sequence_erase_in_place"):
+        mutant = next(m for m in mutation.mutants() if m.name == name)
+        for subject in touched:
+            mutation.passes(subject, mutant)
+    assert _same(before, [s.data_sets for s in touched])
