@@ -35,6 +35,7 @@ WITNESSES = {
     "SplitToSequence applies keepdims with a 'split' input":
         "test_split_to_sequence_scalar_split_2_keepdims_ignored",
     "Optional returns a list": "test_if_v16_optional_either_branch",
+    "Optional with both an input and a type attribute": "test_optional_with_input_and_type",
     "Optional returns a list (tensor-boundary variants)":
         f"{TENSOR_IO}/test_optional_has_element_v18_optional_tensor_float__none",
     "SequenceInsert into an empty sequence": "test_sequence_empty_then_insert",

@@ -271,6 +271,18 @@ def tvm_findings() -> list[Finding]:
                 helper.make_node("Add", ["x", "three"], ["y"])],
                [_t("x", I64, [])], [_t("y", I64, [])]),
         "{'x': np.array(4, np.int64)}", "y = 7"))
+    found.append(Finding(
+        "tvm_split_to_sequence_single_chunk", "tvm",
+        "SplitToSequence that gives a single chunk returns it as a tensor, not a sequence of "
+        "length 1 (SequenceLength of it then fails: \"object of type 'Call' has no len()\")",
+        "Split a tensor into a sequence of tensors, along the specified 'axis'.",
+        _model([_const("one", 1),
+                helper.make_node("SplitToSequence", ["x", "one"], ["parts"]),
+                helper.make_node("SequenceLength", ["parts"], ["n"]),
+                _const("zero", 0),
+                helper.make_node("SequenceAt", ["parts", "zero"], ["y"])],
+               [_t("x", F32, [1])], [_t("n", I64, []), _t("y", F32, [1])]),
+        "{'x': np.array([7.], np.float32)}", "n = 1, y = [7.]"))
     return found
 
 

@@ -56,13 +56,24 @@ class Subject:
 def run_mutant(mutant: Mutant | None, graph: Graph, opset: int, inputs: list,
                input_types: list, output_types: list) -> list:
     """The outputs a mutant backend (None: the plain oracle) gives for `inputs`: its input
-    transform, the oracle with its operators, its output transform. Raises where it fails."""
+    transform, the oracle with its operators, its output transform. Raises where it fails.
+    A mutant gets its own copy of the inputs, as a runtime does across its API, so one that
+    writes into a value's storage (sequence_insert_in_place) cannot change the data sets."""
+    if mutant is not None:
+        inputs = [_own_copy(v) for v in inputs]
     if mutant is not None and mutant.inputs is not None:
         inputs = [mutant.inputs(v, t) for v, t in zip(inputs, input_types, strict=True)]
     actual = oracle.run_graph(graph, opset, list(inputs), operators=operator_table(mutant))
     if mutant is not None and mutant.outputs is not None:
         actual = [mutant.outputs(v, t) for v, t in zip(actual, output_types, strict=True)]
     return actual
+
+
+def _own_copy(value):
+    """`value` with fresh sequence lists and tensor arrays (None stays None)."""
+    if isinstance(value, list):
+        return [_own_copy(v) for v in value]
+    return value.copy() if isinstance(value, np.ndarray) else value
 
 
 def passes(subject: Subject, mutant: Mutant | None, data_set: int | None = None) -> bool:

@@ -78,6 +78,13 @@ _OPTIONAL = (
     Mutant("optional_wraps_value_in_list",
            "Optional(x) gives a one-element sequence [x]",
            {"Optional": _optional_wraps_in_list}, modelled_on="onnx reference evaluator"),
+    Mutant("optional_input_with_type_refused",
+           "Optional fails when given both an input and a type attribute (reads the type as "
+           "a tensor element type)",
+           {"Optional": refusing("Optional", lambda node, args, c: bool(present(args)) and
+                                 "type" in attributes_of(node),
+                                 "KeyError: the type is not a tensor element type")},
+           modelled_on="onnx reference evaluator"),
     Mutant("optional_of_empty_sequence_is_empty",
            "Optional of an empty sequence gives an empty optional (None and [] confused)",
            {"Optional": _optional_of_empty_sequence_is_empty}, sources=("onnx/onnx#4835",)),
@@ -144,6 +151,11 @@ def _body_has(op_type: str):
 
 def _body_reads_outer_scope(node, args, context) -> bool:
     return bool(outer_names(attributes_of(node)["body"]))
+
+
+def _body_reads_outer_sequence(node, args, context) -> bool:
+    return any(isinstance(context.scope.get(name), list)
+               for name in outer_names(attributes_of(node)["body"]))
 
 
 def _map_single_unwrapped(node, args, attributes, context):
@@ -268,6 +280,19 @@ _CONTROL = (
     Mutant("if_constant_branch_outputs_zero",
            "If returns zeros for a branch output that a Constant node inside the branch makes",
            {"If": _if_constant_outputs_zero}, sources=("microsoft/onnxruntime#5496",)),
+    Mutant("control_flow_one_element_condition_refused",
+           "If and Loop take only a 0-d condition and trip count: one of shape [1] fails",
+           {"If": refusing("If", lambda node, args, c: np.asarray(args[0]).ndim != 0,
+                           "the condition must be a scalar"),
+            "Loop": refusing("Loop", lambda node, args, c: any(
+                arg is not MISSING and arg is not None and np.asarray(arg).ndim != 0
+                for arg in args[:2]), "the trip count and condition must be scalars")},
+           sources=("NervanaSystems/ngraph#2825",)),
+    Mutant("loop_body_outer_sequence_invisible",
+           "A Loop body cannot read a sequence of the enclosing graph (outer tensors only)",
+           {"Loop": refusing("Loop", _body_reads_outer_sequence,
+                             "a value of the enclosing scope is not a tensor")},
+           sources=("tracel-ai/burn#4119", "openvinotoolkit/openvino#957")),
     Mutant("loop_one_turn_short", "Loop runs trip_count - 1 turns",
            {"Loop": _loop(trip_shift=-1)}),
     Mutant("loop_one_turn_long", "Loop runs trip_count + 1 turns",

@@ -230,6 +230,29 @@ _ERASE = (
            sources=("onnx/onnx-tensorflow#660",)),
 )
 
+def _in_place(op_type: str):
+    """The spec's `op_type` on a sequence, written back into the input sequence's own storage
+    (the list object every other reader of that value holds)."""
+    def run(node, args, attributes, context):
+        result = spec(op_type)(node, args, attributes, context)
+        args[0][:] = result[0]
+        return [args[0]]
+    return run
+
+
+_IN_PLACE = (
+    Mutant("sequence_insert_in_place",
+           "SequenceInsert appends into its input's storage: every other reader of the input "
+           "sequence (a second consumer, an outer-scope read in a Loop body) sees it longer",
+           {"SequenceInsert": _in_place("SequenceInsert")},
+           sources=("microsoft/onnxruntime#20606", "onnx/onnx#2082")),
+    Mutant("sequence_erase_in_place",
+           "SequenceErase removes from its input's storage: every other reader of the input "
+           "sequence sees it shorter",
+           {"SequenceErase": _in_place("SequenceErase")},
+           sources=("microsoft/onnxruntime#20606",)),
+)
+
 _OTHER = (
     Mutant("sequence_length_int32", "SequenceLength returns an int32 scalar",
            {"SequenceLength": _length_int32}),
@@ -251,4 +274,4 @@ _OTHER = (
            sources=("microsoft/onnxruntime#15575",)),
 )
 
-MUTANTS = _AT + _INSERT + _ERASE + _OTHER
+MUTANTS = _AT + _INSERT + _ERASE + _IN_PLACE + _OTHER

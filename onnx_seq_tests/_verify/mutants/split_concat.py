@@ -66,6 +66,11 @@ def _zero_axis_one_piece(node, args, attributes, context):
     return spec("SplitToSequence")(node, args, attributes, context)
 
 
+def _single_chunk_as_tensor(node, args, attributes, context):
+    parts = _split_parts(node, args, attributes, context)
+    return [parts[0] if len(parts) == 1 else parts]
+
+
 def _zero_element_parts_dropped(node, args, attributes, context):
     return [[p for p in _split_parts(node, args, attributes, context) if p.size]]
 
@@ -115,6 +120,10 @@ _SPLIT = (
     Mutant("split_to_sequence_zero_size_axis_one_piece",
            "SplitToSequence over an axis of size 0 returns the tensor as one piece",
            {"SplitToSequence": _zero_axis_one_piece}),
+    Mutant("split_to_sequence_single_chunk_as_tensor",
+           "SplitToSequence returns its only chunk as a tensor, not a sequence of length 1",
+           {"SplitToSequence": _single_chunk_as_tensor},
+           modelled_on="TVM 0.27, found by gen-seq-tests fuzz (docs/conformance.md)"),
     Mutant("split_to_sequence_zero_element_parts_dropped",
            "SplitToSequence leaves out parts with no elements",
            {"SplitToSequence": _zero_element_parts_dropped}),

@@ -1,0 +1,1 @@
+	Boptional_has_elementJ
