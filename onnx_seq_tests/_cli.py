@@ -138,13 +138,17 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
 @main.command(name="list")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 def list_cases(paths: tuple[Path, ...]) -> None:
-    """List cases: name, operators, opset, data sets."""
-    from ._casefile.reader import load_cases
+    """List cases: name, operators, opset, data sets.
 
-    cases = load_cases(paths or (Path(DEFAULT_CASES),))  # CaseFileError: one line each, exit 2
-    for case in cases:
+    A case file with a mistake is left out, in one line (`skipped FILE: KIND: its first
+    problem`). Exit status: 0 all listed, 1 a file left out, 2 no case file or a repeated name."""
+    from ._read.load import case_file_each
+
+    read = case_file_each(paths or (Path(DEFAULT_CASES),))  # CaseFileError: exit 2
+    for case in sorted((c for cases in read.values for c in cases), key=lambda c: c.name):
         click.echo(f"{case.name}\t{','.join(case.operators)}\topset {case.opset}\t"
                    f"{len(case.data_sets)} data set(s)")
+    _left_out(read.skipped)
 
 
 def _shown(path: Path) -> str:

@@ -217,7 +217,7 @@ def test_import_of_every_folder_exits_0(mini_suite, tmp_path):
 
 
 def test_help_says_what_the_exit_statuses_mean():
-    for command in ("import", "show", "coverage", "docs"):
+    for command in ("import", "show", "coverage", "docs", "list"):
         text = CliRunner().invoke(main, [command, "--help"]).output
         assert "Exit status: 0" in " ".join(text.split()), command
     assert "--force" in CliRunner().invoke(main, ["docs", "--help"]).output
@@ -285,3 +285,22 @@ def test_docs_removes_only_its_own_stale_pages(mini_suite, tmp_path):
     assert (out / "pipe.md").is_fifo()
     assert _docs(mini_suite, out, "--check").exit_code == 0
     assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_list_lists_every_case_file_beside_a_bad_one(tmp_path):
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    for name in ("optional.yaml", "sequence_at_erase.yaml"):
+        shutil.copy(ROOT / "cases" / name, cases / name)
+    good = CliRunner().invoke(main, ["list", str(cases)])
+    assert good.exit_code == 0 and good.stderr == "", good.output
+    (cases / "broken.yaml").write_text("cases:\n  - name: [oops\n", encoding="utf-8")
+    os.mkfifo(tmp_path / "pipe.yaml")
+    result = CliRunner().invoke(main, ["list", str(cases), str(tmp_path / "pipe.yaml")])
+    assert result.exit_code == 1, result.output
+    assert result.stdout == good.stdout  # every case of the readable files
+    lines = result.stderr.splitlines()
+    assert len(lines) == 2 and "Traceback" not in result.output, lines
+    assert lines[0].startswith(f"skipped {cases / 'broken.yaml'}: corrupt: "
+                               f"{cases / 'broken.yaml'}:3:1: not valid YAML"), lines[0]
+    assert lines[1].startswith(f"skipped {tmp_path / 'pipe.yaml'}: unreadable: "), lines[1]

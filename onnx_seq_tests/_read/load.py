@@ -7,11 +7,11 @@ import difflib
 from collections.abc import Callable
 from pathlib import Path
 
-from .._casefile.reader import case_files, load_cases
+from .._casefile.reader import case_files, load_cases, load_file
 from .._core.cases import Case
-from .._core.problems import CaseFileError, one_line
+from .._core.problems import CaseFileError, Problems, one_line
 from .._core.value_types import ValueType
-from .._published.bounded import ReadError, as_path, as_paths
+from .._published.bounded import ReadError, Unreadable, as_path, as_paths
 from .._published.bounded import shown as shown_path
 from .._published.case_folder import read_case_folder, read_value
 from .._published.discovery import (
@@ -159,6 +159,39 @@ def _suite_each(path: Path, then: Callable[[Shown], object]) -> Outcomes:
     return read_each(folders, lambda f: then(read_folder(f, manifest_entry(f, cache))))
 
 
+def case_file_each(paths) -> Outcomes:
+    """Each case file of `paths` (files, folders searched for *.yaml) read on its own
+    (`read_each`): one with a mistake is left out, with its first problem (`unreadable` when it
+    cannot be read, `corrupt` else), the others give their cases. CaseFileError (exit 2) when
+    no case file is found, or a case name repeats across the files read."""
+    files = case_files(paths)
+    if not files:
+        load_cases(paths)  # CaseFileError: no case files found
+    outcomes = read_each(files, _case_file)
+    problems = Problems()
+    seen: dict[str, Case] = {}
+    for case in (c for cases in outcomes.values for c in cases):
+        if case.name in seen:
+            problems.add(case.where, f"case name '{case.name}' is already used at "
+                                     f"{seen[case.name].where}; case names must be unique "
+                                     "across all files")
+        seen.setdefault(case.name, case)
+    problems.raise_if_any()
+    return outcomes
+
+
+def _case_file(path: Path) -> list[Case]:
+    problems = Problems()
+    cases = load_file(path, problems)
+    if not problems.found:
+        return cases
+    first = min(problems.found)
+    more = f" (and {len(set(problems.found)) - 1} more problem(s))" \
+        if len(set(problems.found)) > 1 else ""
+    refusal = Unreadable if first.message.startswith("cannot read the file") else ReadError
+    raise refusal(f"{first}{more}")
+
+
 def _load(paths) -> list[Case]:
     try:
         return load_cases(paths)
@@ -209,5 +242,5 @@ def find_cases(names: list[str], cases_paths, suite_root: Path) -> list[Case]:
     return [cases[n] for n in wanted]
 
 
-__all__ = ["ReadError", "Shown", "find_cases", "from_case", "read_folder", "read_pb", "resolve",
-           "resolve_each"]
+__all__ = ["ReadError", "Shown", "case_file_each", "find_cases", "from_case", "read_folder",
+           "read_pb", "resolve", "resolve_each"]
