@@ -301,3 +301,18 @@ def test_list_lists_every_case_file_beside_a_bad_one(tmp_path):
     assert lines[0].startswith(f"skipped {cases / 'broken.yaml'}: corrupt: "
                                f"{cases / 'broken.yaml'}:3:1: not valid YAML"), lines[0]
     assert lines[1].startswith(f"skipped {tmp_path / 'pipe.yaml'}: unreadable: "), lines[1]
+
+
+def test_import_of_a_named_folder_the_format_cannot_express(mini_suite, tmp_path):
+    """Named itself, a folder read whole but outside the case format is left out as `not
+    expressible` (exit 1, no file: nothing was imported), not refused as bad input."""
+    folder = mini_suite / SUITE / MINI_CASES[0]
+    model = onnx.load(folder / "model.onnx")
+    model.opset_import.append(helper.make_opsetid("com.example", 1))
+    onnx.save(model, folder / "model.onnx")
+    target = tmp_path / "out.yaml"
+    result = CliRunner().invoke(main, ["import", str(folder), "-o", str(target)])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"skipped {folder}: not expressible: imports the opset")
+    assert "error: no case folder could be imported (1 not expressible)" in result.stderr
+    assert not target.exists()

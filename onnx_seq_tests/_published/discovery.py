@@ -99,9 +99,6 @@ class Skipped:
         """The one line a command prints on stderr for it."""
         return f"skipped {self.folder}: {self.kind}: {self.reason}"
 
-    def to_json(self) -> dict:
-        return {"folder": self.folder, "kind": self.kind, "reason": self.reason}
-
 
 @dataclass
 class Outcomes(Generic[T]):
