@@ -67,14 +67,11 @@ def _say(text: str, err: bool = False) -> None:
     click.echo(one_line(text), err=err)
 
 
-def _left_out(skipped, nothing_done: str | None = None) -> None:
+def _left_out(skipped) -> None:
     """The one line of each folder a command left out (a discovery.Skipped: `skipped FOLDER:
-    KIND: why`, on stderr), then exit 1 when there is one (after `error: nothing_done` if
-    given): a partial result never exits 0."""
+    KIND: why`, on stderr), then exit 1 when there is one: a partial result never exits 0."""
     for item in skipped:
         _say(item.line(), err=True)
-    if nothing_done:
-        raise CheckFailed(nothing_done)
     if skipped:
         click.get_current_context().exit(1)
 
@@ -505,7 +502,7 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
     KIND: why`). Exit status: 0 all imported, 1 one left out (none imported: no file written),
     2 bad input (a case folder named itself that cannot be read, a SUITE_DIR with no case).
     """
-    from ._published.discovery import tally
+    from ._published.discovery import NothingRead, tally
     from ._read.importer import import_folders, refused_by_builder, to_yaml
 
     if not out_file.absolute().parent.is_dir():
@@ -514,8 +511,7 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
     if not no_check:
         imported = refused_by_builder(imported)
     if not imported.cases:
-        _left_out(imported.skipped, f"no case folder could be imported "
-                                    f"({tally(imported.skipped)}); {out_file} was not written")
+        raise NothingRead("no case folder could be imported", imported.skipped)
     header = ("# Imported by `gen-seq-tests import` from " + ", ".join(
         one_line(p.as_posix()) for p in suite_dirs) + ".\n")
     out_file.write_text(to_yaml(imported, header), encoding="utf-8")

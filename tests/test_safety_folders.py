@@ -18,6 +18,7 @@ from conftest import MINI_CASES
 from onnx import SequenceProto, TensorProto, helper, numpy_helper
 
 from onnx_seq_tests._cli import main
+from onnx_seq_tests._read.operator_pages import MARKER
 from onnx_seq_tests._suite.layout import SUITE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -167,7 +168,8 @@ def test_import_of_a_suite_whose_only_folder_is_bad_writes_nothing(tmp_path, how
     result = CliRunner().invoke(main, ["import", str(suite), "-o", str(target)])
     assert result.exit_code == 1, result.output
     _skip_line(result.stderr, how)
-    assert "no case folder could be imported" in result.stderr
+    assert result.stderr.splitlines()[-1] == "error: no case folder could be imported " \
+        f"(1 {DAMAGE[how][1]}); nothing was written"
     assert not target.exists()
     target.write_text("# the user's cases\n", encoding="utf-8")
     again = CliRunner().invoke(main, ["import", str(suite), "-o", str(target)])
@@ -314,5 +316,22 @@ def test_import_of_a_named_folder_the_format_cannot_express(mini_suite, tmp_path
     result = CliRunner().invoke(main, ["import", str(folder), "-o", str(target)])
     assert result.exit_code == 1, result.output
     assert result.stderr.startswith(f"skipped {folder}: not expressible: imports the opset")
-    assert "error: no case folder could be imported (1 not expressible)" in result.stderr
+    assert "error: no case folder could be imported (1 not expressible); nothing was written" \
+        in result.stderr
     assert not target.exists()
+
+
+def test_docs_of_a_suite_it_cannot_read_at_all_writes_nothing(tmp_path):
+    """Pages of no case would replace the good ones: when every folder is left out, nothing is
+    written (exit 1, each folder's line, then one error line)."""
+    suite = damaged_suite_of_one(tmp_path, "fifo")
+    out = tmp_path / "pages"
+    out.mkdir()
+    (out / "README.md").write_text("# Operators\n\n" + MARKER + "\n", encoding="utf-8")
+    result = _docs(suite, out)
+    assert result.exit_code == 1, result.output
+    _skip_line(result.stderr, "fifo")
+    assert result.stderr.splitlines()[-1] == \
+        "error: no case folder could be read (1 unreadable); nothing was written"
+    assert [p.name for p in out.iterdir()] == ["README.md"]
+    assert (out / "README.md").read_text(encoding="utf-8").endswith(MARKER + "\n")

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from .._core.problems import SeqTestsError, one_line
+from .._core.problems import CheckFailed, SeqTestsError, one_line
 from .._suite.manifest import CaseEntry, case_entries
 from .bounded import (
     LIMITS,
@@ -119,6 +119,18 @@ class Outcomes(Generic[T]):
         """Raise the error of the first folder left out, if any (a caller that needs all)."""
         if self.skipped:
             raise self.skipped[0].error or ReadError(self.skipped[0].reason)
+
+
+class NothingRead(CheckFailed):
+    """Every folder was left out, so nothing is written (exit 1): the command line prints each
+    folder's line, then `error: <message>`."""
+
+    def __init__(self, message: str, skipped: list[Skipped]):
+        super().__init__(f"{message} ({tally(skipped)}); nothing was written")
+        self.skipped = list(skipped)
+
+    def lines(self) -> list[str]:
+        return [item.line() for item in self.skipped] + super().lines()
 
 
 def tally(skipped: list[Skipped]) -> str:
@@ -320,6 +332,6 @@ def _ref(path: Path, root: Path, cache: dict) -> CaseRef:
                    entry.source or "")
 
 
-__all__ = ["MANIFEST", "CaseRef", "NoCasesError", "Outcomes", "Skipped", "SuiteManifest",
-           "case_folders", "find_cases", "manifest_entry", "nearest_manifest", "read_each",
-           "read_manifest", "select_cases", "suite_info", "tally"]
+__all__ = ["MANIFEST", "CaseRef", "NoCasesError", "NothingRead", "Outcomes", "Skipped",
+           "SuiteManifest", "case_folders", "find_cases", "manifest_entry", "nearest_manifest",
+           "read_each", "read_manifest", "select_cases", "suite_info", "tally"]

@@ -23,7 +23,7 @@ from .._core.problems import CheckFailed, SeqTestsError
 from .._published import coverage
 from .._published.bounded import ReadError, read_bytes
 from .._published.bounded import shown as shown_path
-from .._published.discovery import case_folders, read_each, read_manifest
+from .._published.discovery import NothingRead, case_folders, read_each, read_manifest
 from .._suite.manifest import CaseEntry
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .load import read_folder
@@ -84,6 +84,8 @@ def pages(root: Path, out_dir: Path, shown_root: str | None = None,
                           if f.parent.name != TENSOR_IO_SUITE], read)
     if skipped is None:
         outcomes.raise_first()
+    elif outcomes.skipped and not outcomes.done:  # pages of no case would replace good ones
+        raise NothingRead("no case folder could be read", outcomes.skipped)
     else:
         skipped.extend(outcomes.skipped)
     cases = outcomes.values
