@@ -335,3 +335,15 @@ def test_docs_of_a_suite_it_cannot_read_at_all_writes_nothing(tmp_path):
         "error: no case folder could be read (1 unreadable); nothing was written"
     assert [p.name for p in out.iterdir()] == ["README.md"]
     assert (out / "README.md").read_text(encoding="utf-8").endswith(MARKER + "\n")
+
+
+def test_coverage_of_a_suite_it_cannot_read_at_all_writes_nothing(tmp_path):
+    suite = damaged_suite_of_one(tmp_path, "zipmap")
+    markdown = tmp_path / "coverage.md"
+    markdown.write_text("# the committed report\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["coverage", str(suite), "--markdown", str(markdown)])
+    assert result.exit_code == 1, result.output
+    _skip_line(result.stderr, "zipmap")
+    assert result.stderr.splitlines()[-1] == \
+        "error: no case folder could be read (1 unsupported); nothing was written"
+    assert markdown.read_text(encoding="utf-8") == "# the committed report\n"

@@ -480,11 +480,13 @@ def test_coverage_docs_and_mutation_refuse_an_unreadable_case_in_one_line(tmp_pa
             result = CliRunner().invoke(main, [command[0], str(tmp_path / "suite"), *command[1:]])
         if command[0] == "mutation":
             refused_in_one_line(result, "model.onnx: not a regular file (a FIFO)")
-        else:  # a folder of folders: the folder left out in one line, exit 1 (test_safety_folders)
+        else:  # a folder of folders: each folder left out in one line, exit 1; none read:
+            # nothing written (test_safety_folders)
             assert result.exit_code == 1 and "Traceback" not in result.output, result.output
-            line, = result.stderr.splitlines()
+            line, error = result.stderr.splitlines()
             assert line.startswith(f"skipped {folder}: unreadable: ") and \
                 "model.onnx: not a regular file (a FIFO)" in line, line
+            assert error.startswith("error: no case folder could be read"), error
 
 
 def test_tensor_data_fields_have_a_bound(tmp_path):
