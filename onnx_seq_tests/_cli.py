@@ -67,6 +67,15 @@ def _say(text: str, err: bool = False) -> None:
     click.echo(one_line(text), err=err)
 
 
+def _left_out(skipped) -> None:
+    """The one line of each folder a command left out (a discovery.Skipped: `skipped FOLDER:
+    KIND: why`, on stderr), then exit 1 when there is one: a partial result never exits 0."""
+    for item in skipped:
+        _say(item.line(), err=True)
+    if skipped:
+        click.get_current_context().exit(1)
+
+
 def _warn(message: str) -> None:
     _say(f"warning: {message}", err=True)
 
@@ -126,13 +135,17 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
 @main.command(name="list")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 def list_cases(paths: tuple[Path, ...]) -> None:
-    """List cases: name, operators, opset, data sets."""
-    from ._casefile.reader import load_cases
+    """List cases: name, operators, opset, data sets.
 
-    cases = load_cases(paths or (Path(DEFAULT_CASES),))  # CaseFileError: one line each, exit 2
-    for case in cases:
+    A case file with a mistake is left out, in one line (`skipped FILE: KIND: its first
+    problem`). Exit status: 0 all listed, 1 a file left out, 2 no case file or a repeated name."""
+    from ._read.load import case_file_each
+
+    read = case_file_each(paths or (Path(DEFAULT_CASES),))  # CaseFileError: exit 2
+    for case in sorted((c for cases in read.values for c in cases), key=lambda c: c.name):
         click.echo(f"{case.name}\t{','.join(case.operators)}\topset {case.opset}\t"
                    f"{len(case.data_sets)} data set(s)")
+    _left_out(read.skipped)
 
 
 def _shown(path: Path) -> str:
@@ -372,7 +385,10 @@ def diff(old: Path, new: Path, as_json: bool, output: Path | None, exit_code: bo
                    "docs/coverage.md) instead of printing it.")
 def coverage(root: Path, markdown_path: Path | None) -> None:
     """Report what the suite at ROOT (default: generated) covers: per operator and version, the
-    allowed types (from onnx.defs) and the edge cases, beside onnx's own node cases."""
+    allowed types (from onnx.defs) and the edge cases, beside onnx's own node cases.
+
+    A case folder that cannot be read is left out, in one line (`skipped FOLDER: KIND: why`).
+    Exit status: 0 all counted, 1 a folder left out, 2 bad usage or no suite at ROOT."""
     from ._fuzz.mutant_score import committed as committed_fuzz_score
     from ._published import coverage as measure
     from ._suite.freshness import onnx_drift
@@ -381,17 +397,20 @@ def coverage(root: Path, markdown_path: Path | None) -> None:
     drift = onnx_drift()
     if drift:
         _warn(drift)
-    ours = measure.summarize(measure.suite_coverage(root))
+    skipped: list = []
+    ours = measure.summarize(measure.suite_coverage(root, skipped))
     theirs = measure.summarize(measure.onnx_coverage())
     text = measure.report(ours, theirs, root.as_posix(), measure.tensor_io_form(root)) + \
-        "\n" + mutation.markdown(*mutation.scores(root), fuzz=committed_fuzz_score())
+        "\n" + mutation.markdown(*mutation.scores(root, []), fuzz=committed_fuzz_score())
     if markdown_path is None:
         click.echo(text, nl=False)
+        _left_out(skipped)
         return
     markdown_path.parent.mkdir(parents=True, exist_ok=True)
     markdown_path.write_text(text, encoding="utf-8")
     _say(f"wrote {markdown_path}: {ours.total_covered} of {ours.total} combinations covered by "
          f"{ours.cases} case(s); onnx's node cases cover {theirs.total_covered}")
+    _left_out(skipped)
 
 
 @main.command()
@@ -412,13 +431,17 @@ def show(cases: tuple[str, ...], full: bool, cases_paths: tuple[Path, ...],
     CASE is a case name from the case files (plain or expanded, with or without test_), a case
     folder (test_<name>/ with model.onnx) of any suite in the standard layout, a folder of such
     folders, or a case file. A case from case files shows its file:line.
+
+    In a folder of folders, one that cannot be read is left out, in one line (`skipped FOLDER:
+    KIND: why`). Exit status: 0 all shown, 1 a folder left out, 2 a CASE that cannot be read.
     """
-    from ._read.load import resolve
+    from ._read.load import resolve_each
     from ._read.show import render
 
-    shown = resolve(cases, cases_paths, suite_root)  # ReadError: one line, exit 2
-    texts = [render(s, full=full) for s in shown]
-    click.echo("\n".join(texts), nl=False)
+    # what is named itself and cannot be read: ReadError, one line, exit 2
+    shown = resolve_each(cases, cases_paths, suite_root, then=lambda s: render(s, full=full))
+    click.echo("\n".join(shown.values), nl=False)
+    _left_out(shown.skipped)
 
 
 @main.command()
@@ -429,22 +452,35 @@ def show(cases: tuple[str, ...], full: bool, cases_paths: tuple[Path, ...],
 @click.option("--check", is_flag=True,
               help="Write nothing; exit 1 naming every page that differs from what the suite "
                    "gives.")
-def docs(root: Path, out_dir: Path, check: bool) -> None:
+@click.option("--force", is_flag=True,
+              help="Write over a file in the output folder that has a page's name although "
+                   "`docs` did not write it (without --force: exit 2, nothing written). Other "
+                   "files are kept either way.")
+def docs(root: Path, out_dir: Path, check: bool, force: bool) -> None:
     """Write one Markdown page per sequence/optional operator (schema from onnx.defs, then every
     case of the suite at ROOT (default: generated) that uses it, as `show` prints it) and an
-    index with the cases and coverage per operator version."""
+    index with the cases and coverage per operator version.
+
+    Only pages `docs` wrote (marked `Generated by gen-seq-tests docs`) are replaced or removed;
+    other files are kept. A case folder that cannot be read is left out, in one line (`skipped
+    FOLDER: KIND: why`). Exit status: 0 all done, 1 a folder left out or (--check) a stale
+    page, 2 bad usage, no suite, or a page's name taken by a file `docs` did not write.
+    """
     from ._read.operator_pages import stale_pages, write_pages
 
+    skipped: list = []
     if check:
-        stale = stale_pages(root, out_dir)  # a case that cannot be read: ReadError, exit 2
+        stale = stale_pages(root, out_dir, skipped)
         for name in stale:
             click.echo(f"stale: {out_dir / name}")
+        _left_out(skipped)
         if stale:
             raise CheckFailed(f"{len(stale)} page(s) differ from the suite; run `make docs`")
         click.echo(f"{out_dir} is what the suite at {root} gives")
         return
-    files = write_pages(root, out_dir)
+    files = write_pages(root, out_dir, force=force, skipped=skipped)
     click.echo(f"wrote {len(files)} page(s) into {out_dir}")
+    _left_out(skipped)
 
 
 @main.command(name="import")
@@ -462,9 +498,11 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
     folders) into a case file: nodes keyed by the schema's formal names, values as case files
     write them, the tolerance from data.json, a comment naming each case's folder.
 
-    A case the format cannot express is left out and reported with the reason (one line per
-    case on stderr). Exit 0 when the file is written, 2 for bad input.
+    A case folder that cannot be read or expressed is left out, in one line (`skipped FOLDER:
+    KIND: why`). Exit status: 0 all imported, 1 one left out (none imported: no file written),
+    2 bad input (a case folder named itself that cannot be read, a SUITE_DIR with no case).
     """
+    from ._published.discovery import NothingRead, tally
     from ._read.importer import import_folders, refused_by_builder, to_yaml
 
     if not out_file.absolute().parent.is_dir():
@@ -472,13 +510,15 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
     imported = import_folders(suite_dirs, prefix)  # ReadError: one line, exit 2
     if not no_check:
         imported = refused_by_builder(imported)
-    for folder, reason in imported.skipped:
-        _say(f"not imported: {folder}: {reason}", err=True)
+    if not imported.cases:
+        raise NothingRead("no case folder could be imported", imported.skipped)
     header = ("# Imported by `gen-seq-tests import` from " + ", ".join(
         one_line(p.as_posix()) for p in suite_dirs) + ".\n")
     out_file.write_text(to_yaml(imported, header), encoding="utf-8")
-    click.echo(f"wrote {len(imported.cases)} case(s) to {out_file}; "
-               f"{len(imported.skipped)} not expressible (listed above)")
+    left_out = f"; left out: {tally(imported.skipped)} (listed on stderr)" \
+        if imported.skipped else ""
+    _say(f"wrote {len(imported.cases)} case(s) to {out_file}{left_out}")
+    _left_out(imported.skipped)
 
 
 @main.command("mutation")

@@ -103,8 +103,10 @@ def test_foreign_suite_imports_with_equal_values(tmp_path):
     assert case["nodes"][0] == {"op_type": "Constant", "outputs": {"output": "three"},
                                 "attributes": {"value_float": 3.0}}
     imported = _import_and_build(tmp_path, suite)
-    (folder, reason), = imported.skipped
-    assert folder == divide and "the oracle does not implement Div" in reason
+    skipped, = imported.skipped
+    folder = skipped.folder
+    assert folder == divide and "the oracle does not implement Div" in skipped.reason
+    assert skipped.kind == "not expressible"
     originals = {p.name: p for p in case_folders(suite) if p.as_posix() != folder}
     rebuilt = {p.name: p for p in case_folders(tmp_path / "out" / SUITE)}
     assert sorted(rebuilt) == sorted(originals)
@@ -231,7 +233,8 @@ def test_what_cannot_be_expressed_is_left_out_with_the_reason(tmp_path):
     expected = _not_expressible_cases(tmp_path / "suite")
     imported = import_folders([tmp_path / "suite"])
     assert imported.cases == []
-    reasons = {Path(folder).name: reason for folder, reason in imported.skipped}
+    reasons = {Path(s.folder).name: s.reason for s in imported.skipped}
+    assert {s.kind for s in imported.skipped} == {"not expressible"}
     assert sorted(reasons) == sorted(expected)
     for name, reason in expected.items():
         assert reason in reasons[name], (name, reasons[name])
@@ -262,7 +265,7 @@ ONNX_NODE_SKIPS = {
 def test_onnx_own_node_cases_import_or_say_why(onnx_node_suite, tmp_path):
     suite = onnx_node_suite / "node"
     imported = _import_and_build(tmp_path, suite)
-    reasons = {Path(folder).name: reason for folder, reason in imported.skipped}
+    reasons = {Path(s.folder).name: s.reason for s in imported.skipped}
     names = {Path(origin).name for origin, _ in imported.cases}
     assert len(names) + len(reasons) == len(case_folders(suite))
     assert sorted(reasons) == sorted(ONNX_NODE_SKIPS)
@@ -283,9 +286,10 @@ def test_cli_import_writes_a_case_file_and_lists_what_it_left_out(onnx_node_suit
     target = tmp_path / "imported.yaml"
     result = CliRunner().invoke(main, ["import", str(onnx_node_suite / "node"), "-o",
                                        str(target), "--prefix", "onnx_"])
-    assert result.exit_code == 0, result.output
-    assert "not imported: " in result.output
-    assert "test_sequence_map_identity_1_sequence_expanded: Constant" in result.output
+    assert result.exit_code == 1, result.output  # some folders were left out
+    assert "skipped " in result.stderr and "left out: " in result.stdout
+    assert "test_sequence_map_identity_1_sequence_expanded: not expressible: Constant" \
+        in result.stderr
     assert "test_loop16_seq_none" not in result.output
     text = target.read_text(encoding="utf-8")
     assert "# imported from " in text and "- name: onnx_sequence_insert_at_back" in text
@@ -302,15 +306,16 @@ def test_cli_import_of_a_folder_that_is_not_a_suite(tmp_path):
 
 
 def test_cli_import_of_a_truncated_pb(tmp_path):
-    """A folder of a suite that cannot be read is listed with its reason and the import goes
-    on (exit 0); the same folder named on its own is bad input (exit 2, nothing written)."""
+    """A folder of a suite that cannot be read is listed with its kind and reason and the
+    import goes on (exit 1: a partial result); the same folder named on its own is bad input
+    (exit 2, nothing written)."""
     suite = write_foreign_suite(tmp_path / "foreign")
     folder = suite / "seq" / "test_seq_of_scalars"
     pb = folder / "test_data_set_0" / "input_0.pb"
     pb.write_bytes(numpy_helper.from_array(np.float32([1, 2])).SerializeToString()[:-2])
     result = CliRunner().invoke(main, ["import", str(suite), "-o", str(tmp_path / "x.yaml")])
-    assert result.exit_code == 0 and "Traceback" not in result.output
-    assert f"not imported: {folder.as_posix()}: cannot read it: {pb}: not a valid TensorProto" \
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert f"skipped {folder.as_posix()}: corrupt: {pb}: not a valid TensorProto" \
         in result.stderr
     assert "test_seq_of_scalars" not in (tmp_path / "x.yaml").read_text().replace(
         "# imported from", "")

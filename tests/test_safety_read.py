@@ -248,11 +248,12 @@ def test_folder_names_that_are_not_utf8(tmp_path):
     shutil.copytree(suite / CASE, suite / odd)
     (suite / odd / "test_data_set_0" / "output_0.pb").write_bytes(b"\xff")
     result = import_(tmp_path, suite)
-    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
-    assert "not imported: " in result.stderr and "test_caf\\udce9" in result.stderr
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "skipped " in result.stderr and "test_caf\\udce9: corrupt: " in result.stderr
     assert "- name: caf" not in (tmp_path / "out.yaml").read_text(encoding="utf-8")
     refused_in_one_line(show(suite / odd), "test_caf\\udce9", "not a valid SequenceProto")
-    refused_in_one_line(show(suite), "test_caf\\udce9")
+    shown = show(suite)  # a folder of folders: the others shown, exit 1
+    assert shown.exit_code == 1 and "test_caf\\udce9: corrupt: " in shown.stderr
     assert "not a valid SequenceProto" in verify_reads(suite / odd)
     done = CliRunner().invoke(main, ["verify", str(suite), "-b", "reference", "--json",
                                      str(tmp_path / "r.json")])
@@ -477,7 +478,15 @@ def test_coverage_docs_and_mutation_refuse_an_unreadable_case_in_one_line(tmp_pa
     for command in (["coverage"], ["mutation"], ["docs", "-o", str(tmp_path / "ops")]):
         with deadline(20):
             result = CliRunner().invoke(main, [command[0], str(tmp_path / "suite"), *command[1:]])
-        refused_in_one_line(result, "model.onnx: not a regular file (a FIFO)")
+        if command[0] == "mutation":
+            refused_in_one_line(result, "model.onnx: not a regular file (a FIFO)")
+        else:  # a folder of folders: each folder left out in one line, exit 1; none read:
+            # nothing written (test_safety_folders)
+            assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+            line, error = result.stderr.splitlines()
+            assert line.startswith(f"skipped {folder}: unreadable: ") and \
+                "model.onnx: not a regular file (a FIFO)" in line, line
+            assert error.startswith("error: no case folder could be read"), error
 
 
 def test_tensor_data_fields_have_a_bound(tmp_path):

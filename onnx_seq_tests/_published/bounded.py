@@ -19,7 +19,27 @@ from .._core.problems import SeqTestsError, one_line
 
 
 class ReadError(SeqTestsError):
-    """Input that cannot be read as a case; the message is one line saying what and why."""
+    """Input that cannot be read as a case; the message is one line saying what and why.
+
+    `kind` is the word a command's per-folder line uses for it: `corrupt` (what a file holds
+    is wrong: it does not parse, is truncated, holds another kind of value, is over an element
+    or nesting bound), `unreadable` (the file cannot or may not be read: a FIFO, a device, a
+    folder, no permission, over its size bound, external data) or `unsupported` (a value kind
+    this tool cannot read yet, a map)."""
+
+    kind = "corrupt"
+
+
+class Unreadable(ReadError):
+    """A file that cannot or may not be read (see ReadError)."""
+
+    kind = "unreadable"
+
+
+class Unsupported(ReadError):
+    """A value kind this tool cannot read yet (see ReadError)."""
+
+    kind = "unsupported"
 
 
 class MissingFile(ReadError):
@@ -78,20 +98,20 @@ def read_bytes(path: Path, limit: int, what: str = "file") -> bytes:
     except FileNotFoundError:
         raise MissingFile(f"{shown(path)}: missing") from None
     except OSError as error:
-        raise ReadError(f"{shown(path)}: cannot read it ({error.strerror})") from None
+        raise Unreadable(f"{shown(path)}: cannot read it ({error.strerror})") from None
     if not stat.S_ISREG(before.st_mode):
-        raise ReadError(f"{shown(path)}: not a regular file ({_kind(before.st_mode)}); a case "
+        raise Unreadable(f"{shown(path)}: not a regular file ({_kind(before.st_mode)}); a case "
                         f"folder's {what} must be a regular file")
     if before.st_size > limit:
-        raise ReadError(f"{shown(path)}: {before.st_size} bytes, more than the {limit} bytes "
+        raise Unreadable(f"{shown(path)}: {before.st_size} bytes, more than the {limit} bytes "
                         f"a {what} may have")
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as error:
-        raise ReadError(f"{shown(path)}: cannot read it ({error.strerror})") from None
+        raise Unreadable(f"{shown(path)}: cannot read it ({error.strerror})") from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped between stat and open
-            raise ReadError(f"{shown(path)}: not a regular file; a case folder's {what} must "
+            raise Unreadable(f"{shown(path)}: not a regular file; a case folder's {what} must "
                             "be a regular file")
         chunks, size = [], 0
         want = min(limit + 1, before.st_size + 1, 2**24)  # a short read of a file is its end
@@ -103,11 +123,11 @@ def read_bytes(path: Path, limit: int, what: str = "file") -> bytes:
                 break
             want = min(limit + 1 - size, 2**24)
     except OSError as error:
-        raise ReadError(f"{shown(path)}: cannot read it ({error.strerror})") from None
+        raise Unreadable(f"{shown(path)}: cannot read it ({error.strerror})") from None
     finally:
         os.close(fd)
     if size > limit:
-        raise ReadError(f"{shown(path)}: more than the {limit} bytes a {what} may have")
+        raise Unreadable(f"{shown(path)}: more than the {limit} bytes a {what} may have")
     return b"".join(chunks)
 
 
@@ -180,7 +200,7 @@ _EXTERNAL = ("keeps its data in an external file; this tool reads only what a ca
 def check_tensor(tensor: TensorProto, path, what: str, limits: Limits = LIMITS) -> None:
     """ReadError when a tensor's data is external or its dims ask for too many elements."""
     if tensor.data_location == TensorProto.EXTERNAL or len(tensor.external_data):
-        raise ReadError(f"{shown(path)}: {what} {_EXTERNAL}")
+        raise Unreadable(f"{shown(path)}: {what} {_EXTERNAL}")
     if len(tensor.string_data) > limits.strings:
         raise ReadError(f"{shown(path)}: {what} holds {len(tensor.string_data)} strings, more "
                         f"than the {limits.strings} a tensor may hold")

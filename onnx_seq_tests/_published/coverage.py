@@ -29,7 +29,7 @@ from .._core.value_types import from_type_proto
 from .._suite.manifest import MANIFEST, case_entries
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .case_folder import read_case_folder
-from .discovery import case_folders
+from .discovery import NothingRead, case_folders, read_each
 
 #: The operators of the matrix: every sequence/optional operator onnx.defs knows.
 MATRIX_OPERATORS = operators.sequence_operators()
@@ -372,17 +372,25 @@ _OPERATOR_FEATURES = {
 
 # -- suites -------------------------------------------------------------------------------------
 
-def suite_coverage(root: Path) -> list[CaseCoverage]:
+def suite_coverage(root: Path, skipped: list | None = None) -> list[CaseCoverage]:
     """The coverage of every case folder under `root`, read back as any consumer reads it;
     the tensor-boundary form's folders (copies of the same cases) are counted by
-    `tensor_io_form` instead."""
-    found = []
-    for path in case_folders(Path(root)):
-        if path.parent.name == TENSOR_IO_SUITE:
-            continue
+    `tensor_io_form` instead. A folder that cannot be read raises ReadError; with `skipped`
+    it is appended there (a discovery.Skipped: folder, kind, reason) and the others counted
+    (NothingRead when no folder could be read)."""
+    def read(path: Path) -> CaseCoverage:
         folder = read_case_folder(path)
-        found.append(case_coverage(folder.name, folder.model, folder.data_sets))
-    return found
+        return case_coverage(folder.name, folder.model, folder.data_sets)
+
+    outcomes = read_each([p for p in case_folders(Path(root))
+                          if p.parent.name != TENSOR_IO_SUITE], read)
+    if skipped is None:
+        outcomes.raise_first()
+    elif outcomes.skipped and not outcomes.done:  # a report of no case: say so instead
+        raise NothingRead("no case folder could be read", outcomes.skipped)
+    else:
+        skipped.extend(outcomes.skipped)
+    return outcomes.values
 
 
 @functools.lru_cache(maxsize=1)

@@ -17,10 +17,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, TypeVar
 
-from .._core.problems import SeqTestsError
+from .._core.problems import CheckFailed, SeqTestsError, one_line
 from .._suite.manifest import CaseEntry, case_entries
 from .bounded import (
     LIMITS,
@@ -76,6 +78,80 @@ def case_folders(root: Path, max_depth: int = MAX_FOLDER_DEPTH) -> list[Path]:
                             f"{shown(root)}; a suite is not that deep")
         stack.extend((folder / name, depth + 1) for name in reversed(below))
     return sorted(found)
+
+
+# -- reading each folder on its own ---------------------------------------------------------
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A folder a command left out, and why: `kind` is `unreadable`, `corrupt` or
+    `unsupported` (ReadError.kind) or, for `import`, `not expressible`."""
+
+    folder: str  # as messages show it
+    kind: str
+    reason: str  # one line
+    error: ReadError | None = field(default=None, compare=False, repr=False)
+
+    def line(self) -> str:
+        """The one line a command prints on stderr for it."""
+        return f"skipped {self.folder}: {self.kind}: {self.reason}"
+
+
+@dataclass
+class Outcomes(Generic[T]):
+    """What reading each folder of a folder of folders gave: the folders read, with their
+    values, in order, and the folders left out."""
+
+    done: list[tuple[Path, T]] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+    @property
+    def values(self) -> list[T]:
+        return [value for _, value in self.done]
+
+    def skip(self, folder: Path | str, error: ReadError) -> None:
+        self.skipped.append(Skipped(shown(folder), error.kind, one_line(str(error)), error))
+
+    def raise_first(self) -> None:
+        """Raise the error of the first folder left out, if any (a caller that needs all)."""
+        if self.skipped:
+            raise self.skipped[0].error or ReadError(self.skipped[0].reason)
+
+
+class NothingRead(CheckFailed):
+    """Every folder was left out, so nothing is written (exit 1): the command line prints each
+    folder's line, then `error: <message>`."""
+
+    def __init__(self, message: str, skipped: list[Skipped]):
+        super().__init__(f"{message} ({tally(skipped)}); nothing was written")
+        self.skipped = list(skipped)
+
+    def lines(self) -> list[str]:
+        return [item.line() for item in self.skipped] + super().lines()
+
+
+def tally(skipped: list[Skipped]) -> str:
+    """How many folders were left out of each kind: `1 unreadable, 2 not expressible`."""
+    counts: dict[str, int] = {}
+    for item in skipped:
+        counts[item.kind] = counts.get(item.kind, 0) + 1
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "none"
+
+
+def read_each(folders: Iterable[Path], read: Callable[[Path], T]) -> Outcomes[T]:
+    """`read` each folder on its own: a ReadError leaves that folder out, with its kind and
+    message, and the others are read. The one loop of every command that walks a folder of
+    folders (show, coverage, docs, import)."""
+    outcomes: Outcomes[T] = Outcomes()
+    for folder in folders:
+        try:
+            outcomes.done.append((folder, read(folder)))
+        except ReadError as error:
+            outcomes.skip(folder, error)
+    return outcomes
 
 
 # -- manifests ------------------------------------------------------------------------------
@@ -256,5 +332,6 @@ def _ref(path: Path, root: Path, cache: dict) -> CaseRef:
                    entry.source or "")
 
 
-__all__ = ["MANIFEST", "CaseRef", "NoCasesError", "SuiteManifest", "case_folders", "find_cases",
-           "manifest_entry", "nearest_manifest", "read_manifest", "select_cases", "suite_info"]
+__all__ = ["MANIFEST", "CaseRef", "NoCasesError", "NothingRead", "Outcomes", "Skipped",
+           "SuiteManifest", "case_folders", "find_cases", "manifest_entry", "nearest_manifest",
+           "read_each", "read_manifest", "select_cases", "suite_info", "tally"]

@@ -47,7 +47,7 @@ from .._core.problems import Problems, one_line
 from .._core.value_types import from_type_proto
 from .._published.bounded import as_paths
 from .._published.bounded import shown as shown_path
-from .._published.discovery import case_folders
+from .._published.discovery import Skipped, case_folders, read_each
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .load import ReadError, read_folder
 from .show import Shown
@@ -55,12 +55,19 @@ from .show import Shown
 _NAME_BAD = re.compile(r"[^a-z0-9_]+")
 
 
+class NotExpressibleFolder(ReadError):
+    """A case folder read whole that the case format cannot hold (the message says which
+    detail): import leaves it out as `not expressible`."""
+
+    kind = "not expressible"
+
+
 @dataclass
 class Imported:
     """The cases read from the folders, as YAML-ready mappings, and the folders left out."""
 
     cases: list[tuple[str, dict]]  # (origin folder, case mapping)
-    skipped: list[tuple[str, str]]  # (folder, reason)
+    skipped: list[Skipped]  # (folder, kind, reason)
     #: origin folder -> what its case writes another way than the folder does (same values)
     notes: dict[str, list[str]] = field(default_factory=dict)
 
@@ -68,15 +75,18 @@ class Imported:
 def import_folders(paths, prefix: str = "") -> Imported:
     """Every case folder under `paths` (case folders or folders holding them).
 
-    A case folder named in `paths` that cannot be read raises ReadError; one found below a
-    named folder that cannot be read, or that the case format cannot express, is listed in
-    `skipped` with the reason and the import goes on."""
+    Each folder is read on its own (`read_each`). A case folder named in `paths` that cannot be
+    read raises ReadError; one found below a named folder that cannot be read (`unreadable`,
+    `corrupt`, `unsupported`), or that the case format cannot express (`not expressible`, a
+    named folder too), is listed in `skipped` with its kind and reason and the import goes on."""
     if not isinstance(prefix, str):
         raise ValueError(f"prefix must be a str, not {type(prefix).__name__}")
-    folders: list[tuple[Path, bool]] = []  # (folder, named itself)
+    folders: list[Path] = []
+    named: set[Path] = set()
     for path in as_paths(paths, "paths"):
         if (path / "model.onnx").exists():
-            folders.append((path, True))
+            folders.append(path)
+            named.add(path)
             continue
         found = case_folders(path) if path.is_dir() else []
         # a built suite's tensor-boundary form is derived from its cases: building the
@@ -85,29 +95,16 @@ def import_folders(paths, prefix: str = "") -> Imported:
         if not found:
             raise ReadError(f"{shown_path(path)}: not a case folder (no model.onnx) and no case "
                             "folders (test_*/model.onnx) below it")
-        folders.extend((f, False) for f in found)
-    result = Imported([], [])
+        folders.extend(found)
+    outcomes = read_each(folders, lambda folder: _case_of(folder, prefix))
+    named_shown = {shown_path(f) for f in named}
+    for skipped in outcomes.skipped:  # a folder named itself that cannot be read: bad input
+        if skipped.folder in named_shown and skipped.kind != NotExpressibleFolder.kind:
+            raise skipped.error
+    result = Imported([], outcomes.skipped)
     names: set[str] = set()
-    for folder, named in folders:
+    for folder, (case, notes) in outcomes.done:
         shown_folder = shown_path(folder.as_posix())
-        notes: list[str] = []
-        try:
-            shown = read_folder(folder)
-            case = case_mapping(shown, prefix, notes)
-        except ReadError as error:
-            if named:
-                raise
-            result.skipped.append((shown_folder, f"cannot read it: {error}"))
-            continue
-        except NotExpressible as error:
-            result.skipped.append((shown_folder, str(error)))
-            continue
-        except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
-            reason = one_line(" ".join(str(error).split()))[:300]
-            if named:
-                raise ReadError(f"{shown_folder}: cannot import it ({reason})") from None
-            result.skipped.append((shown_folder, f"cannot import it ({reason})"))
-            continue
         name, k = case["name"], 2
         while case["name"] in names:
             case["name"] = f"{name}_{k}"
@@ -117,6 +114,21 @@ def import_folders(paths, prefix: str = "") -> Imported:
         if notes:
             result.notes[shown_folder] = notes
     return result
+
+
+def _case_of(folder: Path, prefix: str) -> tuple[dict, list[str]]:
+    """The case mapping of one folder and its notes; ReadError (NotExpressibleFolder for what
+    the case format cannot hold)."""
+    notes: list[str] = []
+    shown = read_folder(folder)
+    try:
+        return case_mapping(shown, prefix, notes), notes
+    except NotExpressible as error:
+        raise NotExpressibleFolder(str(error)) from None
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
+        reason = one_line(" ".join(str(error).split()))[:300]
+        raise ReadError(f"{shown_path(folder.as_posix())}: cannot import it ({reason})") \
+            from None
 
 
 def case_name(folder_name: str, prefix: str = "") -> str:
@@ -342,8 +354,9 @@ def refused_by_builder(imported: Imported) -> Imported:
                 compile_case(loaded, "undefined", problems)
         if problems.found:
             first = problems.found[0]
-            kept.skipped.append((origin, f"the case format refuses it: line {first.line}: "
-                                         f"{first.message}"))
+            kept.skipped.append(Skipped(origin, NotExpressibleFolder.kind,
+                                        f"the case format refuses it: line {first.line}: "
+                                        f"{one_line(first.message)}"))
         else:
             kept.cases.append((origin, case))
     return kept

@@ -4,16 +4,23 @@ case file) and reading them for `show`, with one clear line for each kind of bad
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from pathlib import Path
 
-from .._casefile.reader import case_files, load_cases
+from .._casefile.reader import case_files, load_cases, load_file
 from .._core.cases import Case
-from .._core.problems import CaseFileError, one_line
+from .._core.problems import CaseFileError, Problems, one_line
 from .._core.value_types import ValueType
-from .._published.bounded import ReadError, as_path, as_paths
+from .._published.bounded import ReadError, Unreadable, as_path, as_paths
 from .._published.bounded import shown as shown_path
 from .._published.case_folder import read_case_folder, read_value
-from .._published.discovery import case_folders, manifest_entry, nearest_manifest
+from .._published.discovery import (
+    Outcomes,
+    case_folders,
+    manifest_entry,
+    nearest_manifest,
+    read_each,
+)
 from .._suite.codec import decode, encode
 from .._suite.manifest import CaseEntry, source_path
 from .._suite.model import ModelError, build_model
@@ -77,35 +84,54 @@ def from_case(case: Case) -> Shown:
 def resolve(targets, cases_paths, suite_root: Path) -> list[Shown]:
     """The cases named by `targets`, in order: case names (plain, expanded or `test_<name>`),
     case folders, suite folders (every case folder below), case files (every case in them).
-    ReadError for what cannot be read or found; ValueError for an argument of another type."""
+    ReadError for what cannot be read or found (the first folder of a suite that cannot be
+    read, too); ValueError for an argument of another type."""
+    outcomes = resolve_each(targets, cases_paths, suite_root)
+    outcomes.raise_first()
+    return outcomes.values
+
+
+def resolve_each(targets, cases_paths, suite_root: Path,
+                 then: Callable[[Shown], object] | None = None) -> Outcomes:
+    """`resolve`, each case folder below a suite folder read on its own (`read_each`): one
+    that cannot be read is in `skipped` with its kind and reason, the others in `done`, in
+    order, as `then(shown)` when `then` is given (show's rendering, which can refuse a case
+    too). What is named itself (a case folder, a case file, a case name) that cannot be read
+    raises ReadError."""
     targets = [str(t) for t in as_paths(targets, "targets")]
     cases_paths = as_paths(cases_paths, "cases_paths")
     suite_root = as_path(suite_root, "suite_root")
-    shown: list[Shown] = []
+    then = then or (lambda shown: shown)
+    outcomes = Outcomes()
     names: list[tuple[int, str]] = []
     for target in targets:
         path = Path(target)
-        if path.is_dir():
-            shown.extend(_folder_or_suite(path))
+        if path.is_dir() and not (path / "model.onnx").exists():
+            found = _suite_each(path, then)
+            outcomes.done.extend(found.done)
+            outcomes.skipped.extend(found.skipped)
+        elif path.is_dir():
+            outcomes.done.append((path, then(read_folder(path, manifest_entry(path)))))
         elif path.is_file() and path.name == "model.onnx":
-            shown.append(read_folder(path.parent, manifest_entry(path.parent)))
+            outcomes.done.append((path.parent, then(read_folder(path.parent,
+                                                                manifest_entry(path.parent)))))
         elif path.is_file() and path.suffix in (".yaml", ".yml"):
-            shown.extend(from_case(c) for c in _load([path]))
+            outcomes.done.extend((path, then(from_case(c))) for c in _load([path]))
         elif path.exists():
             raise ReadError(f"{shown_path(path)}: not a case folder, suite folder or case file")
         else:
-            names.append((len(shown), target))
-            shown.append(None)  # filled below
+            names.append((len(outcomes.done), target))
+            outcomes.done.append((path, None))  # filled below
     variants = _variant_folders([n for _, n in names], suite_root)
     for at, name in names:
         if name in variants:
-            shown[at] = read_folder(*variants[name])
+            outcomes.done[at] = (variants[name][0], then(read_folder(*variants[name])))
     names = [(at, name) for at, name in names if name not in variants]
     if names:
         found = find_cases([n for _, n in names], cases_paths, suite_root)
-        for (at, _), case in zip(names, found, strict=True):
-            shown[at] = from_case(case)
-    return shown
+        for (at, name), case in zip(names, found, strict=True):
+            outcomes.done[at] = (Path(name), then(from_case(case)))
+    return outcomes
 
 
 def _variant_folders(names: list[str], suite_root: Path
@@ -124,15 +150,46 @@ def _variant_folders(names: list[str], suite_root: Path
     return found
 
 
-def _folder_or_suite(path: Path) -> list[Shown]:
-    if (path / "model.onnx").exists():
-        return [read_folder(path, manifest_entry(path))]
+def _suite_each(path: Path, then: Callable[[Shown], object]) -> Outcomes:
     folders = case_folders(path)
     if not folders:
         raise ReadError(f"{shown_path(path)}: not a case folder (no model.onnx) and no case "
                         "folders (test_*/model.onnx) below it")
     cache: dict = {}
-    return [read_folder(f, manifest_entry(f, cache)) for f in folders]
+    return read_each(folders, lambda f: then(read_folder(f, manifest_entry(f, cache))))
+
+
+def case_file_each(paths) -> Outcomes:
+    """Each case file of `paths` (files, folders searched for *.yaml) read on its own
+    (`read_each`): one with a mistake is left out, with its first problem (`unreadable` when it
+    cannot be read, `corrupt` else), the others give their cases. CaseFileError (exit 2) when
+    no case file is found, or a case name repeats across the files read."""
+    files = case_files(paths)
+    if not files:
+        load_cases(paths)  # CaseFileError: no case files found
+    outcomes = read_each(files, _case_file)
+    problems = Problems()
+    seen: dict[str, Case] = {}
+    for case in (c for cases in outcomes.values for c in cases):
+        if case.name in seen:
+            problems.add(case.where, f"case name '{case.name}' is already used at "
+                                     f"{seen[case.name].where}; case names must be unique "
+                                     "across all files")
+        seen.setdefault(case.name, case)
+    problems.raise_if_any()
+    return outcomes
+
+
+def _case_file(path: Path) -> list[Case]:
+    problems = Problems()
+    cases = load_file(path, problems)
+    if not problems.found:
+        return cases
+    first = min(problems.found)
+    more = f" (and {len(set(problems.found)) - 1} more problem(s))" \
+        if len(set(problems.found)) > 1 else ""
+    refusal = Unreadable if first.message.startswith("cannot read the file") else ReadError
+    raise refusal(f"{first}{more}")
 
 
 def _load(paths) -> list[Case]:
@@ -185,4 +242,5 @@ def find_cases(names: list[str], cases_paths, suite_root: Path) -> list[Case]:
     return [cases[n] for n in wanted]
 
 
-__all__ = ["ReadError", "Shown", "find_cases", "from_case", "read_folder", "read_pb", "resolve"]
+__all__ = ["ReadError", "Shown", "case_file_each", "find_cases", "from_case", "read_folder",
+           "read_pb", "resolve", "resolve_each"]

@@ -23,7 +23,7 @@ from .._core.compare import compare_outputs
 from .._core.value_types import from_type_proto
 from .._published.case_folder import read_case_folder
 from .._published.coverage import onnx_node_tests
-from .._published.discovery import case_folders
+from .._published.discovery import case_folders, read_each
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .mutants import CATALOGUE, Mutant, MutantError, operator_table
 
@@ -128,11 +128,12 @@ def score(subjects: list[Subject], mutants, label: str = "suite") -> Score:
     return Score(label, len(usable), killed, survivors, left_out)
 
 
-def scores(root: Path) -> tuple[Score, Score]:
+def scores(root: Path, skipped: list | None = None) -> tuple[Score, Score]:
     """The mutation scores of the suite at `root` and of onnx's own sequence/optional node
-    cases, over every mutant: what `gen-seq-tests mutation` and `coverage` report."""
+    cases, over every mutant: what `gen-seq-tests mutation` and `coverage` report (with
+    `skipped`, over the folders that can be read; see suite_subjects)."""
     every = mutants()
-    return (score(suite_subjects(root), every, "this suite"),
+    return (score(suite_subjects(root, skipped), every, "this suite"),
             score(onnx_subjects(), every, "onnx's node cases"))
 
 
@@ -171,17 +172,21 @@ def _subject(name, model: onnx.ModelProto, data_sets, atol, rtol) -> Subject:
                    types[0], types[1], atol, rtol, frozenset(operators))
 
 
-def suite_subjects(root: Path) -> list[Subject]:
+def suite_subjects(root: Path, skipped: list | None = None) -> list[Subject]:
     """Every case folder under `root`, read once as a consumer reads it; the tensor-boundary
-    form's folders (copies of the same cases) are left out, as coverage leaves them out."""
-    subjects = []
-    for path in case_folders(Path(root)):
-        if path.parent.name == TENSOR_IO_SUITE:
-            continue
+    form's folders (copies of the same cases) are left out, as coverage leaves them out. A
+    folder that cannot be read raises ReadError; with `skipped` it is appended there."""
+    def read(path: Path) -> Subject:
         folder = read_case_folder(path)
-        subjects.append(_subject(folder.name, folder.model, folder.data_sets,
-                                 folder.atol, folder.rtol))
-    return subjects
+        return _subject(folder.name, folder.model, folder.data_sets, folder.atol, folder.rtol)
+
+    outcomes = read_each([p for p in case_folders(Path(root))
+                          if p.parent.name != TENSOR_IO_SUITE], read)
+    if skipped is None:
+        outcomes.raise_first()
+    else:
+        skipped.extend(outcomes.skipped)
+    return outcomes.values
 
 
 def onnx_subjects() -> list[Subject]:
