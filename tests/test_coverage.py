@@ -123,6 +123,33 @@ def test_split_and_concat_features():
                                     axis=0, new_axis=1)
 
 
+def test_structural_features_of_split_and_concat():
+    x = np.arange(12).reshape(2, 3, 2)
+    split = [x[:, :2], x[:, 2:]]
+    found = features("SplitToSequence", [x, i64(2)], [split], axis=1)
+    assert {"rank 3 input", "axis interior", "scalar split does not divide"} <= found
+    last = features("SplitToSequence", [x, i64([1, 1])], [[x[..., :1], x[..., 1:]]], axis=-1)
+    assert {"axis last", "1-D split all ones"} <= last and "axis interior" not in last
+    one = features("SplitToSequence", [x[:1, 0, 0], i64(1)], [[x[:1, 0, 0]]])
+    assert {"rank 1 input", "axis first", "single chunk", "scalar split divides",
+            "sequence length 1"} <= one
+    pair = [x[0], x[1]]
+    assert "axis interior" in features("ConcatFromSequence", [pair], [np.stack(pair, 1)],
+                                       axis=1, new_axis=1)
+    at_rank = features("ConcatFromSequence", [pair], [np.stack(pair, 2)], axis=2, new_axis=1)
+    assert {"rank 2 elements", "new axis at rank"} <= at_rank
+    assert "axis last" in features("ConcatFromSequence", [pair], [np.concatenate(pair, 1)],
+                                   axis=-1)
+
+
+def test_structural_features_of_control_flow():
+    assert "condition of shape [1]" in features("If", [np.array([True])], [SEQ])
+    assert "condition of shape [1]" not in features("If", [np.array(True)], [SEQ])
+    loop = features("Loop", [i64([2]), MISSING, SEQ, i64(0)], [SEQ, i64(1)], outputs=("s", "t"))
+    assert {"trip count of shape [1]", "carries a sequence and a tensor",
+            "sequence length 3+"} <= loop
+
+
 def test_value_features():
     found = features("Identity", [np.array(["", "ü"], dtype=object)], [None])
     assert {"empty string", "non-ASCII string", "empty optional out"} <= found
@@ -159,6 +186,14 @@ def test_suite_covers_every_combination(ours):
 
 def test_suite_has_every_edge_case(ours):
     assert [what for what, cases in ours.edge_cases() if not cases] == []
+
+
+def test_suite_has_every_structural_feature_in_both_forms(suite_root, ours):
+    """Each feature of structure.STRUCTURE is held by a case as written and by a case of the
+    tensor-boundary form (each form counted from its own models and data sets)."""
+    assert [what for what, cases in ours.structure() if not cases] == []
+    tensor_io = coverage.tensor_io_form(suite_root).structure
+    assert [what for what, cases in tensor_io if not cases] == []
 
 
 def test_onnx_own_cases_cover_little(theirs):

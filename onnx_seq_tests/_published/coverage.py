@@ -30,6 +30,7 @@ from .._suite.manifest import MANIFEST, case_entries
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .case_folder import read_case_folder
 from .discovery import NothingRead, case_folders, read_each
+from .structure import STRUCTURE, static, structure_markdown, traced
 
 #: The operators of the matrix: every sequence/optional operator onnx.defs knows.
 MATRIX_OPERATORS = operators.sequence_operators()
@@ -145,6 +146,10 @@ def case_coverage(name: str, model: onnx.ModelProto, data_sets) -> CaseCoverage:
                     result.features.add((node.op_type, version, label))
             if len(data_sets) > 1:
                 result.features.add((node.op_type, version, "several data sets"))
+    for op_type, label in static(graph, types):
+        version = _version(op_type, opset)
+        if version is not None:
+            result.features.add((op_type, version, label))
 
     def trace(node, args, results):
         version = _version(node.op_type, opset)
@@ -226,6 +231,7 @@ def node_features(node, args: list, results: list, types: dict[str, str]) -> set
             if isinstance(tensor, np.ndarray):
                 labels.update(_value_features(tensor))
     labels.update(_OPERATOR_FEATURES.get(node.op_type, _none)(node, args, results, types))
+    labels.update(traced(node, args, results))
     return labels
 
 
@@ -372,18 +378,19 @@ _OPERATOR_FEATURES = {
 
 # -- suites -------------------------------------------------------------------------------------
 
-def suite_coverage(root: Path, skipped: list | None = None) -> list[CaseCoverage]:
+def suite_coverage(root: Path, skipped: list | None = None,
+                   tensor_io: bool = False) -> list[CaseCoverage]:
     """The coverage of every case folder under `root`, read back as any consumer reads it;
     the tensor-boundary form's folders (copies of the same cases) are counted by
-    `tensor_io_form` instead. A folder that cannot be read raises ReadError; with `skipped`
-    it is appended there (a discovery.Skipped: folder, kind, reason) and the others counted
-    (NothingRead when no folder could be read)."""
+    `tensor_io_form` instead (`tensor_io`: only those). A folder that cannot be read raises
+    ReadError; with `skipped` it is appended there (a discovery.Skipped: folder, kind, reason)
+    and the others counted (NothingRead when no folder could be read)."""
     def read(path: Path) -> CaseCoverage:
         folder = read_case_folder(path)
         return case_coverage(folder.name, folder.model, folder.data_sets)
 
     outcomes = read_each([p for p in case_folders(Path(root))
-                          if p.parent.name != TENSOR_IO_SUITE], read)
+                          if (p.parent.name == TENSOR_IO_SUITE) == tensor_io], read)
     if skipped is None:
         outcomes.raise_first()
     elif outcomes.skipped and not outcomes.done:  # a report of no case: say so instead
@@ -426,20 +433,24 @@ class TensorIOForm:
 
     folders: int
     without: dict[str, str]  # case name -> why it has no tensor-boundary form
+    structure: list = field(default_factory=list)  # Summary.structure() of its folders
 
 
-def tensor_io_form(root: Path) -> TensorIOForm:
-    """Count the form's folders under `root`; the cases without a form come from the manifest
-    at `root`, when there is one."""
+def tensor_io_form(root: Path, skipped: list | None = None) -> TensorIOForm:
+    """Count the form's folders under `root` and the structural features they hold; the cases
+    without a form come from the manifest at `root`, when there is one. A folder that cannot
+    be read: as in suite_coverage."""
     root = Path(root)
     folders = sum(1 for p in case_folders(root) if p.parent.name == TENSOR_IO_SUITE)
+    structure = summarize(suite_coverage(root, skipped, tensor_io=True)).structure() \
+        if folders else []
     try:
         cases = case_entries(json.loads((root / MANIFEST).read_bytes())["cases"])
         without = {n: e.no_tensor_io_form for n, e in sorted(cases.items())
                    if e.no_tensor_io_form is not None}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         without = {}
-    return TensorIOForm(folders, without)
+    return TensorIOForm(folders, without, structure)
 
 
 @dataclass
@@ -465,8 +476,16 @@ class Summary:
 
     def edge_cases(self) -> list[tuple[str, list[str]]]:
         """Each edge case of EDGE_CASES with the cases that hold it, sorted."""
+        return self._holders(EDGE_CASES)
+
+    def structure(self) -> list[tuple[str, list[str]]]:
+        """Each structural feature of STRUCTURE with the cases that hold it, sorted."""
+        return self._holders(STRUCTURE)
+
+    def _holders(self, table) -> list[tuple[str, list[str]]]:
+        """(what, the cases holding its label) for each (what, op or None, label) of `table`."""
         rows = []
-        for what, op_type, label in EDGE_CASES:
+        for what, op_type, label in table:
             names = set()
             for (op, _, feature), cases in self.features.items():
                 if feature == label and (op_type is None or op == op_type):
@@ -535,6 +554,8 @@ def report(ours: Summary, theirs: Summary, root_label: str,
         example = f"`{names[0]}`" if names else "**missing**"
         lines.append(f"| {what.replace('|', '/')} | {len(names)} | {example} | "
                      f"{len(onnx_names)} |")
+    lines += structure_markdown(ours.structure(), tensor_io.structure if tensor_io else None,
+                                theirs.structure())
     lines += ["", "## Features per operator and version", "",
               "Features seen by running every data set through the spec oracle; onnx's cases "
               "in the last column.", "",
