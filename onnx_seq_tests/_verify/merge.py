@@ -20,7 +20,11 @@ from .verifier import OUTCOMES, Result
 
 #: A JSON report larger than this is refused before it is read (a whole-suite run of the seven
 #: built-in runtimes, both suite forms, is ~15 MB).
-MAX_REPORT_BYTES = 64 * 1024 * 1024
+MAX_REPORT_BYTES = 32 * 1024 * 1024
+#: More JSON values than this in one report are refused before it is parsed, counted from its
+#: bytes as an upper bound (each ',', '[' and '{'): 32 MiB of `[],[],...` would otherwise be
+#: 11 million lists. A real report has about 12 per result.
+MAX_REPORT_VALUES = 4_000_000
 #: More results than this in the reports read together are refused before any is converted (a
 #: whole-suite run of the seven built-in runtimes has ~11,000).
 MAX_REPORT_RESULTS = 100_000
@@ -58,6 +62,9 @@ def read_report(path: Path) -> dict:
     if max(size, len(data)) > MAX_REPORT_BYTES:
         raise ReportError(f"{shown}: larger than {MAX_REPORT_BYTES} bytes (MAX_REPORT_BYTES); "
                           "not a verify report of this suite")
+    if data.count(b",") + data.count(b"[") + data.count(b"{") > MAX_REPORT_VALUES:
+        raise ReportError(f"{shown}: more than {MAX_REPORT_VALUES} JSON values "
+                          "(MAX_REPORT_VALUES); not a verify report of this suite")
     try:
         document = json.loads(data)
     except (ValueError, RecursionError) as error:
