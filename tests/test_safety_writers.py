@@ -13,11 +13,15 @@ import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from selenium.webdriver.common.by import By
 from test_report_browser import browser  # noqa: F401  (the headless Chromium fixture)
@@ -289,3 +293,47 @@ def test_report_refuses_a_report_of_more_values_than_its_bound_before_parsing_it
     assert result.stderr.splitlines() == [
         f"error: many.json: more than {merge.MAX_REPORT_VALUES} JSON values "
         "(MAX_REPORT_VALUES); not a verify report of this suite"]
+
+
+#: Output paths for `report --markdown A --html B`, by kind: (path, what it writes: a target
+#: name, or "INPUT" for the report itself, "FOLDER" for a folder).
+_KINDS = {
+    "new": ("out.md", "out.md"), "other new": ("deep/../out2.md", "out2.md"),
+    "user's file": ("mine.txt", "mine.txt"), "the report": ("r.json", "INPUT"),
+    "the report by ..": ("sub/../r.json", "INPUT"), "a link to the report": ("link.json", "INPUT"),
+    "a hard link to the report": ("hard.json", "INPUT"), "a folder": ("sub", "FOLDER"),
+    "a link to a folder": ("subl", "FOLDER"),
+}
+
+
+@settings(max_examples=examples(100))
+@given(markdown=st.sampled_from(sorted(_KINDS)), html=st.sampled_from(sorted(_KINDS)))
+def test_report_writes_only_outputs_that_are_no_input_no_folder_and_not_each_other(markdown,
+                                                                                   html):
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        a_report(work / "r.json")
+        (work / "mine.txt").write_text("the user's file\n")
+        (work / "sub").mkdir()
+        (work / "deep").mkdir()
+        (work / "subl").symlink_to("sub")
+        (work / "link.json").symlink_to("r.json")
+        os.link(work / "r.json", work / "hard.json")
+        before = snapshot(work)
+        (md_path, md_target), (html_path, html_target) = _KINDS[markdown], _KINDS[html]
+        refused = ({md_target, html_target} & {"INPUT", "FOLDER"}) or md_target == html_target
+        cwd = os.getcwd()
+        os.chdir(work)
+        try:
+            result = run("report", "r.json", "--markdown", md_path, "--html", html_path)
+        finally:
+            os.chdir(cwd)
+        if refused:
+            errors = [line for line in result.stderr.splitlines()
+                      if line.lower().startswith("error")]  # click's own: after a usage line
+            assert result.exit_code == 2 and len(errors) == 1, result.output
+            assert snapshot(work) == before
+        else:
+            assert result.exit_code == 0, result.output
+            after = snapshot(work)
+            assert {k for k in after if after[k] != before.get(k)} == {md_target, html_target}
