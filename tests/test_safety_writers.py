@@ -11,6 +11,7 @@ import os
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -46,14 +47,17 @@ def run(*args):
 
 
 def snapshot(folder: Path) -> dict[str, bytes | None]:
-    """Every path under `folder` with its bytes (None: a folder; a link: its target)."""
+    """Every path under `folder` with its bytes (None: a folder or a FIFO; a link: its
+    target)."""
     found = {}
     for path in sorted(folder.rglob("*")):
         key = path.relative_to(folder).as_posix()
         if path.is_symlink():
             found[key] = os.readlink(path).encode()
+        elif path.is_dir() or not path.is_file():  # a folder, a FIFO
+            found[key] = None
         else:
-            found[key] = None if path.is_dir() else path.read_bytes()
+            found[key] = path.read_bytes()
     return found
 
 
@@ -337,3 +341,23 @@ def test_report_writes_only_outputs_that_are_no_input_no_folder_and_not_each_oth
             assert result.exit_code == 0, result.output
             after = snapshot(work)
             assert {k for k in after if after[k] != before.get(k)} == {md_target, html_target}
+
+
+def test_xfail_update_refuses_a_fifo_as_its_report_instead_of_waiting(work):
+    os.mkfifo(work / "fifo.json")
+    before = snapshot(work)
+    signal.signal(signal.SIGALRM, _expired)
+    signal.alarm(20)
+    try:
+        result = run("xfail-update", "fifo.json", "-b", "alpha")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "error: fifo.json: cannot read it: not a regular file (a FIFO, a device or a socket)"]
+    assert snapshot(work) == before
+
+
+def _expired(signum, frame):
+    raise TimeoutError("still reading after 20 s")

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from .._core.outputs import check_outputs, write_output
 from .._core.problems import SeqTestsError, one_line
+from .._core.regular_files import read_regular
+from .merge import MAX_REPORT_BYTES
 from .report import message_key
 
 #: Outcomes that are not a pass: each becomes an entry.
@@ -83,10 +85,16 @@ def write_xfail_files(report: Path, backends: list[str], folder: Path,
     paths = [folder / file_name(backend) for backend in backends]
     check_outputs([("-o", path) for path in paths], [report])
     try:
-        results = json.loads(report.read_text(encoding="utf-8"))["results"]
+        data = read_regular(report, MAX_REPORT_BYTES + 1)  # a regular file only: never blocks
+        if len(data) > MAX_REPORT_BYTES:
+            raise ValueError(f"larger than {MAX_REPORT_BYTES} bytes (MAX_REPORT_BYTES)")
+        results = json.loads(data)["results"]
         results = [{k: r[k] for k in ("backend", "outcome", "message", "name")}
                    for r in results]
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except OSError as error:
+        raise XfailReportError(f"{one_line(str(report))}: cannot read it: "
+                               f"{error.strerror or error}") from None
+    except (ValueError, KeyError, TypeError) as error:
         raise XfailReportError(f"{report}: not a `gen-seq-tests verify --json` report "
                                f"({type(error).__name__}: {error})") from None
     found = {r["backend"] for r in results}
