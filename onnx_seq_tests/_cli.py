@@ -207,8 +207,10 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     timeout; xfail and xpass with --xfail.
 
     Exit status: 0 when nothing failed unexpectedly (an unexpected pass of a --xfail entry is
-    reported, not failed), 1 when a case failed, was refused, erred, crashed or timed out, 2 for
-    bad usage or a bad input file, 130 when interrupted (Ctrl-C; the workers are ended first).
+    reported, not failed), 1 when a case failed, was refused, erred, crashed or timed out, or a
+    report could not be written (the old file is left whole), 2 for bad usage, a bad input file
+    or a report path that is an input, inside a suite or another report's, 130 when
+    interrupted (Ctrl-C; the workers are ended first).
     """
     import re
 
