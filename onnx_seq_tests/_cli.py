@@ -18,6 +18,7 @@ from pathlib import Path
 
 import click
 
+from ._core.outputs import check_outputs, write_output
 from ._core.problems import CheckFailed, SeqTestsError, one_line
 from ._fuzz.command import fuzz
 from ._suite.manifest import EMPTY_OPTIONAL_FORMS
@@ -219,8 +220,10 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     timeout; xfail and xpass with --xfail.
 
     Exit status: 0 when nothing failed unexpectedly (an unexpected pass of a --xfail entry is
-    reported, not failed), 1 when a case failed, was refused, erred, crashed or timed out, 2 for
-    bad usage or a bad input file, 130 when interrupted (Ctrl-C; the workers are ended first).
+    reported, not failed), 1 when a case failed, was refused, erred, crashed or timed out, or a
+    report could not be written (the old file is left whole), 2 for bad usage, a bad input file
+    or a report path that is an input, inside a suite or another report's, 130 when
+    interrupted (Ctrl-C; the workers are ended first).
     """
     import re
 
@@ -251,6 +254,8 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
             raise click.BadParameter(f"{pattern!r} is not a valid regex: {error}",
                                      param_hint="-k") from None
     _folders_exist(junit_xml=junit_path, json=json_path, markdown=markdown_path, html=html_path)
+    check_outputs({"--junit-xml": junit_path, "--json": json_path, "--markdown": markdown_path,
+                   "--html": html_path}, [*suites, xfail_path, notes_path])
     if notes_path and not (markdown_path or html_path):
         raise click.BadParameter("the notes are for the Markdown or HTML report; add "
                                  "--markdown FILE or --html FILE", param_hint="--notes")
@@ -306,6 +311,7 @@ def report_command(reports: tuple[Path, ...], markdown_path: Path | None,
     from ._verify import report
 
     _folders_exist(markdown=markdown_path, html=html_path)
+    check_outputs({"--markdown": markdown_path, "--html": html_path}, [*reports, notes_path])
     merged = report.merge_reports(list(reports))  # ReportError: exit 2
     notes = report.load_notes(notes_path) if notes_path else []  # NotesError: exit 2
     click.echo(report.text_report(merged.results, merged.specs, merged.about), nl=False)
@@ -338,7 +344,10 @@ def pack(root: Path | None, archive: Path | None) -> None:
     from ._published.resources import default_suite
 
     # no suite at root: ManifestError (exit 2); one not matching its manifest: PackError (1)
-    packed = pack_suite(root or default_suite().root, archive or default_archive())
+    root = root or default_suite().root
+    archive = archive or default_archive()
+    check_outputs({"-o": archive}, [root])
+    packed = pack_suite(root, archive)
     _say(f"wrote {packed.archive}: {packed.files} files, sha256 {packed.sha256}")
     _say(f"suite sha256 {packed.identity} (the uncompressed tar, the same wherever it is "
          f"packed: gzip -dc {packed.archive} | sha256sum)")
@@ -365,17 +374,24 @@ def diff(old: Path, new: Path, as_json: bool, output: Path | None, exit_code: bo
 
     from ._published import diff as differ
 
+    check_outputs({"-o": output}, [_suite_read(old), _suite_read(new)])
     result = differ.diff(differ.load(old), differ.load(new))  # DiffError: exit 2
     text = (json.dumps(result, indent=1, sort_keys=True) + "\n" if as_json
             else differ.text(result))
     if output is None:
         click.echo(text, nl=False)
     else:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
+        write_output(output, text, make_folder=True)
         click.echo(f"wrote {output}: {len(result['added'])} added, {len(result['removed'])} "
                    f"removed, {len(result['changed'])} changed")
     sys.exit(1 if exit_code and differ.differs(result) else 0)
+
+
+def _suite_read(path: Path) -> Path:
+    """What `diff` reads of a side: a checkout's generated/, else the path itself."""
+    from ._published.resources import GENERATED, is_checkout
+
+    return path / GENERATED if is_checkout(path) and (path / GENERATED).is_dir() else path
 
 
 @main.command()
@@ -389,11 +405,13 @@ def coverage(root: Path, markdown_path: Path | None) -> None:
 
     A case folder that cannot be read is left out, in one line (`skipped FOLDER: KIND: why`).
     Exit status: 0 all counted, 1 a folder left out, 2 bad usage or no suite at ROOT."""
+    from ._fuzz.mutant_score import COMMITTED as COMMITTED_FUZZ
     from ._fuzz.mutant_score import committed as committed_fuzz_score
     from ._published import coverage as measure
     from ._suite.freshness import onnx_drift
     from ._verify import mutation
 
+    check_outputs({"--markdown": markdown_path}, [root, COMMITTED_FUZZ])
     drift = onnx_drift()
     if drift:
         _warn(drift)
@@ -406,8 +424,7 @@ def coverage(root: Path, markdown_path: Path | None) -> None:
         click.echo(text, nl=False)
         _left_out(skipped)
         return
-    markdown_path.parent.mkdir(parents=True, exist_ok=True)
-    markdown_path.write_text(text, encoding="utf-8")
+    write_output(markdown_path, text, make_folder=True)
     _say(f"wrote {markdown_path}: {ours.total_covered} of {ours.total} combinations covered by "
          f"{ours.cases} case(s); onnx's node cases cover {theirs.total_covered}")
     _left_out(skipped)
@@ -507,6 +524,7 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
 
     if not out_file.absolute().parent.is_dir():
         raise click.BadParameter(f"the folder of {out_file} does not exist", param_hint="-o")
+    check_outputs({"-o": out_file}, suite_dirs)
     imported = import_folders(suite_dirs, prefix)  # ReadError: one line, exit 2
     if not no_check:
         imported = refused_by_builder(imported)
@@ -514,7 +532,7 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
         raise NothingRead("no case folder could be imported", imported.skipped)
     header = ("# Imported by `gen-seq-tests import` from " + ", ".join(
         one_line(p.as_posix()) for p in suite_dirs) + ".\n")
-    out_file.write_text(to_yaml(imported, header), encoding="utf-8")
+    write_output(out_file, to_yaml(imported, header))
     left_out = f"; left out: {tally(imported.skipped)} (listed on stderr)" \
         if imported.skipped else ""
     _say(f"wrote {len(imported.cases)} case(s) to {out_file}{left_out}")
@@ -545,9 +563,12 @@ def mutation_score(root: Path, markdown_path: Path | None, fuzz_alone: bool, see
     own sequence/optional node cases: the share of the mutant backends (the spec oracle with
     one plausible runtime bug each) that some case catches. Exit 1 when a mutant survives the
     suite at ROOT. With --fuzz, score `gen-seq-tests fuzz` alone instead."""
+    from ._fuzz.mutant_score import COMMITTED as COMMITTED_FUZZ
     from ._fuzz.mutant_score import committed as committed_fuzz_score
     from ._verify import mutation
 
+    check_outputs({"--markdown": markdown_path, "--json": json_path},
+                  [] if fuzz_alone else [root, COMMITTED_FUZZ])
     if fuzz_alone:
         from ._fuzz import mutant_score
 
@@ -561,8 +582,7 @@ def mutation_score(root: Path, markdown_path: Path | None, fuzz_alone: bool, see
     if markdown_path is None:
         click.echo(text, nl=False)
     else:
-        markdown_path.parent.mkdir(parents=True, exist_ok=True)
-        markdown_path.write_text(text, encoding="utf-8")
+        write_output(markdown_path, text, make_folder=True)
         for result in (ours, theirs):
             click.echo(f"{result.label}: {len(result.killed)} of {result.total} mutants killed "
                        f"({result.percent:.0f}%) by {result.cases} case(s)")

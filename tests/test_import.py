@@ -299,7 +299,9 @@ def test_cli_import_writes_a_case_file_and_lists_what_it_left_out(onnx_node_suit
 
 
 def test_cli_import_of_a_folder_that_is_not_a_suite(tmp_path):
-    result = CliRunner().invoke(main, ["import", str(tmp_path), "-o", str(tmp_path / "x.yaml")])
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(main, ["import", str(tmp_path / "empty"), "-o",
+                                       str(tmp_path / "x.yaml")])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "not a case folder" in result.output
     assert not (tmp_path / "x.yaml").exists()

@@ -13,11 +13,11 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
-import os
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._core.atomic import write_atomic
 from .._core.problems import CheckFailed, path_argument
 from .._core.regular_files import read_regular
 from .._core.versions import package_version
@@ -83,11 +83,9 @@ def _pack(root: Path, archive: Path) -> Packed:
     files = sorted([MANIFEST, *manifest["files"]])
     tar = tar_bytes(root, files, top_folder())
     data = gzipped(tar)
-    temporary = archive.with_name(f".{archive.name}.tmp")
     try:
         archive.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_bytes(data)
-        os.replace(temporary, archive)
+        write_atomic(archive, data)
     except OSError as error:
         raise PackError(f"cannot write {archive}: {error.strerror or error}") from None
     return Packed(archive, hashlib.sha256(data).hexdigest(), len(files),

@@ -13,11 +13,21 @@ from collections import defaultdict
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from .._core.atomic import write_atomic
 from .._core.problems import SeqTestsError, one_line
-from .verifier import Result
+from .._core.regular_files import read_regular
+from .verifier import OUTCOMES, Result
 
-#: A JSON report larger than this is refused (a whole-suite run of seven runtimes is ~15 MB).
-REPORT_LIMIT = 512 * 1024 * 1024
+#: A JSON report larger than this is refused before it is read (a whole-suite run of the seven
+#: built-in runtimes, both suite forms, is ~15 MB).
+MAX_REPORT_BYTES = 32 * 1024 * 1024
+#: More JSON values than this in one report are refused before it is parsed, counted from its
+#: bytes as an upper bound (each ',', '[' and '{'): 32 MiB of `[],[],...` would otherwise be
+#: 11 million lists. A real report has about 12 per result.
+MAX_REPORT_VALUES = 4_000_000
+#: More results than this in the reports read together are refused before any is converted (a
+#: whole-suite run of the seven built-in runtimes has ~11,000).
+MAX_REPORT_RESULTS = 100_000
 
 
 class ReportError(SeqTestsError, ValueError):
@@ -45,11 +55,18 @@ def read_report(path: Path) -> dict:
     """A `verify --json` report as a dict, checked for the keys `merge_reports` uses."""
     shown = one_line(str(path))
     try:
-        if Path(path).stat().st_size > REPORT_LIMIT:
-            raise ReportError(f"{shown}: larger than {REPORT_LIMIT} bytes; not a verify report")
-        document = json.loads(Path(path).read_bytes())
+        size = Path(path).stat().st_size  # checked before reading, and again while reading
+        data = read_regular(Path(path), MAX_REPORT_BYTES + 1) if size <= MAX_REPORT_BYTES else b""
     except OSError as error:
         raise ReportError(f"{shown}: cannot read it: {error.strerror}") from None
+    if max(size, len(data)) > MAX_REPORT_BYTES:
+        raise ReportError(f"{shown}: larger than {MAX_REPORT_BYTES} bytes (MAX_REPORT_BYTES); "
+                          "not a verify report of this suite")
+    if data.count(b",") + data.count(b"[") + data.count(b"{") > MAX_REPORT_VALUES:
+        raise ReportError(f"{shown}: more than {MAX_REPORT_VALUES} JSON values "
+                          "(MAX_REPORT_VALUES); not a verify report of this suite")
+    try:
+        document = json.loads(data)
     except (ValueError, RecursionError) as error:
         raise ReportError(f"{shown}: not JSON ({one_line(str(error))}); write it with "
                           "`gen-seq-tests verify --json FILE`") from None
@@ -62,9 +79,24 @@ def read_report(path: Path) -> dict:
     return document
 
 
+#: The outcomes a result may have (an empty raw_outcome: the xfail list did not change it).
+_KNOWN = {"outcome": OUTCOMES, "raw_outcome": (*OUTCOMES, "")}
+
+
+def _quoted(text: str, limit: int = 60) -> str:
+    """`text` quoted for a message, at most `limit` characters of it, saying how much was cut."""
+    shown = one_line(repr(text[:limit]))
+    return shown if len(text) <= limit else f"{shown} (cut; {len(text)} characters)"
+
+
 def _result(record, shown: str, index: int) -> Result:
     if not isinstance(record, dict):
         raise ReportError(f"{shown}: results[{index}] is not an object")
+    for key, known in _KNOWN.items():
+        value = record.get(key)
+        if isinstance(value, str) and value not in known:
+            raise ReportError(f"{shown}: results[{index}] has {key} {_quoted(value)}, not one "
+                              f"of {', '.join(OUTCOMES)}; was it written by another version?")
     values = {k: v for k, v in record.items() if k in _FIELDS}
     try:
         if "operator" in values:
@@ -102,6 +134,9 @@ def merge_reports(paths: list[Path]) -> Merged:
     for path in paths:
         document = read_report(path)
         shown = one_line(str(path))
+        if len(results) + len(document["results"]) > MAX_REPORT_RESULTS:
+            raise ReportError(f"{shown}: more than {MAX_REPORT_RESULTS} results in the reports "
+                              "read (MAX_REPORT_RESULTS); merge fewer reports at a time")
         identity = _identity(document)
         if first_identity is None:
             first_identity, first_path, suite = identity, shown, document["suite"]
@@ -149,8 +184,7 @@ def record_verdicts(json_report: Path, specs: list[str], path: Path) -> None:
                 groups[(r["outcome"], r["message"])].append(r["case"])
         verdicts[spec] = [{"outcome": o, "message": m, "cases": sorted(cases)}
                           for (o, m), cases in sorted(groups.items())]
-    Path(path).write_text(json.dumps(verdicts, indent=1, ensure_ascii=False) + "\n",
-                          encoding="utf-8")
+    write_atomic(path, json.dumps(verdicts, indent=1, ensure_ascii=False) + "\n")
 
 
 def recorded_results(path: Path, like: list[Result], specs: list[str]) -> list[Result]:

@@ -25,6 +25,7 @@ import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from .._core.atomic import write_atomic
 from .._core.problems import SeqTestsError
 from .._suite.manifest import CaseEntry, FileEntry
 from . import report
@@ -104,8 +105,7 @@ def read_digests(path: Path) -> dict[str, str]:
 
 
 def write_digests(path: Path, digests: dict[str, str]) -> None:
-    Path(path).write_text("".join(f"{d}  {c}\n" for c, d in sorted(digests.items())),
-                          encoding="utf-8")
+    write_atomic(path, "".join(f"{d}  {c}\n" for c, d in sorted(digests.items())))
 
 
 def stale_cases(current: dict[str, str], recorded: dict[str, str]) -> tuple[list[str], list[str]]:
@@ -212,12 +212,11 @@ def refresh(root: Path, jobs: int = 2, say=print) -> None:
     write_digests(root / DIGESTS, current)
     say("running onnxruntime and reference on the whole suite")
     live = verify(root / SUITE, ["onnxruntime", "reference"], jobs=jobs)
-    (root / CONFORMANCE).write_text(conformance_markdown(live, root), encoding="utf-8")
-    (root / CONFORMANCE_HTML).write_text(conformance_html(live, root), encoding="utf-8")
+    write_atomic(root / CONFORMANCE, conformance_markdown(live, root))
+    write_atomic(root / CONFORMANCE_HTML, conformance_html(live, root))
     merged = report.recorded_results(root / VERDICTS, live, CONFORMANCE_SPECS)
     readme = root / README
-    readme.write_text(with_table(readme.read_text(encoding="utf-8"), runtime_table(merged)),
-                      encoding="utf-8")
+    write_atomic(readme, with_table(readme.read_text(encoding="utf-8"), runtime_table(merged)))
     say(f"wrote {VERDICTS}, {DIGESTS}, {CONFORMANCE}, {CONFORMANCE_HTML} and the table in "
         f"{README}")
 
@@ -232,8 +231,7 @@ def mark_recorded(root: Path, json_report: Path, say=print) -> None:
             from None
     write_digests(root / DIGESTS, case_digests(root / SUITE))
     readme = root / README
-    readme.write_text(with_table(readme.read_text(encoding="utf-8"), runtime_table(results)),
-                      encoding="utf-8")
+    write_atomic(readme, with_table(readme.read_text(encoding="utf-8"), runtime_table(results)))
     say(f"wrote {DIGESTS} and the table in {README}")
 
 

@@ -13,9 +13,7 @@ former single module:
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from .._core.problems import SeqTestsError
+from .._core.outputs import WriteFailed, write_output
 from .html_report import html_report
 from .merge import Merged, ReportError, merge_reports, record_verdicts, recorded_results
 from .notes import Note, NotesError, attach_notes, load_notes
@@ -30,7 +28,7 @@ from .scoreboard import (
 from .tally import cap, counts, descriptions, form_of, load_about, message_key, rollup
 from .text_report import Progress, quiet_text, result_line, summary_text, text_report
 from .verifier import UNEXPECTED, Result
-from .writers import json_document, write_json, write_junit, xml_text
+from .writers import json_bytes, json_document, junit_bytes, write_json, write_junit, xml_text
 
 __all__ = ["Merged", "Note", "NotesError", "Progress", "ReportError", "ReportWriteError", "Result",
            "attach_notes",
@@ -58,20 +56,18 @@ def progress_shown(style: str | None) -> tuple[str, ...]:
     return ("fail", "crash", "timeout") if style == "summary" else UNEXPECTED
 
 
-class ReportWriteError(SeqTestsError):
-    """A report file cannot be written (bad output path: exit 2); the message says why."""
+#: A report file that cannot be written: `cannot write PATH: why`, exit 1 (the old file whole).
+ReportWriteError = WriteFailed
 
 
 def write_reports(results: list[Result], specs: list[str], suite, command: str, notes, about,
                   **paths) -> None:
-    """Write each report whose path is given (UTF-8, each rendered whole before writing; a
-    lone surrogate left in a name is written as its `\\udXXX` escape); ReportWriteError when
-    one cannot be written. `paths`: junit_path, json_path, markdown_path, html_path, and
+    """Write each report whose path is given (UTF-8, each rendered whole, then written
+    atomically; a lone surrogate left in a name is written as its `\\udXXX` escape);
+    ReportWriteError (`cannot write PATH: why`, exit 1) naming the first that cannot be
+    written, its old file whole. `paths`: junit_path, json_path, markdown_path, html_path, and
     `described`, the backends' descriptions."""
-    try:
-        _write_each(results, specs, suite, command, notes, about, **paths)
-    except OSError as error:
-        raise ReportWriteError(f"cannot write a report: {error}") from None
+    _write_each(results, specs, suite, command, notes, about, **paths)
 
 
 def _write_each(results: list[Result], specs: list[str], suite, command: str, notes, about,
@@ -81,14 +77,14 @@ def _write_each(results: list[Result], specs: list[str], suite, command: str, no
         return  # describing a backend imports its runtime: not for nothing
     described = descriptions(specs, described)
     if junit_path:
-        write_junit(results, specs, junit_path)
+        write_output(junit_path, junit_bytes(results, specs))
     if json_path:
-        write_json(results, specs, suite, json_path, about, described)
+        write_output(json_path, json_bytes(results, specs, suite, about, described))
     if markdown_path:
-        Path(markdown_path).write_bytes(markdown_report(
+        write_output(markdown_path, markdown_report(
             results, specs, suite, command, notes, about, described).encode(
                 "utf-8", "backslashreplace"))
     if html_path:
-        Path(html_path).write_bytes(html_report(
+        write_output(html_path, html_report(
             results, specs, suite, command, notes, about, described).encode(
                 "utf-8", "backslashreplace"))

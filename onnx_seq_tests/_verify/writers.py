@@ -3,7 +3,8 @@ JUnit XML (a testsuite per backend, a testcase per case).
 
 Both survive any string a backend can produce: messages go through tally.cap (lone surrogates
 escaped, long messages cut with a note), and XML gets only characters XML can hold. Each file is
-rendered whole before it is written, so a failure leaves no half-written file.
+rendered whole, then written atomically (`_core/atomic.py`): a failed write leaves the old
+file whole and no half-written one.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections import Counter
 from dataclasses import fields
 from pathlib import Path
 
+from .._core.atomic import write_atomic
 from .tally import SHOWN, cap, counts, descriptions, first_line, raw_outcome
 from .verifier import Result
 
@@ -66,13 +68,20 @@ def json_document(results: list[Result], specs: list[str], suite,
     }
 
 
+def json_bytes(results: list[Result], specs: list[str], suite,
+               about: dict[str, tuple[str, ...]] | None = None,
+               described: dict[str, str] | None = None) -> bytes:
+    """The JSON report (json_document) as the file holds it, UTF-8."""
+    return (json.dumps(json_document(results, specs, suite, about, described), indent=2,
+                       ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def write_json(results: list[Result], specs: list[str], suite, path: Path,
                about: dict[str, tuple[str, ...]] | None = None,
                described: dict[str, str] | None = None) -> None:
-    """Every result with its message, plus totals per backend (json_document), UTF-8."""
-    text = json.dumps(json_document(results, specs, suite, about, described), indent=2,
-                      ensure_ascii=False) + "\n"
-    Path(path).write_bytes(text.encode("utf-8"))
+    """Every result with its message, plus totals per backend (json_document), UTF-8, written
+    atomically."""
+    write_atomic(path, json_bytes(results, specs, suite, about, described))
 
 
 #: Characters XML 1.0 cannot hold, even escaped; written as #xNN like pytest's junitxml does.
@@ -91,6 +100,11 @@ def _safe(text: str, limit: int | None = None) -> str:
 
 
 def write_junit(results: list[Result], specs: list[str], path: Path) -> None:
+    """junit_bytes, written atomically."""
+    write_atomic(path, junit_bytes(results, specs))
+
+
+def junit_bytes(results: list[Result], specs: list[str]) -> bytes:
     """JUnit XML: a testsuite per backend, a testcase per case; fail -> <failure>, refused,
     error, crash and timeout -> <error type="OUTCOME">, xfail -> <skipped type="xfail">, xpass
     -> system-out; the outcome (and raw_outcome when the xfail list changed it) is also a
@@ -109,8 +123,7 @@ def write_junit(results: list[Result], specs: list[str], path: Path) -> None:
             _testcase(suite, spec, result)
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
-    Path(path).write_bytes(("<?xml version='1.0' encoding='utf-8'?>\n" + body + "\n")
-                           .encode("utf-8"))
+    return ("<?xml version='1.0' encoding='utf-8'?>\n" + body + "\n").encode("utf-8")
 
 
 def _testcase(suite: ET.Element, spec: str, result: Result) -> None:

@@ -12,7 +12,10 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from .._core.problems import SeqTestsError
+from .._core.outputs import check_outputs, write_output
+from .._core.problems import SeqTestsError, one_line
+from .._core.regular_files import read_regular
+from .merge import MAX_REPORT_BYTES
 from .report import message_key
 
 #: Outcomes that are not a pass: each becomes an entry.
@@ -21,6 +24,24 @@ NOT_PASSED = ("fail", "refused", "error", "crash", "timeout", "xfail")
 
 class XfailReportError(SeqTestsError, ValueError):
     """A --json report that cannot be read, or that has no result of a named backend."""
+
+
+#: The longest backend name `xfail-update` makes a file name of (in bytes, `.txt` added).
+MAX_NAME_BYTES = 200
+
+
+def file_name(backend: str) -> str:
+    """`<backend>.txt`, when the backend's name is one plain file name (no '/', not '.' or '..',
+    not empty, no NUL, at most MAX_NAME_BYTES bytes); XfailReportError (exit 2) if not, so that
+    no name writes outside the output folder."""
+    size = len(backend.encode("utf-8", "surrogatepass"))
+    if (not backend or "/" in backend or "\0" in backend or backend in (".", "..")
+            or size > MAX_NAME_BYTES):
+        raise XfailReportError(f"backend name {one_line(repr(backend[:80]))}: not a plain file "
+                               f"name (no '/', not '.' or '..', not empty, no NUL, at most "
+                               f"{MAX_NAME_BYTES} bytes); xfail-update writes <NAME>.txt into "
+                               "the output folder")
+    return f"{backend}.txt"
 
 
 def xfail_text(results: list[dict], backend: str, describe: str) -> str:
@@ -58,12 +79,22 @@ def runtime_name(backend: str) -> str:
 def write_xfail_files(report: Path, backends: list[str], folder: Path,
                       describe=None) -> list[Path]:
     """Write <folder>/<backend>.txt for each backend from the JSON report at `report`; the
-    paths written. `describe(backend)` names the runtime (default: the backend as named)."""
+    paths written. `describe(backend)` names the runtime (default: the backend as named).
+    Each backend must be a plain file name (`file_name`); the files must not be the report
+    (`check_outputs`)."""
+    paths = [folder / file_name(backend) for backend in backends]
+    check_outputs([("-o", path) for path in paths], [report])
     try:
-        results = json.loads(report.read_text(encoding="utf-8"))["results"]
+        data = read_regular(report, MAX_REPORT_BYTES + 1)  # a regular file only: never blocks
+        if len(data) > MAX_REPORT_BYTES:
+            raise ValueError(f"larger than {MAX_REPORT_BYTES} bytes (MAX_REPORT_BYTES)")
+        results = json.loads(data)["results"]
         results = [{k: r[k] for k in ("backend", "outcome", "message", "name")}
                    for r in results]
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except OSError as error:
+        raise XfailReportError(f"{one_line(str(report))}: cannot read it: "
+                               f"{error.strerror or error}") from None
+    except (ValueError, KeyError, TypeError) as error:
         raise XfailReportError(f"{report}: not a `gen-seq-tests verify --json` report "
                                f"({type(error).__name__}: {error})") from None
     found = {r["backend"] for r in results}
@@ -72,11 +103,7 @@ def write_xfail_files(report: Path, backends: list[str], folder: Path,
         raise XfailReportError(f"{report}: no result of backend {', '.join(missing)} (it has "
                                f"{', '.join(sorted(found)) or 'none'}); run verify with "
                                f"-b {missing[0]}")
-    written = []
-    folder.mkdir(parents=True, exist_ok=True)
-    for backend in backends:
+    for backend, path in zip(backends, paths, strict=True):
         name = describe(backend) if describe is not None else backend
-        path = folder / f"{backend}.txt"
-        path.write_text(xfail_text(results, backend, name), encoding="utf-8")
-        written.append(path)
-    return written
+        write_output(path, xfail_text(results, backend, name), make_folder=True)
+    return paths
