@@ -82,7 +82,7 @@ def test_each_error_carries_its_exit_code(classes):
     assert {c.exit_code for c in classes} == {1, 2}
     assert SeqTestsError.exit_code == 2 and CheckFailed.exit_code == 1
     failed_checks = sorted(c.__name__ for c in classes if c.exit_code == 1)
-    assert failed_checks == ["CheckFailed", "PackError", "WriteFailed"]
+    assert failed_checks == ["CheckFailed", "NothingRead", "PackError", "WriteFailed"]
 
 
 def test_what_the_command_line_prints_for_an_error():
