@@ -236,16 +236,17 @@ def test_a_script_without_a_main_guard_runs_once(suite, tmp_path):
 
 # -- --timeout covers reading the case folder ----------------------------------------------------
 
-def test_a_fifo_as_model_ends_its_case_within_the_timeout(mini_suite):
+def test_a_fifo_as_model_ends_its_case_within_the_timeout(mini_suite, tmp_path):
     case = next(mini_suite.rglob("test_sequence_construct_v11_float"))
     (case / "model.onnx").unlink()
     os.mkfifo(case / "model.onnx")
+    report = tmp_path / "r.json"  # outside the suite: verify writes nothing inside what it reads
     start = time.monotonic()
     done = CliRunner().invoke(main, ["verify", str(mini_suite), "-b", "onnxruntime",
-                                     "--timeout", "2", "--json", str(mini_suite / "r.json")])
+                                     "--timeout", "2", "--json", str(report)])
     assert time.monotonic() - start < 30
     assert done.exit_code == 1, done.output
-    results = {r["name"]: r for r in json.loads((mini_suite / "r.json").read_text())["results"]}
+    results = {r["name"]: r for r in json.loads(report.read_text())["results"]}
     fifo = results["test_sequence_construct_v11_float"]
     assert fifo["outcome"] in ("timeout", "error"), fifo
     if fifo["outcome"] == "timeout":
