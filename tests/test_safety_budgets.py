@@ -1,0 +1,115 @@
+"""The oracle's budgets bound work, not steps (docs/safety.md, "Bounded"): a run that would cost
+too much is one line at the data set's place naming the budget, soon, whatever makes it costly.
+
+Cases are built through the CLI, in this process; the budgets' own arithmetic through the
+oracle's API.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from onnx_seq_tests._cli import main
+from onnx_seq_tests._core import budgets, oracle, work
+from onnx_seq_tests._core.cases import Graph, Node
+from onnx_seq_tests._core.problems import Where
+
+#: A for-loop that inserts the iteration number into the sequence it carries: every turn copies
+#: a sequence one tensor longer than the last, so the cost grows with the square of the turns.
+GROWING_LOOP = """
+- name: growing_loop
+  opset: 13
+  inputs:
+    - {name: trip_count, type: tensor(int64), shape: []}
+    - {name: initial, type: seq(tensor(int64)), shape: []}
+  outputs:
+    - {name: final, type: seq(tensor(int64)), shape: []}
+  nodes:
+    - op_type: Loop
+      inputs: {M: trip_count, cond: "", v_initial: [initial]}
+      outputs: {v_final_and_scan_outputs: [final]}
+      attributes:
+        body:
+          inputs:
+            - {name: iteration, type: tensor(int64), shape: []}
+            - {name: cond_in, type: tensor(bool), shape: []}
+            - {name: sequence_in, type: seq(tensor(int64)), shape: []}
+          outputs:
+            - {name: cond_out, type: tensor(bool), shape: []}
+            - {name: sequence_out, type: seq(tensor(int64)), shape: []}
+          nodes:
+            - op_type: Identity
+              inputs: {input: cond_in}
+              outputs: {output: cond_out}
+            - op_type: SequenceInsert
+              inputs: {input_sequence: sequence_in, tensor: iteration}
+              outputs: {output_sequence: sequence_out}
+  data_sets:
+    - inputs: {trip_count: 3, initial: [7]}
+      outputs: {final: [7, 0, 1, 2]}
+    - inputs: {trip_count: 1000000000000, initial: []}
+      outputs: {final: []}
+"""
+
+
+def test_a_loop_growing_the_sequence_it_carries_is_refused_within_seconds(tmp_path):
+    """A Loop of 10**12 turns, each inserting into the sequence it carries, reached the
+    10,000-turn budget only after 93 s (each turn copies a longer sequence): the budgets
+    counted steps, not cost. It is now refused by MAX_WORK, at the data set's place."""
+    cases_file = tmp_path / "growing.yaml"
+    cases_file.write_text(GROWING_LOOP)
+    out = tmp_path / "out"
+    started = time.monotonic()
+    result = CliRunner().invoke(main, ["build", str(cases_file), "-o", str(out)])
+    seconds = time.monotonic() - started
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(f"{cases_file}:32:7: case 'growing_loop': data set 1: "
+                               "SequenceInsert brings the work of this run to "), lines
+    assert "MAX_WORK (200000000) of onnx_seq_tests/_core/budgets.py" in lines[0]
+    assert lines[1:] == ["1 problem(s) found; nothing was written."]
+    assert "Traceback" not in result.output
+    assert not out.exists()
+    assert seconds < 10, f"refused after {seconds:.1f} s"
+
+
+def _node(op_type, inputs, outputs, **attributes) -> Node:
+    return Node(op_type, tuple(inputs), tuple(outputs), tuple(sorted(attributes.items())),
+                Where("t.yaml", 1, 1))
+
+
+def test_every_node_counts_what_it_reads_and_writes():
+    """The work of a run: NODE_WORK per node run, and per value read or written its elements
+    and TENSOR_WORK per tensor (a sequence: each of its tensors); a graph run adds its scope."""
+    graph = Graph((), (), (_node("SequenceConstruct", ["a", "b"], ["s"]),
+                           _node("SequenceLength", ["s"], ["n"])))
+    spent = []
+    original = work.Spent.__init__
+
+    def keep(self):
+        original(self)
+        spent.append(self)
+
+    values = {"a": np.zeros((2, 3), np.float32), "b": np.zeros(5, np.float32)}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(work.Spent, "__init__", keep)
+        oracle.run_graph(graph, 11, [], values)
+    tensor, node = budgets.TENSOR_WORK, budgets.NODE_WORK
+    construct = node + 2 * (11 + 2 * tensor)  # reads a and b, writes both as s
+    length = node + (11 + 2 * tensor) + (1 + tensor)  # reads s, writes a scalar
+    assert spent[0].work == len(values) + construct + length
+
+
+def test_a_run_over_its_cpu_seconds_is_refused_naming_the_budget(monkeypatch):
+    """The last guard, for work MAX_WORK would price too low: CPU seconds of one run, read
+    each time the work passes another 2**20."""
+    monkeypatch.setattr(work, "MAX_CPU_SECONDS", 0)
+    graph = Graph((), (), (_node("Identity", ["big"], ["copy"]),))
+    big = np.zeros(2 << 20, np.uint8)  # work over 2**20 at the first node
+    with pytest.raises(work.BudgetError, match=r"Identity: this run has taken more CPU time "
+                       r"than the oracle's budget MAX_CPU_SECONDS \(0\)"):
+        oracle.run_graph(graph, 16, [], {"big": big})
