@@ -113,3 +113,14 @@ def test_a_run_over_its_cpu_seconds_is_refused_naming_the_budget(monkeypatch):
     with pytest.raises(work.BudgetError, match=r"Identity: this run has taken more CPU time "
                        r"than the oracle's budget MAX_CPU_SECONDS \(0\)"):
         oracle.run_graph(graph, 16, [], {"big": big})
+
+
+def test_the_work_budget_is_checked_after_every_node_from_the_first(monkeypatch):
+    """The CPU clock is read only every 2**20 of work, but MAX_WORK is checked after every node,
+    whatever its value: lowered to 10, the first node of a run is over it (a first draft
+    skipped the check until the work reached 2**20)."""
+    monkeypatch.setattr(work, "MAX_WORK", 10)
+    graph = Graph((), (), (_node("Identity", ["x"], ["y"]),))
+    with pytest.raises(work.BudgetError, match=r"^Identity brings the work of this run to 1203 "
+                       r"element operations .* MAX_WORK \(10\)"):
+        oracle.run_graph(graph, 16, [], {"x": np.zeros((), np.int64)})

@@ -53,7 +53,7 @@ class Spent:
     def __init__(self):
         self.turns = 0
         self.work = 0
-        self._clock_at = _CLOCK_EVERY
+        self._clock_at = min(_CLOCK_EVERY, MAX_WORK + 1)
         self._started = time.thread_time()
 
     def add(self, work: int, what: str) -> None:
