@@ -27,7 +27,7 @@ from .._core.budgets import (
     MAX_YAML_TEXT_BYTES,
 )
 from .._core.cases import Case
-from .._core.problems import CaseFileError, Problems, Where
+from .._core.problems import CaseFileError, Problems, Where, quote
 from .cases import NAME_PATTERN, CaseReader
 from .discovery import case_files
 from .nodes import INVALID, compose_file, compose_text
@@ -98,7 +98,8 @@ def _checked(cases: list[Case], problems: Problems) -> list[Case]:
     for case in cases:
         if case.name in seen:
             first = seen[case.name]
-            problems.add(case.where, f"case name '{case.name}' is already used at {first.where}; "
+            problems.add(case.where, f"case name {quote(case.name)} is already used at "
+                                     f"{first.where}; "
                                      "case names must be unique across all files")
         else:
             seen[case.name] = case

@@ -30,7 +30,7 @@ from onnx import helper, numpy_helper
 from . import operators
 from .budgets import MAX_LOOP_ITERATIONS, NODE_WORK, TENSOR_WORK
 from .cases import Graph, Initializer, Node, ValueDecl
-from .problems import Where
+from .problems import Where, quote
 from .value_types import ValueType, from_type_proto
 from .work import (
     MISSING,
@@ -326,7 +326,7 @@ def _run(graph: Graph, inputs, context: Context) -> list:
             elif name in scope:
                 args.append(scope[name])
             else:
-                raise OracleError(f"{node.op_type} reads '{name}', which nothing produced")
+                raise OracleError(f"{node.op_type} reads {quote(name)}, which nothing produced")
         results = run_node(node, args, context)
         if len(results) != len(node.outputs):
             raise OracleError(f"{node.op_type} gave {len(results)} output(s), the node names "
@@ -334,7 +334,7 @@ def _run(graph: Graph, inputs, context: Context) -> list:
         cost = NODE_WORK + sum(map(work_of, args))
         for name, value in zip(node.outputs, results, strict=True):
             elements, tensors = measure(value)
-            check_elements(elements, f"{node.op_type} output '{name}'")
+            check_elements(elements, f"{node.op_type} output {quote(name)}")
             cost += elements + TENSOR_WORK * tensors
             scope[name] = value
         spent.add(cost, node.op_type)
