@@ -7,16 +7,21 @@ oracle's API.
 
 from __future__ import annotations
 
+import inspect
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import GENERATED
 
+import onnx_seq_tests
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core import budgets, oracle, work
 from onnx_seq_tests._core.cases import Graph, Node
-from onnx_seq_tests._core.problems import Where
+from onnx_seq_tests._core.problems import ArgumentError, SeqTestsError, Where
+from onnx_seq_tests._suite.layout import SUITE
 
 #: A for-loop that inserts the iteration number into the sequence it carries: every turn copies
 #: a sequence one tensor longer than the last, so the cost grows with the square of the turns.
@@ -124,3 +129,60 @@ def test_the_work_budget_is_checked_after_every_node_from_the_first(monkeypatch)
     with pytest.raises(work.BudgetError, match=r"^Identity brings the work of this run to 1203 "
                        r"element operations .* MAX_WORK \(10\)"):
         oracle.run_graph(graph, 16, [], {"x": np.zeros((), np.int64)})
+
+
+# -- the Python API: a bad argument is an ArgumentError naming it --------------------------------
+
+BAD_ARGUMENTS = [None, 42, b"x", object()]
+INVALID_CASES = Path(__file__).parent / "invalid_cases"
+
+
+def _baselines(tmp_path: Path) -> dict[str, dict]:
+    """Good arguments for each public function of the API; the test swaps one for a bad one."""
+    case = INVALID_CASES / "valid.yaml"
+    folder = next((GENERATED / SUITE).iterdir())
+    same = {"expected": [np.array(1.0)], "actual": [np.array(1.0)]}
+    return {
+        "load_cases": {"paths": case},
+        "build": {"paths": case, "out_root": tmp_path / "built"},
+        "check": {"paths": case, "out_root": tmp_path / "built"},
+        "verify": {"root": tmp_path, "specs": ["oracle"], "select": ["nothing"]},
+        "read_case_folder": {"path": folder},
+        "compare": same,
+        "assert_outputs_match": same,
+        "backend_test": {"backend": "reference", "data_dir": tmp_path},
+        "suite_dir": {},
+    }
+
+
+def _functions() -> list[str]:
+    return sorted(name for name in onnx_seq_tests.__all__
+                  if inspect.isfunction(getattr(onnx_seq_tests, name)))
+
+
+def test_every_public_function_has_baseline_arguments(tmp_path):
+    assert sorted(_baselines(tmp_path)) == _functions()
+
+
+@pytest.mark.parametrize("bad", BAD_ARGUMENTS, ids=["None", "42", "bytes", "object"])
+@pytest.mark.parametrize("name", _functions())
+def test_a_bad_argument_to_the_api_is_an_argument_error(tmp_path, name, bad):
+    """load_cases(None | 42 | b"x") and assert_outputs_match(None, None) raised raw
+    TypeErrors (read_case_folder and verify a bare ValueError): every public function now
+    raises only SeqTestsError subclasses, an ArgumentError naming the argument for a value of
+    the wrong kind, whichever argument it is."""
+    function = getattr(onnx_seq_tests, name)
+    baseline = _baselines(tmp_path)[name]
+    for parameter in inspect.signature(function).parameters:
+        arguments = {**baseline, parameter: bad}
+        try:
+            function(**arguments)
+        except ArgumentError as error:
+            assert str(error).startswith(parameter) or f" {parameter} " in f" {error} ", (
+                parameter, str(error))
+        except SeqTestsError:
+            pass  # refused for what the argument names (no cases under it, no such folder)
+        except BaseException as error:  # noqa: BLE001 - the point: nothing else comes out
+            pytest.fail(f"{name}({parameter}={bad!r}) raised {type(error).__name__}: {error}")
+    with pytest.raises(ArgumentError, match=r"^paths must be a path or a list of paths"):
+        onnx_seq_tests.load_cases(bad)

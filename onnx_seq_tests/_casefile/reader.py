@@ -27,7 +27,7 @@ from .._core.budgets import (
     MAX_YAML_TEXT_BYTES,
 )
 from .._core.cases import Case
-from .._core.problems import CaseFileError, Problems, Where, quote
+from .._core.problems import CaseFileError, Problems, Where, paths_argument, quote
 from .cases import NAME_PATTERN, CaseReader
 from .discovery import case_files
 from .nodes import INVALID, compose_file, compose_text
@@ -51,7 +51,10 @@ from .vocabulary import (
 
 
 def load_cases(paths) -> list[Case]:
-    """Every case in `paths`, sorted by name; raises CaseFileError listing all mistakes."""
+    """Every case in `paths` (a path or paths, str or os.PathLike, of case files or folders),
+    sorted by name; raises CaseFileError listing all mistakes, ArgumentError for a bad
+    argument."""
+    paths = paths_argument(paths)
     problems = Problems()
     cases: list[Case] = []
     files = case_files(paths)

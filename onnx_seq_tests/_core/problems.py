@@ -92,6 +92,22 @@ def bounded(text: str, limit: int = MAX_LINE) -> str:
     return f"{text[:limit]}... (a line of {len(text):,} characters, first {limit} shown)"
 
 
+def paths_argument(value, name: str = "paths") -> list[Path]:
+    """`value` as a list of Paths: one path (str or os.PathLike) or an iterable of them;
+    ArgumentError naming `name` for anything else (bytes too: iterating them gives ints)."""
+    if isinstance(value, (str, os.PathLike)):
+        return [Path(value)]
+    if isinstance(value, (bytes, bytearray)):
+        raise ArgumentError(f"{name} must be a path or a list of paths (str or os.PathLike), "
+                            f"not {type(value).__name__}")
+    try:
+        items = list(value)
+    except TypeError:
+        raise ArgumentError(f"{name} must be a path or a list of paths (str or os.PathLike), "
+                            f"not {type(value).__name__}") from None
+    return [path_argument(item, f"each of {name}") for item in items]
+
+
 def one_line(text: str) -> str:
     """`text` with every control, format and line/paragraph separator character escaped.
 

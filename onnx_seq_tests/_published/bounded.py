@@ -15,7 +15,7 @@ from pathlib import Path
 
 from onnx import AttributeProto, GraphProto, ModelProto, OptionalProto, SequenceProto, TensorProto
 
-from .._core.problems import SeqTestsError, one_line
+from .._core.problems import ArgumentError, SeqTestsError, one_line
 
 
 class ReadError(SeqTestsError):
@@ -49,7 +49,7 @@ LIMITS = Limits()
 def as_path(value, what: str = "path") -> Path:
     """`value` as a Path; ValueError (a bad argument) unless it is a str or os.PathLike."""
     if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
-        raise ValueError(f"{what} must be a str or os.PathLike, not {type(value).__name__}")
+        raise ArgumentError(f"{what} must be a str or os.PathLike, not {type(value).__name__}")
     return Path(value)
 
 
@@ -60,7 +60,7 @@ def as_paths(values, what: str = "paths") -> list[Path]:
     try:
         items = list(values)
     except TypeError:
-        raise ValueError(f"{what} must be a path or an iterable of paths, not "
+        raise ArgumentError(f"{what} must be a path or an iterable of paths, not "
                          f"{type(values).__name__}") from None
     return [as_path(v, what) for v in items]
 

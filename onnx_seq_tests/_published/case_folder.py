@@ -19,7 +19,7 @@ import onnx
 from google.protobuf import unknown_fields
 from onnx import ModelProto, OptionalProto, SequenceProto
 
-from .._core.problems import one_line
+from .._core.problems import ArgumentError, one_line
 from .._core.value_types import OptionalType, SequenceType, ValueType, boundary_types
 from .._suite.codec import decode, proto_class
 from .bounded import (
@@ -83,7 +83,7 @@ def read_case_folder(path: Path, *, strict: bool = True, limits: Limits = LIMITS
     """
     path = as_path(path, "path")
     if not isinstance(limits, Limits):
-        raise ValueError(f"limits must be a Limits, not {type(limits).__name__}")
+        raise ArgumentError(f"limits must be a Limits, not {type(limits).__name__}")
     budget = _Budget(limits)
     folder_names, data_set_names = _listing(path)
     if "model.onnx" not in folder_names:
