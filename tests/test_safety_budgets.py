@@ -1,5 +1,7 @@
-"""The oracle's budgets bound work, not steps (docs/safety.md, "Bounded"): a run that would cost
-too much is one line at the data set's place naming the budget, soon, whatever makes it costly.
+"""What docs/safety.md promises under "Bounded" and for the API's arguments: the oracle's budgets
+bound work, not steps (a run that would cost too much is one line at the data set's place naming
+the budget, soon, whatever makes it costly); a message quotes a bounded prefix of a huge name;
+every public function raises only SeqTestsError subclasses, ArgumentError for a bad argument.
 
 Cases are built through the CLI, in this process; the budgets' own arithmetic through the
 oracle's API.
@@ -12,15 +14,18 @@ import time
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 from click.testing import CliRunner
 from conftest import GENERATED
+from onnx import TensorProto, helper
 
 import onnx_seq_tests
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core import budgets, oracle, work
 from onnx_seq_tests._core.cases import Graph, Node
 from onnx_seq_tests._core.problems import ArgumentError, SeqTestsError, Where
+from onnx_seq_tests._published.case_folder import read_case_folder
 from onnx_seq_tests._suite.layout import SUITE
 
 #: A for-loop that inserts the iteration number into the sequence it carries: every turn copies
@@ -186,3 +191,23 @@ def test_a_bad_argument_to_the_api_is_an_argument_error(tmp_path, name, bad):
             pytest.fail(f"{name}({parameter}={bad!r}) raised {type(error).__name__}: {error}")
     with pytest.raises(ArgumentError, match=r"^paths must be a path or a list of paths"):
         onnx_seq_tests.load_cases(bad)
+
+
+def test_a_huge_name_in_a_read_case_folder_is_quoted_as_a_bounded_prefix(tmp_path):
+    """A case folder is untrusted too: a graph value named with 100,000 characters, whose
+    input_0.pb is missing, is one short line that says how much of the name it shows (the
+    whole name once)."""
+    name = "x" * 100_000
+    graph = helper.make_graph(
+        [helper.make_node("Identity", [name], ["y"])], "g",
+        [helper.make_tensor_value_info(name, TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    folder = tmp_path / "test_huge_name"
+    (folder / "test_data_set_0").mkdir(parents=True)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)]),
+              str(folder / "model.onnx"))
+    with pytest.raises(SeqTestsError) as caught:
+        read_case_folder(folder)
+    message = str(caught.value)
+    assert "'" + "x" * 60 + "...' (100,000 characters, first 60 shown)" in message, message[:500]
+    assert len(message) < 500

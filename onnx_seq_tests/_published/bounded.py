@@ -15,7 +15,7 @@ from pathlib import Path
 
 from onnx import AttributeProto, GraphProto, ModelProto, OptionalProto, SequenceProto, TensorProto
 
-from .._core.problems import ArgumentError, SeqTestsError, one_line
+from .._core.problems import ArgumentError, SeqTestsError, one_line, quote
 
 
 class ReadError(SeqTestsError):
@@ -231,7 +231,7 @@ def _check_graph(graph: GraphProto, path, limits: Limits, depth: int) -> None:
     if depth > limits.graph_depth:
         raise ReadError(f"{shown(path)}: subgraphs nested more than {limits.graph_depth} deep")
     for tensor in graph.initializer:
-        check_tensor(tensor, path, f"initializer {one_line(tensor.name)!r}", limits)
+        check_tensor(tensor, path, f"initializer {quote(tensor.name)}", limits)
     for sparse in graph.sparse_initializer:
         check_tensor(sparse.values, path, "a sparse initializer", limits)
         check_tensor(sparse.indices, path, "a sparse initializer", limits)
@@ -242,7 +242,7 @@ def _check_graph(graph: GraphProto, path, limits: Limits, depth: int) -> None:
 def _check_node(node, path, limits: Limits, depth: int) -> None:
     what = f"{one_line(node.op_type)} attribute"
     for attribute in node.attribute:
-        name = f"{what} {one_line(attribute.name)!r}"
+        name = f"{what} {quote(attribute.name)}"
         if attribute.type == AttributeProto.TENSOR or attribute.HasField("t"):
             check_tensor(attribute.t, path, name, limits)
         for tensor in attribute.tensors:
