@@ -17,6 +17,9 @@ import numpy as np
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import examples
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from onnx_seq_tests._casefile import reader as casefile
 from onnx_seq_tests._casefile.reader import load_cases
@@ -574,3 +577,100 @@ def test_initializer_mistakes(refuse):
            "leave 'shape' out",
            "initializer_clash.yaml:10:45: initializer 'm': -1 does not fit in uint8 (range "
            "0..255)")
+
+
+# -- quotes are bounded: a message quotes at most a prefix of what the user wrote ---------------
+
+HUGE = 100_000
+
+
+def _valid_with(old: str, new: str) -> str:
+    text = (INVALID / "valid.yaml").read_text()
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+@pytest.mark.parametrize(("text", "fragment"), [
+    (_valid_with("i: 1}", "i: 1." + "5" * HUGE + "}"),
+     ":13:48: 'i': '1." + "5" * 58 + "...' "
+     "(100,002 characters, first 60 shown) is not a decimal integer (int64)"),
+    (_valid_with("[3.0, 4.0]}", "[1" + "0" * HUGE + ", 4.0]}"),
+     ":14:23: 'out': 1" + "0" * 59 + "... "
+     "(100,001 characters, first 60 shown) is too large for any float type"),
+    (_valid_with("  opset: 11", "  opset: 11\n  ? " + "z" * HUGE + "\n  : 1"),
+     ":3:5: unknown key '" + "z" * 60 + "...' "
+     "(100,000 characters, first 60 shown) in a case"),
+    (_valid_with("valid_sequence_at", "v" * HUGE),
+     ":1:9: case name '" + "v" * 60 + "...' "
+     "(100,000 characters, first 60 shown) is longer than the budget MAX_CASE_NAME (120)"),
+    (_valid_with("op_type: SequenceAt", "op_type: " + "S" * HUGE),
+     ":9:16: unknown op_type '" + "S" * 60 + "...' "
+     "(100,000 characters, first 60 shown)"),
+], ids=["100000-digit-float", "100000-digit-number", "100000-char-key", "100000-char-case-name",
+        "100000-char-op-type"])
+def test_a_huge_value_is_quoted_as_a_bounded_prefix(tmp_path, text, fragment):
+    """A 100,000-digit float in a case file gave a 100 KB error line (a 100,000-character
+    case name: a 100 KB 'File name too long' and exit 1). Every quote is now at most 60
+    characters and says how much was cut."""
+    cases_file = tmp_path / "huge.yaml"
+    cases_file.write_text(text)
+    result = CliRunner().invoke(main, ["build", str(cases_file), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output[:2000]
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(f"{cases_file}{fragment}"), lines[0][:2000]
+    assert lines[1:] == ["1 problem(s) found; nothing was written."]
+    assert all(len(line) < 500 for line in lines), [len(line) for line in lines]
+
+
+def _scalars(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of every scalar of a YAML text, keys and values."""
+    found, pending = [], [yaml.compose(text)]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, yaml.ScalarNode):
+            found.append((node.start_mark.index, node.end_mark.index))
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            pending.extend(part for pair in node.value for part in pair)
+    return sorted(found)
+
+
+def _loop_case() -> str:
+    """A committed case with a Loop body (subgraphs, attributes, data sets of sequences)."""
+    text = (Path(__file__).parent.parent / "cases" / "control_flow.yaml").read_text()
+    start = text.index("- name: loop_v13_carries_sequence")
+    return text[start:text.index("\n- name:", start) + 1]
+
+
+class TestHugeScalars:
+    """Any scalar of a valid case file (a key, a name, a type, an op_type, a number, a doc)
+    replaced by a huge one, plain or quoted, of digits, a decimal, letters or a type-like text:
+    the build ends in exit 0 or 2, no traceback, and every line it prints is bounded."""
+
+    BASES = {"valid": (INVALID / "valid.yaml").read_text(), "loop": _loop_case()}
+    MAKERS = {
+        "digits": lambda n: "9" * n,
+        "decimal": lambda n: "1." + "5" * n,
+        "exponent": lambda n: "1" * n + "e5",
+        "letters": lambda n: "x" * n,
+        "type": lambda n: "tensor(" + "q" * n + ")",
+        "quoted": lambda n: '"' + "y" * n + '"',
+        "name": lambda n: "n_" * (n // 2),
+    }
+
+    @settings(max_examples=examples(40), deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(data=st.data(), base=st.sampled_from(sorted(BASES)),
+           kind=st.sampled_from(sorted(MAKERS)), size=st.sampled_from([5_000, 100_000]))
+    def test_every_line_is_bounded(self, tmp_path, data, base, kind, size):
+        text = self.BASES[base]
+        start, end = data.draw(st.sampled_from(_scalars(text)), label="scalar")
+        huge = text[:start] + self.MAKERS[kind](size) + text[end:]
+        cases_file = tmp_path / "huge.yaml"
+        cases_file.write_text(huge)
+        result = CliRunner().invoke(main, ["build", str(cases_file), "-o", str(tmp_path / "out")])
+        assert result.exit_code in (0, 2), result.output[:2000]
+        assert "Traceback" not in result.output
+        assert all(len(line) <= 1_200 for line in result.output.splitlines()), (
+            [line[:300] for line in result.output.splitlines() if len(line) > 1_200])

@@ -11,8 +11,10 @@ import re
 import yaml
 
 from .._core import operators
+from .._core.budgets import MAX_CASE_NAME
 from .._core.cases import Case, DataSet, Expansion, Graph
 from .._core.elements import ELEMENTS
+from .._core.problems import quote
 from .graphs import GraphReader
 from .nodes import INVALID, did_you_mean
 from .vocabulary import CASE_KEYS, DATA_SET_KEYS, FOR_EACH_KEYS, TOLERANCE_KEYS
@@ -76,7 +78,7 @@ class CaseReader(GraphReader):
             return INVALID
         versions = operators.versions(op_type)
         if not versions:
-            return self.fail(fields["op"], f"unknown operator '{op_type}'"
+            return self.fail(fields["op"], f"unknown operator {quote(op_type)}"
                              f"{did_you_mean(op_type, operators.all_operator_names())}")
         opsets = list(versions)
         if "opsets" in fields:
@@ -96,7 +98,7 @@ class CaseReader(GraphReader):
             allowed = operators.constraint_types(operators.schema(op_type, opset), param)
             if allowed is None:
                 return self.fail(fields["param"], f"{op_type}-{opset} has no type parameter "
-                                 f"'{param}'; its parameters: " + ", ".join(
+                                 f"{quote(param)}; its parameters: " + ", ".join(
                                      c.type_param_str for c in
                                      operators.schema(op_type, opset).type_constraints))
             for name in operators.element_names(allowed):
@@ -143,7 +145,7 @@ class CaseReader(GraphReader):
             if name is INVALID:
                 continue
             if name not in ELEMENTS:
-                self.fail(item, f"unknown element type '{name}'{did_you_mean(name, ELEMENTS)}")
+                self.fail(item, f"unknown element type {quote(name)}{did_you_mean(name, ELEMENTS)}")
             names.add(name)
         return names
 
@@ -152,8 +154,12 @@ class CaseReader(GraphReader):
         before = len(self.problems.found)
         name = self.text(fields["name"], "the case name") if "name" in fields else INVALID
         if name is not INVALID and not NAME_PATTERN.fullmatch(name):
-            self.fail(fields["name"], f"case name {name!r} may hold only lowercase letters, "
+            self.fail(fields["name"], f"case name {quote(name)} may hold only lowercase letters, "
                                       "digits and underscores (it becomes the folder test_<name>)")
+        elif name is not INVALID and len(name) > MAX_CASE_NAME:
+            self.fail(fields["name"], f"case name {quote(name)} is longer than the budget "
+                                      f"MAX_CASE_NAME ({MAX_CASE_NAME}) of onnx_seq_tests/_core/"
+                                      "budgets.py (it becomes the folder test_<name>); shorten it")
         if opset is None:
             opset = self.opset(node, fields)
         doc = self.text(fields["doc"], "doc") if "doc" in fields else ""

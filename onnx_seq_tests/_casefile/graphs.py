@@ -12,7 +12,7 @@ import yaml
 
 from .._core import operators
 from .._core.cases import Graph, Initializer, Node, ValueDecl
-from .._core.problems import Where
+from .._core.problems import Where, quote
 from .._core.value_types import TensorType, TypeTextError, parse_type
 from .nodes import INVALID, did_you_mean, is_null, misspelled, plain
 from .tensors import DataReader
@@ -40,8 +40,8 @@ class GraphReader(DataReader):
         first: dict[str, Where] = {}
         for decl in inputs + outputs:
             if decl.name in first:
-                self.problems.add(decl.where, f"'{decl.name}' is declared twice among the inputs "
-                                              f"and outputs of {what} (first at line "
+                self.problems.add(decl.where, f"{quote(decl.name)} is declared twice among the "
+                                              f"inputs and outputs of {what} (first at line "
                                               f"{first[decl.name].line}); rename one")
             first.setdefault(decl.name, decl.where)
         return Graph(tuple(inputs), tuple(outputs), tuple(nodes))
@@ -68,7 +68,7 @@ class GraphReader(DataReader):
         if name == "" or name in taken:
             where = taken.get(name)
             return self.fail(fields["name"], "an initializer needs a non-empty name of its own"
-                             if name == "" else f"'{name}' is already a graph value (line "
+                             if name == "" else f"{quote(name)} is already a graph value (line "
                              f"{where.line}); an initializer is not a graph input, rename one")
         if not isinstance(value_type, TensorType):
             return self.fail(fields["type"], f"an initializer is a tensor; {value_type} is "
@@ -77,7 +77,8 @@ class GraphReader(DataReader):
                                                     for d in value_type.shape):
             return self.fail(fields["shape"], "an initializer's shape is fixed: give integer "
                                               "dims, or leave 'shape' out")
-        value = self.value(fields["value"], value_type, f"initializer '{name}'", top_level=True)
+        value = self.value(fields["value"], value_type, f"initializer {quote(name)}",
+                           top_level=True)
         if value is INVALID:
             return INVALID
         taken[name] = self.where(item)
@@ -136,7 +137,7 @@ class GraphReader(DataReader):
             elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.fill(item.value)):
                 dims.append(self.fill(item.value))
             else:
-                return self.fail(item, f"dim {item.value!r} is not an integer, a name "
+                return self.fail(item, f"dim {quote(item.value)} is not an integer, a name "
                                        "([A-Za-z_][A-Za-z0-9_]*), or ~ for unknown")
         return tuple(dims)
 
@@ -152,7 +153,7 @@ class GraphReader(DataReader):
         if op_schema is None:
             versions = operators.versions(op_type)
             if not versions:
-                return self.fail(fields["op_type"], f"unknown op_type '{op_type}'"
+                return self.fail(fields["op_type"], f"unknown op_type {quote(op_type)}"
                                  f"{did_you_mean(op_type, operators.all_operator_names())}")
             return self.fail(fields["op_type"], f"{op_type} is not defined at opset {opset}; it "
                              "exists from opset " + str(versions[0]))
@@ -188,13 +189,13 @@ class GraphReader(DataReader):
                     pending.append(formal.name)
                 elif formal.option != operators.VARIADIC or formal.min_arity != 0:
                     self.fail(node if node is not None else owner,
-                              f"{what}: '{formal.name}' is required")
+                              f"{what}: {quote(formal.name)} is required")
                     ok = False
                 continue
             value_node = fields[formal.name]
             if pending:
-                self.fail(value_node, f"{what}: '{pending[0]}' comes before "
-                                      f"'{formal.name}'; write {pending[0]}: \"\" to omit it")
+                self.fail(value_node, f"{what}: {quote(pending[0])} comes before "
+                                      f"{quote(formal.name)}; write {pending[0]}: \"\" to omit it")
                 ok = False
                 pending = []
             values = self.formal_value(value_node, formal, what)
@@ -207,23 +208,23 @@ class GraphReader(DataReader):
     def formal_value(self, node, formal, what: str):
         """The names one formal parameter takes: one, or a list for a variadic one."""
         if formal.option == operators.VARIADIC:
-            items = self.sequence(node, f"{what}: '{formal.name}' (variadic)")
+            items = self.sequence(node, f"{what}: {quote(formal.name)} (variadic)")
             if items is INVALID:
                 return INVALID
-            values = [self.text(i, f"a value in '{formal.name}'") for i in items]
+            values = [self.text(i, f"a value in {quote(formal.name)}") for i in items]
             if INVALID in values:
                 return INVALID
             if "" in values:
-                self.fail(node, f"{what}: '{formal.name}' cannot hold \"\"")
+                self.fail(node, f"{what}: {quote(formal.name)} cannot hold \"\"")
             if len(values) < formal.min_arity:
-                self.fail(node, f"{what}: '{formal.name}' needs at least "
+                self.fail(node, f"{what}: {quote(formal.name)} needs at least "
                                 f"{formal.min_arity} value(s)")
             return INVALID if "" in values or len(values) < formal.min_arity else values
-        value = self.text(node, f"{what}: '{formal.name}'")
+        value = self.text(node, f"{what}: {quote(formal.name)}")
         if value is INVALID:
             return INVALID
         if value == "" and formal.option != operators.OPTIONAL:
-            return self.fail(node, f"{what}: '{formal.name}' is required and cannot be "
+            return self.fail(node, f"{what}: {quote(formal.name)} is required and cannot be "
                                    "omitted with \"\"")
         return [value]
 
@@ -242,11 +243,11 @@ class GraphReader(DataReader):
             if name not in fields:
                 if attribute.required and name not in suggested:
                     self.fail(node if node is not None else owner,
-                              f"{label}: attribute '{name}' is required")
+                              f"{label}: attribute {quote(name)} is required")
                     ok = False
                 continue
             value = self.attribute(fields[name], int(attribute.type.value),
-                                   f"{label} attribute '{name}'", opset)
+                                   f"{label} attribute {quote(name)}", opset)
             if value is INVALID:
                 ok = False
             else:

@@ -30,7 +30,7 @@ import yaml
 
 from .._core.budgets import MAX_DEPTH, MAX_FILE_BYTES, MAX_YAML_NODES, MAX_YAML_TEXT_BYTES
 from .._core.elements import ELEMENTS, INT_TEXT, MAX_INT_DIGITS, ScalarError, int_hint, int_range
-from .._core.problems import Problems, Where
+from .._core.problems import Problems, Where, quote
 from .discovery import read_case_file
 from .vocabulary import PLACEHOLDER
 
@@ -254,7 +254,7 @@ def kind(node) -> str:
         return "nothing"
     if is_null(node):
         return "an empty value"
-    return f"the value {node.value!r}"
+    return f"the value {quote(node.value)}"
 
 
 # -- typed accessors ------------------------------------------------------------------------------
@@ -291,16 +291,16 @@ class NodeReader:
             if not isinstance(key, str):
                 self.fail(key_node, f"keys in {what} must be plain words")
             elif key in found:
-                self.fail(key_node, f"key '{key}' appears twice in {what}; keep one")
+                self.fail(key_node, f"key {quote(key)} appears twice in {what}; keep one")
             elif key not in names:
                 allowed = "; allowed: " + ", ".join(names) if names else ""
-                self.fail(key_node, f"unknown key '{key}' in {what}"
+                self.fail(key_node, f"unknown key {quote(key)} in {what}"
                                     f"{did_you_mean(key, names)}{allowed}")
             else:
                 found[key] = value_node
         for key in required:
             if key not in found and key not in suggested:
-                self.fail(node, f"{what} is missing the required key '{key}'")
+                self.fail(node, f"{what} is missing the required key {quote(key)}")
         return found
 
     def keyed(self, node, what: str, names):
@@ -339,13 +339,13 @@ class NodeReader:
         if text is INVALID:
             return INVALID
         if not plain(node) and not PLACEHOLDER.search(node.value):  # "{dtype}" needs quotes
-            return self.fail(node, f"{what} must be an integer, not the string {text!r}; "
+            return self.fail(node, f"{what} must be an integer, not the string {quote(text)}; "
                                    "remove the quotes")
         if not INT_TEXT.fullmatch(text):
             hint = int_hint(text)
             if PLACEHOLDER.search(text):
                 hint = "placeholders such as {dtype} are filled only in a case with for_each"
-            return self.fail(node, f"{what} must be an integer, not {text!r}; {hint}")
+            return self.fail(node, f"{what} must be an integer, not {quote(text)}; {hint}")
         low, high = int_range(ELEMENTS["int64"])
         if len(text) > MAX_INT_DIGITS or not low <= int(text) <= high:
             return self.fail(node, f"{what} {text[:24]}{'...' if len(text) > 24 else ''} is "
@@ -358,7 +358,7 @@ class NodeReader:
         if text is INVALID:
             return INVALID
         if not plain(node):
-            return self.fail(node, f"{what} must be a number, not the string {text!r}; "
+            return self.fail(node, f"{what} must be a number, not the string {quote(text)}; "
                                    "remove the quotes")
         try:
             return ELEMENTS["double"].parse(text, quoted=False)

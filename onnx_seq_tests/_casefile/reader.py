@@ -27,7 +27,7 @@ from .._core.budgets import (
     MAX_YAML_TEXT_BYTES,
 )
 from .._core.cases import Case
-from .._core.problems import CaseFileError, Problems, Where
+from .._core.problems import CaseFileError, Problems, Where, paths_argument, quote
 from .cases import NAME_PATTERN, CaseReader
 from .discovery import case_files
 from .nodes import INVALID, compose_file, compose_text
@@ -51,7 +51,10 @@ from .vocabulary import (
 
 
 def load_cases(paths) -> list[Case]:
-    """Every case in `paths`, sorted by name; raises CaseFileError listing all mistakes."""
+    """Every case in `paths` (a path or paths, str or os.PathLike, of case files or folders),
+    sorted by name; raises CaseFileError listing all mistakes, ArgumentError for a bad
+    argument."""
+    paths = paths_argument(paths)
     problems = Problems()
     cases: list[Case] = []
     files = case_files(paths)
@@ -98,7 +101,8 @@ def _checked(cases: list[Case], problems: Problems) -> list[Case]:
     for case in cases:
         if case.name in seen:
             first = seen[case.name]
-            problems.add(case.where, f"case name '{case.name}' is already used at {first.where}; "
+            problems.add(case.where, f"case name {quote(case.name)} is already used at "
+                                     f"{first.where}; "
                                      "case names must be unique across all files")
         else:
             seen[case.name] = case

@@ -13,6 +13,7 @@ import yaml
 
 from .._core.budgets import MAX_TENSOR_ELEMENTS
 from .._core.elements import ELEMENTS, ScalarError
+from .._core.problems import quote
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, innermost
 from .nodes import INVALID, NodeReader, did_you_mean, is_null, keys, plain
 from .vocabulary import EMPTY_MARKER_KEY, EMPTY_MARKER_VALUE, TYPE_GROUPS
@@ -35,11 +36,11 @@ class DataReader(NodeReader):
                 continue
             if decl.name not in fields:
                 self.fail(node if node is not None else owner,
-                          f"the data set's {what} lack '{decl.name}'; every graph "
+                          f"the data set's {what} lack {quote(decl.name)}; every graph "
                           f"{what[:-1]} needs a value")
                 ok = False
                 continue
-            value = self.value(fields[decl.name], decl.type, f"'{decl.name}'", top_level=True)
+            value = self.value(fields[decl.name], decl.type, f"{quote(decl.name)}", top_level=True)
             if value is INVALID:
                 ok = False
             values.append(value)
@@ -105,7 +106,7 @@ class DataReader(NodeReader):
             if isinstance(key, yaml.ScalarNode):
                 allowed = set(ELEMENTS) | set(TYPE_GROUPS.values()) | {"default"}
                 if key.value not in allowed:
-                    self.fail(key, f"unknown by_type key '{key.value}'"
+                    self.fail(key, f"unknown by_type key {quote(key.value)}"
                                    f"{did_you_mean(key.value, allowed)}")
                 choices[key.value] = value
         for group in groups:

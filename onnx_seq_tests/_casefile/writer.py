@@ -20,7 +20,7 @@ import yaml
 from .._core import operators
 from .._core.cases import Case, Graph, Node
 from .._core.elements import BY_DTYPE, nan_bits, nan_text
-from .._core.problems import SeqTestsError
+from .._core.problems import SeqTestsError, quote
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, innermost
 from .vocabulary import ATTRIBUTE_FORMS, EMPTY_MARKER_KEY, EMPTY_MARKER_VALUE
 
@@ -42,16 +42,16 @@ def case_data(case: Case) -> dict:
     if graph["inputs"]:
         data["inputs"] = graph["inputs"]
     if case.graph.initializers:
-        data["initializers"] = [initializer_data(i.name, i.value, f"initializer {i.name!r}")
+        data["initializers"] = [initializer_data(i.name, i.value, f"initializer {quote(i.name)}")
                                 for i in case.graph.initializers]
     data["outputs"] = graph["outputs"]
     data["nodes"] = graph["nodes"]
     if case.atol or case.rtol:
         data["tolerance"] = {"atol": float(case.atol), "rtol": float(case.rtol)}
     data["data_sets"] = [{
-        "inputs": {d.name: value_data(v, d.type, f"input {d.name!r}")
+        "inputs": {d.name: value_data(v, d.type, f"input {quote(d.name)}")
                    for d, v in zip(case.graph.inputs, data_set.inputs, strict=True)},
-        "outputs": {d.name: value_data(v, d.type, f"output {d.name!r}")
+        "outputs": {d.name: value_data(v, d.type, f"output {quote(d.name)}")
                     for d, v in zip(case.graph.outputs, data_set.outputs, strict=True)},
     } for data_set in case.data_sets]
     return data
@@ -75,7 +75,7 @@ def node_data(node: Node, opset: int) -> dict:
     if node.attributes:
         data["attributes"] = {
             name: attribute_data(value, int(op_schema.attributes[name].type.value), opset,
-                                 f"{node.op_type} attribute {name!r}")
+                                 f"{node.op_type} attribute {quote(name)}")
             for name, value in node.attributes}
     return data
 

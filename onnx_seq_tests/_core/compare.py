@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .elements import BY_DTYPE, is_nan, nan_text
-from .problems import SeqTestsError
+from .problems import ArgumentError, SeqTestsError, quote
 from .value_types import OptionalType, SequenceType, TensorType, ValueType
 
 #: Tolerances when a case folder has no data.json: the defaults of onnx's test loader.
@@ -47,8 +47,7 @@ def compare_outputs(expected, actual, *, atol=None, rtol=None, names=None,
     messages clearer, types decide kinds where a value alone cannot (an empty optional vs a
     present one holding a sequence).
     """
-    atol = DEFAULT_ATOL if atol is None else atol
-    rtol = DEFAULT_RTOL if rtol is None else rtol
+    atol, rtol = _arguments(expected, atol, rtol, names, types)
     if isinstance(actual, (np.ndarray, str, bytes)) or not hasattr(actual, "__len__"):
         return [f"expected a list of {len(expected)} output(s), got {_describe(actual)}"]
     actual = list(actual)
@@ -61,6 +60,33 @@ def compare_outputs(expected, actual, *, atol=None, rtol=None, names=None,
         value_type = types[i] if types else None
         problems.extend(compare_value(want, got, where, value_type, atol, rtol))
     return problems
+
+
+def _arguments(expected, atol, rtol, names, types) -> tuple[float, float]:
+    """atol and rtol with their defaults; ArgumentError naming the first bad argument:
+    `expected` a list (or tuple) of output values, `atol` and `rtol` None or a number >= 0,
+    `names` and `types` None or a list of one str (one ValueType) per expected output. What
+    `actual` holds is what is judged, so it is never an argument error."""
+    if not isinstance(expected, (list, tuple)):
+        raise ArgumentError("expected must be a list of the expected output values (numpy "
+                            "arrays, lists for sequences, None for an empty optional), not "
+                            f"{type(expected).__name__}")
+    tolerances = []
+    for name, value, default in (("atol", atol, DEFAULT_ATOL), ("rtol", rtol, DEFAULT_RTOL)):
+        if value is None:
+            value = default
+        elif (isinstance(value, bool) or not isinstance(value, (int, float, np.number))
+              or not value >= 0):
+            raise ArgumentError(f"{name} must be None or a number >= 0, not {quote(value)}")
+        tolerances.append(float(value))
+    for name, given, kind, label in (("names", names, str, "str"),
+                                     ("types", types, ValueType, "ValueType")):
+        if given is not None and not (
+                isinstance(given, (list, tuple)) and len(given) == len(expected)
+                and all(isinstance(item, kind) for item in given)):
+            raise ArgumentError(f"{name} must be None or a list of one {label} per "
+                                f"expected output ({len(expected)}), not {quote(given)}")
+    return tolerances[0], tolerances[1]
 
 
 def compare_value(expected, actual, where: str, value_type: ValueType | None = None,

@@ -26,7 +26,7 @@ import ml_dtypes
 import numpy as np
 from onnx import TensorProto, helper
 
-from .problems import SeqTestsError
+from .problems import SeqTestsError, quote, shorten
 
 #: A decimal integer as case files write it (no leading zeros, no separators).
 INT_TEXT = re.compile(r"[-+]?(0|[1-9][0-9]*)")
@@ -69,7 +69,7 @@ class ElementType:
         if self.kind == "string":
             return text
         if quoted and self.kind != "complex":
-            raise ScalarError(f"{text!r} is quoted, so it is a string; write the {self.name} "
+            raise ScalarError(f"{quote(text)} is quoted, so it is a string; write the {self.name} "
                               "value without quotes")
         if self.kind == "bool":
             return _parse_bool(text)
@@ -100,9 +100,9 @@ def _parse_bool(text: str) -> bool:
     if text == "false":
         return False
     if text in _BOOL_TRAPS:
-        raise ScalarError(f"{text!r} is not a bool here (YAML 1.1 would guess one); write true "
-                          "or false")
-    raise ScalarError(f"{text!r} is not a bool; write true or false")
+        raise ScalarError(f"{quote(text)} is not a bool here (YAML 1.1 would guess one); write "
+                          "true or false")
+    raise ScalarError(f"{quote(text)} is not a bool; write true or false")
 
 
 def int_range(element: ElementType) -> tuple[int, int]:
@@ -114,7 +114,7 @@ def int_range(element: ElementType) -> tuple[int, int]:
 def _parse_int(text: str, element: ElementType) -> int:
     info = _iinfo(element.dtype)
     if not INT_TEXT.fullmatch(text):
-        raise ScalarError(f"{text!r} is not a decimal integer ({element.name}); "
+        raise ScalarError(f"{quote(text)} is not a decimal integer ({element.name}); "
                           f"{int_hint(text)}")
     if len(text) > MAX_INT_DIGITS:
         raise ScalarError(f"{text[:12]}... ({len(text)} characters) does not fit in "
@@ -151,15 +151,15 @@ def _float_of(text: str, element: ElementType) -> float:
     if text.lower() in _FLOAT_WORDS:
         return _FLOAT_WORDS[text.lower()]
     if not _FLOAT_TEXT.fullmatch(text):
-        raise ScalarError(f"{text!r} is not a {element.name} number; write a decimal such as "
+        raise ScalarError(f"{quote(text)} is not a {element.name} number; write a decimal such as "
                           "1.5, 2, -1e-3, or nan, inf, -inf")
     value = float(text)
     if math.isinf(value):
-        raise ScalarError(f"{text} is too large for any float type; write inf or -inf for an "
-                          "infinity")
+        raise ScalarError(f"{shorten(text)} is too large for any float type; write inf or -inf "
+                          "for an infinity")
     if value == 0 and re.search(r"[1-9]", text.split("e")[0].split("E")[0]):
-        raise ScalarError(f"{text} is too small for any float type and would be stored as 0; "
-                          "write 0")
+        raise ScalarError(f"{shorten(text)} is too small for any float type and would be stored "
+                          "as 0; write 0")
     return value
 
 
@@ -202,13 +202,13 @@ def _parse_nan_bits(text: str, element: ElementType):
     found = NAN_BITS.fullmatch(text)
     width = 2 * element.dtype.itemsize
     if not found or len(found.group(1)) > width:
-        raise ScalarError(f"{text!r} is not a {element.name} bit pattern; write nan(0x...) with "
-                          f"at most {width} hexadecimal digits, such as "
+        raise ScalarError(f"{quote(text)} is not a {element.name} bit pattern; write nan(0x...) "
+                          f"with at most {width} hexadecimal digits, such as "
                           f"nan(0x{'7f'.ljust(width, 'f')})")
     digits = found.group(1)
     value = np.array(int(digits, 16), dtype=_unsigned(element.dtype)).view(element.dtype)[()]
     if not is_nan(value):
-        raise ScalarError(f"{text} is not a NaN of {element.name} (it reads as "
+        raise ScalarError(f"{shorten(text)} is not a NaN of {element.name} (it reads as "
                           f"{float(np.asarray(value).astype(np.float64))!r}); write the number "
                           "itself, or the bits of a NaN")
     return value
@@ -231,20 +231,20 @@ def _check_float_fits(value: float, element: ElementType, text: str) -> None:
         return
     if math.isinf(value):
         if stored != value:
-            raise ScalarError(f"{element.name} has no {text}; it cannot hold infinities")
+            raise ScalarError(f"{element.name} has no {shorten(text)}; it cannot hold infinities")
         return
     low, high = float(info.min), float(info.max)
     if math.isinf(stored) or math.isnan(stored) or (
             element.bits <= 8 and not low <= value <= high):
-        raise ScalarError(f"{text} is outside the range of {element.name} ({low!r} to "
+        raise ScalarError(f"{shorten(text)} is outside the range of {element.name} ({low!r} to "
                           f"{high!r})")
     if value != 0 and stored == 0:
-        raise ScalarError(f"{text} is too small for {element.name} and would be stored as 0; "
-                          f"write 0, or a magnitude of at least "
+        raise ScalarError(f"{shorten(text)} is too small for {element.name} and would be stored "
+                          f"as 0; write 0, or a magnitude of at least "
                           f"{float(info.smallest_subnormal)!r}")
     if element.bits <= 8 and stored != value:
-        raise ScalarError(f"{text} is not exactly representable in {element.name}; the nearest "
-                          f"value is {stored!r}, write that")
+        raise ScalarError(f"{shorten(text)} is not exactly representable in {element.name}; the "
+                          f"nearest value is {stored!r}, write that")
 
 
 def _parse_complex(text: str, element: ElementType) -> complex:
@@ -252,7 +252,7 @@ def _parse_complex(text: str, element: ElementType) -> complex:
     try:
         value = complex(spelled)
     except ValueError:
-        raise ScalarError(f"{text!r} is not a {element.name} number; write a complex value as "
+        raise ScalarError(f"{quote(text)} is not a {element.name} number; write a complex value as "
                           "a string like '1.5-2j', '3j' or '-1+0j'") from None
     part = np.float32 if element.dtype == np.complex64 else np.float64
     spelled_special = re.search(r"inf|nan", spelled.lower()) is not None
@@ -260,7 +260,7 @@ def _parse_complex(text: str, element: ElementType) -> complex:
         parts = [float(part(value.real)), float(part(value.imag))]
     for component in parts:
         if not math.isfinite(component) and not spelled_special:
-            raise ScalarError(f"{text} does not fit in {element.name}; write inf or nan "
+            raise ScalarError(f"{shorten(text)} does not fit in {element.name}; write inf or nan "
                               "for a special value")
     return value
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from .cases import Case
 from .compare import compare_outputs
 from .oracle import BudgetError, OracleError, run_graph
-from .problems import Problem
+from .problems import Problem, quote
 
 
 def check_case(case: Case) -> list[Problem]:
@@ -21,17 +21,17 @@ def check_case(case: Case) -> list[Problem]:
             answers = run_graph(case.graph, case.opset, list(data_set.inputs))
         except BudgetError as error:
             problems.append(Problem(where.path, where.line, where.column,
-                                    f"case '{case.name}': data set {k}: {error}"))
+                                    f"case {quote(case.name)}: data set {k}: {error}"))
             continue
         except OracleError as error:
             problems.append(Problem(where.path, where.line, where.column,
-                                    f"case '{case.name}': data set {k}: the spec gives no "
+                                    f"case {quote(case.name)}: data set {k}: the spec gives no "
                                     f"result: {error}"))
             continue
         except (ValueError, TypeError, IndexError) as error:
             problems.append(Problem(where.path, where.line, where.column,
-                                    f"case '{case.name}': data set {k}: the spec oracle cannot "
-                                    f"evaluate these inputs: {error}"))
+                                    f"case {quote(case.name)}: data set {k}: the spec oracle "
+                                    f"cannot evaluate these inputs: {error}"))
             continue
         differences = compare_outputs(
             list(data_set.outputs), answers, atol=case.atol, rtol=case.rtol,
@@ -39,8 +39,8 @@ def check_case(case: Case) -> list[Problem]:
         if differences:
             more = f"; and {len(differences) - 1} more" if len(differences) > 1 else ""
             problems.append(Problem(where.path, where.line, where.column,
-                                    f"case '{case.name}': data set {k} disagrees with the spec "
-                                    f"oracle (expected: the case file, got: the oracle): "
+                                    f"case {quote(case.name)}: data set {k} disagrees with the "
+                                    f"spec oracle (expected: the case file, got: the oracle): "
                                     f"{differences[0]}{more}"))
     return problems
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .cases import Case
-from .problems import Problem
+from .problems import Problem, quote
 from .value_types import OptionalType, SequenceType, TensorType, ValueType
 
 
@@ -21,21 +21,21 @@ def check_case(case: Case) -> list[Problem]:
     problems = []
     for initializer in case.graph.initializers:
         messages: list[str] = []
-        _walk(initializer.value, initializer.type, f"initializer '{initializer.name}'", {},
+        _walk(initializer.value, initializer.type, f"initializer {quote(initializer.name)}", {},
               messages)
         where = initializer.where
         problems.extend(Problem(where.path, where.line, where.column,
-                                f"case '{case.name}': {m}") for m in messages)
+                                f"case {quote(case.name)}: {m}") for m in messages)
     for k, data_set in enumerate(case.data_sets):
         bindings: dict[str, tuple[int, str]] = {}
         messages = []
         for side, decls, values in (("input", case.graph.inputs, data_set.inputs),
                                     ("output", case.graph.outputs, data_set.outputs)):
             for decl, value in zip(decls, values, strict=True):
-                _walk(value, decl.type, f"{side} '{decl.name}'", bindings, messages)
+                _walk(value, decl.type, f"{side} {quote(decl.name)}", bindings, messages)
         where = data_set.where
         problems.extend(Problem(where.path, where.line, where.column,
-                                f"case '{case.name}': data set {k}: {m}") for m in messages)
+                                f"case {quote(case.name)}: data set {k}: {m}") for m in messages)
     return problems
 
 
@@ -78,7 +78,7 @@ def _tensor(value, tensor_type: TensorType, label: str, bindings: dict, messages
             bound = bindings.setdefault(dim, (size, label))
             if bound[0] != size:
                 messages.append(
-                    f"dim '{dim}' is {bound[0]} in {bound[1]} but {size} in {label} (axis "
+                    f"dim {quote(dim)} is {bound[0]} in {bound[1]} but {size} in {label} (axis "
                     f"{axis}); a named dim stands for one size in every tensor of a sequence "
                     "and across a data set's inputs and outputs (ONNX IR.md); declare the dim "
                     "as ~ (unknown) where sizes differ")

@@ -28,42 +28,25 @@ import onnx
 from onnx import helper, numpy_helper
 
 from . import operators
-from .budgets import MAX_ELEMENTS, MAX_LOOP_ITERATIONS
+from .budgets import MAX_LOOP_ITERATIONS, NODE_WORK, TENSOR_WORK
 from .cases import Graph, Initializer, Node, ValueDecl
-from .problems import SeqTestsError, Where
+from .problems import Where, quote
 from .value_types import ValueType, from_type_proto
+from .work import (
+    MISSING,
+    BudgetError,
+    OracleError,
+    Spent,
+    budget_text,
+    check_elements,
+    elements_of,
+    measure,
+    work_of,
+)
 
 #: The operators whose spec behaviour this module implements, beside the helpers below: every
 #: sequence/optional operator onnx.defs knows and the carriers (tests check each has a function).
 SPEC_OPERATORS = operators.sequence_operators() + operators.CARRIERS
-
-
-class OracleError(SeqTestsError):
-    """The spec gives no result for these inputs; the message says why."""
-
-
-class BudgetError(OracleError):
-    """Running the graph would go over one of the oracle's budgets (budgets.py)."""
-
-
-def _budget(name: str, value: int) -> str:
-    return (f"the oracle's budget {name} ({value}) of onnx_seq_tests/_core/budgets.py; make the "
-            "case smaller, or raise the budget")
-
-
-def _check_elements(count: int, what: str) -> None:
-    """BudgetError when `what` would hold `count` elements, more than MAX_ELEMENTS."""
-    if count > MAX_ELEMENTS:
-        raise BudgetError(f"{what} would hold {count} elements, more than "
-                          + _budget("MAX_ELEMENTS", MAX_ELEMENTS))
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING = _Missing()
 
 
 # -- the sequence operators --------------------------------------------------------------------
@@ -276,26 +259,27 @@ class Context:
 
     `graph_inputs` names the main graph's inputs; `constants` names every initializer and every
     Constant node's output seen so far (subgraphs included), which is what a runtime that folds
-    constants at load time can tell apart from a value computed or fed at run time. `turns`
-    counts Loop iterations so far, shared with every subgraph's context (budgets.py).
+    constants at load time can tell apart from a value computed or fed at run time. `spent`
+    (a `Spent`) counts Loop iterations and work so far, shared with every subgraph's context
+    (budgets.py).
     """
 
     def __init__(self, opset: int, operators, scope: dict, trace, graph_inputs: frozenset,
-                 constants: set, turns: list[int] | None = None):
+                 constants: set, spent: Spent | None = None):
         self.opset = opset
         self.operators = operators
         self.scope = scope
         self.trace = trace
         self.graph_inputs = graph_inputs
         self.constants = constants
-        self.turns = [0] if turns is None else turns
+        self.spent = Spent() if spent is None else spent
 
     def subgraph(self, graph: Graph):
         """A callable running `graph` on positional inputs, seeing this scope's values, with the
-        same operator table and Loop budget."""
+        same operator table and budgets."""
         return lambda inputs: _run(graph, inputs, Context(
             self.opset, self.operators, dict(self.scope), self.trace, self.graph_inputs,
-            self.constants, self.turns))
+            self.constants, self.spent))
 
     def from_graph_input(self, node: Node, index: int) -> bool:
         """Whether `node`'s input `index` is given and is one of the main graph's inputs."""
@@ -326,6 +310,8 @@ def _run(graph: Graph, inputs, context: Context) -> list:
     if len(inputs) != len(graph.inputs):
         raise OracleError(f"the graph takes {len(graph.inputs)} input(s), got {len(inputs)}")
     scope = context.scope
+    spent = context.spent
+    spent.add(len(scope), "a graph's run")  # its scope is a copy of the outer one
     for initializer in graph.initializers:
         scope[initializer.name] = initializer.value
         context.constants.add(initializer.name)
@@ -340,14 +326,18 @@ def _run(graph: Graph, inputs, context: Context) -> list:
             elif name in scope:
                 args.append(scope[name])
             else:
-                raise OracleError(f"{node.op_type} reads '{name}', which nothing produced")
+                raise OracleError(f"{node.op_type} reads {quote(name)}, which nothing produced")
         results = run_node(node, args, context)
         if len(results) != len(node.outputs):
             raise OracleError(f"{node.op_type} gave {len(results)} output(s), the node names "
                               f"{len(node.outputs)}")
+        cost = NODE_WORK + sum(map(work_of, args))
         for name, value in zip(node.outputs, results, strict=True):
-            _check_elements(_elements(value), f"{node.op_type} output '{name}'")
+            elements, tensors = measure(value)
+            check_elements(elements, f"{node.op_type} output {quote(name)}")
+            cost += elements + TENSOR_WORK * tensors
             scope[name] = value
+        spent.add(cost, node.op_type)
         if node.op_type == "Constant":
             context.constants.update(node.outputs)
         if trace is not None:
@@ -366,13 +356,6 @@ def run_node(node: Node, args: list, context: Context) -> list:
         raise OracleError(f"the oracle does not implement {node.op_type}; it knows "
                           + ", ".join(sorted(context.operators)))
     return run(node, args, dict(node.attributes), context)
-
-
-def _elements(value) -> int:
-    """The elements of a value: a tensor's, a sequence's tensors' together, 0 for None."""
-    if isinstance(value, list):
-        return sum(map(_elements, value))
-    return 0 if value is None or value is MISSING else int(np.size(value))
 
 
 def present(args: list) -> list:
@@ -407,10 +390,10 @@ def _run_loop(node, args, attributes, context):
     while (limit is None or i < limit) and keep_going:
         if limit is None and cond is MISSING and i == MAX_LOOP_ITERATIONS:
             raise OracleError("Loop with neither a trip count nor a condition never ends")
-        context.turns[0] += 1
-        if context.turns[0] > MAX_LOOP_ITERATIONS:
+        context.spent.turns += 1
+        if context.spent.turns > MAX_LOOP_ITERATIONS:
             raise BudgetError("Loop iterations (nested ones included) would go over "
-                              + _budget("MAX_LOOP_ITERATIONS", MAX_LOOP_ITERATIONS))
+                              + budget_text("MAX_LOOP_ITERATIONS", MAX_LOOP_ITERATIONS))
         outputs = body([np.array(i, dtype=np.int64), np.array(keep_going), *carried])
         if cond is not MISSING:
             keep_going = bool(np.asarray(outputs[0]).reshape(-1)[0])
@@ -421,7 +404,7 @@ def _run_loop(node, args, attributes, context):
     if scan_count and not scans:
         raise OracleError("Loop ran no iteration, so its scan outputs have no defined shape")
     for k in range(scan_count):
-        _check_elements(sum(_elements(turn[k]) for turn in scans), f"Loop scan output {k}")
+        check_elements(sum(elements_of(turn[k]) for turn in scans), f"Loop scan output {k}")
     stacked = [np.stack([np.asarray(turn[k]) for turn in scans]) for k in range(scan_count)]
     return carried + stacked
 
@@ -476,7 +459,7 @@ def _binary(function):
             raise OracleError(f"{node.op_type} inputs differ in type: {left.dtype}, "
                               f"{right.dtype}")
         shape = np.broadcast_shapes(left.shape, right.shape)  # ValueError if they do not
-        _check_elements(math.prod(shape), f"{node.op_type}'s result")
+        check_elements(math.prod(shape), f"{node.op_type}'s result")
         with np.errstate(all="ignore"):
             return [np.asarray(function(left, right))]
     return run

@@ -15,6 +15,10 @@ from pathlib import Path
 
 #: At most this many problems are reported for one run; the rest are counted.
 MAX_REPORTED = 50
+#: A message quotes at most this many characters of one value from the user (`quote`).
+MAX_QUOTED = 60
+#: The longest line of a message (`bounded`): a last guard, for text that no `quote` cut.
+MAX_LINE = 1_000
 
 
 class SeqTestsError(Exception):
@@ -29,7 +33,7 @@ class SeqTestsError(Exception):
 
     def lines(self) -> list[str]:
         """What the command line prints: `error: <message>` on one line."""
-        return [one_line(f"error: {self}")]
+        return [bounded(f"error: {self}")]
 
 
 class CheckFailed(SeqTestsError):
@@ -49,6 +53,59 @@ def path_argument(value, name: str) -> Path:
     if isinstance(value, (str, os.PathLike)):
         return Path(value)
     raise ArgumentError(f"{name} must be a path (str or os.PathLike), not {type(value).__name__}")
+
+
+def quote(value, limit: int = MAX_QUOTED) -> str:
+    """`value` quoted for a message, as repr quotes it, cut after `limit` characters, saying how
+    much was cut: `'12345...' (100,000 characters, first 5 shown)`. Every message that quotes a
+    value from the user (a key, a name, a type as written) quotes it with this."""
+    if not isinstance(value, str):
+        return shorten(_repr(value), limit)
+    if len(value) <= limit:
+        return repr(value)
+    shown = repr(value[:limit])
+    return f"{shown[:-1]}...{shown[-1]} ({len(value):,} characters, first {limit} shown)"
+
+
+def shorten(text: str, limit: int = MAX_QUOTED) -> str:
+    """`text` as it is when it is at most `limit` characters, else cut there, saying how much
+    was cut: `12345... (100,000 characters, first 5 shown)`; for a number as written, which a
+    message shows without quotes."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters, first {limit} shown)"
+
+
+def _repr(value) -> str:
+    try:
+        return repr(value)
+    except ValueError:  # an int of more digits than Python converts (sys.int_info)
+        return f"<an int of {value.bit_length():,} bits>"
+
+
+def bounded(text: str, limit: int = MAX_LINE) -> str:
+    """`text` as one line (`one_line`) of at most about `limit` characters: a longer one keeps
+    its start (`file:line:col:` and the message's first words) and says how much was cut."""
+    text = one_line(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... (a line of {len(text):,} characters, first {limit} shown)"
+
+
+def paths_argument(value, name: str = "paths") -> list[Path]:
+    """`value` as a list of Paths: one path (str or os.PathLike) or an iterable of them;
+    ArgumentError naming `name` for anything else (bytes too: iterating them gives ints)."""
+    if isinstance(value, (str, os.PathLike)):
+        return [Path(value)]
+    if isinstance(value, (bytes, bytearray)):
+        raise ArgumentError(f"{name} must be a path or a list of paths (str or os.PathLike), "
+                            f"not {type(value).__name__}")
+    try:
+        items = list(value)
+    except TypeError:
+        raise ArgumentError(f"{name} must be a path or a list of paths (str or os.PathLike), "
+                            f"not {type(value).__name__}") from None
+    return [path_argument(item, f"each of {name}") for item in items]
 
 
 def one_line(text: str) -> str:
@@ -76,7 +133,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return one_line(f"{self.path}:{self.line}:{self.column}: {self.message}")
+        return bounded(f"{self.path}:{self.line}:{self.column}: {self.message}")
 
 
 @dataclass(frozen=True)

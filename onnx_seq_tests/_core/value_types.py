@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from onnx import TypeProto, helper
 
 from .elements import BY_PROTO, ELEMENTS, ElementType
-from .problems import SeqTestsError
+from .problems import SeqTestsError, quote
 
 Dim = int | str | None
 Shape = tuple[Dim, ...] | None
@@ -63,21 +63,21 @@ def parse_type(text: str, shape: Shape = None) -> ValueType:
     """Parse an onnx type string; `shape` goes to the innermost tensor type."""
     match = _TYPE_TEXT.fullmatch(re.sub(r"\s*([()])\s*", r"\1", text.strip()))
     if not match:
-        raise TypeTextError(f"{text!r} is not a type; write "
+        raise TypeTextError(f"{quote(text)} is not a type; write "
                             f"{', '.join(TYPE_FORMS[:-1])} or {TYPE_FORMS[-1]}")
     kind, inner = match.groups()
     if kind == "tensor":
         if inner not in ELEMENTS:
-            raise TypeTextError(f"unknown element type {inner!r} in {text!r}; known: "
+            raise TypeTextError(f"unknown element type {quote(inner)} in {quote(text)}; known: "
                                 + ", ".join(sorted(ELEMENTS)))
         return TensorType(ELEMENTS[inner], shape)
     element = parse_type(inner, shape)
     if kind == "seq":
         if not isinstance(element, TensorType):
-            raise TypeTextError(f"{text!r}: a sequence holds tensors, write seq(tensor(T))")
+            raise TypeTextError(f"{quote(text)}: a sequence holds tensors, write seq(tensor(T))")
         return SequenceType(element)
     if isinstance(element, OptionalType):
-        raise TypeTextError(f"{text!r}: an optional cannot hold an optional")
+        raise TypeTextError(f"{quote(text)}: an optional cannot hold an optional")
     return OptionalType(element)
 
 

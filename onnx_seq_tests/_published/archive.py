@@ -19,7 +19,7 @@ import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from .._core.problems import SeqTestsError, one_line
+from .._core.problems import SeqTestsError, one_line, quote
 
 #: Bounds on an archive: bytes on disk, total bytes of its members, number of members. The
 #: suite packs to well under 1 MiB, unpacks to a few MiB, in a few thousand files.
@@ -89,7 +89,7 @@ def read_archive(path: Path, *, max_total: int = MAX_TOTAL_BYTES,
                                        "bytes")
                 tops.add(parts[0])
                 if parts in seen:
-                    raise ArchiveError(f"{path}: {one_line(member.name)!r} appears twice; a "
+                    raise ArchiveError(f"{path}: {quote(member.name)} appears twice; a "
                                        "suite archive names each file once")
                 seen.add(parts)
                 handle = tar.extractfile(member)
@@ -163,10 +163,10 @@ def _checked_parts(path: Path, name: str) -> tuple[str, ...]:
         raise ArchiveError(f"{path}: an entry name deeper than {MAX_NAME_DEPTH} folders")
     pure = PurePosixPath(name)
     if pure.is_absolute() or "\\" in name or (pure.parts and ":" in pure.parts[0]):
-        raise ArchiveError(f"{path}: unsafe entry {one_line(name)!r} (absolute path)")
+        raise ArchiveError(f"{path}: unsafe entry {quote(name)} (absolute path)")
     parts = tuple(p for p in pure.parts if p != ".")
     if ".." in parts:
-        raise ArchiveError(f"{path}: unsafe entry {one_line(name)!r} (holds '..')")
+        raise ArchiveError(f"{path}: unsafe entry {quote(name)} (holds '..')")
     if not parts:
         raise ArchiveError(f"{path}: an entry with an empty name")
     return parts

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from onnx import AttributeProto, GraphProto, ModelProto, OptionalProto, SequenceProto, TensorProto
 
-from .._core.problems import SeqTestsError, one_line
+from .._core.problems import ArgumentError, SeqTestsError, one_line, quote
 
 
 class ReadError(SeqTestsError):
@@ -69,7 +69,7 @@ LIMITS = Limits()
 def as_path(value, what: str = "path") -> Path:
     """`value` as a Path; ValueError (a bad argument) unless it is a str or os.PathLike."""
     if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
-        raise ValueError(f"{what} must be a str or os.PathLike, not {type(value).__name__}")
+        raise ArgumentError(f"{what} must be a str or os.PathLike, not {type(value).__name__}")
     return Path(value)
 
 
@@ -80,7 +80,7 @@ def as_paths(values, what: str = "paths") -> list[Path]:
     try:
         items = list(values)
     except TypeError:
-        raise ValueError(f"{what} must be a path or an iterable of paths, not "
+        raise ArgumentError(f"{what} must be a path or an iterable of paths, not "
                          f"{type(values).__name__}") from None
     return [as_path(v, what) for v in items]
 
@@ -251,7 +251,7 @@ def _check_graph(graph: GraphProto, path, limits: Limits, depth: int) -> None:
     if depth > limits.graph_depth:
         raise ReadError(f"{shown(path)}: subgraphs nested more than {limits.graph_depth} deep")
     for tensor in graph.initializer:
-        check_tensor(tensor, path, f"initializer {one_line(tensor.name)!r}", limits)
+        check_tensor(tensor, path, f"initializer {quote(tensor.name)}", limits)
     for sparse in graph.sparse_initializer:
         check_tensor(sparse.values, path, "a sparse initializer", limits)
         check_tensor(sparse.indices, path, "a sparse initializer", limits)
@@ -262,7 +262,7 @@ def _check_graph(graph: GraphProto, path, limits: Limits, depth: int) -> None:
 def _check_node(node, path, limits: Limits, depth: int) -> None:
     what = f"{one_line(node.op_type)} attribute"
     for attribute in node.attribute:
-        name = f"{what} {one_line(attribute.name)!r}"
+        name = f"{what} {quote(attribute.name)}"
         if attribute.type == AttributeProto.TENSOR or attribute.HasField("t"):
             check_tensor(attribute.t, path, name, limits)
         for tensor in attribute.tensors:

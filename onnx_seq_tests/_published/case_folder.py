@@ -19,7 +19,7 @@ import onnx
 from google.protobuf import unknown_fields
 from onnx import ModelProto, OptionalProto, SequenceProto
 
-from .._core.problems import one_line
+from .._core.problems import ArgumentError, one_line, quote
 from .._core.value_types import OptionalType, SequenceType, ValueType, boundary_types
 from .._suite.codec import decode, proto_class
 from .bounded import (
@@ -85,7 +85,7 @@ def read_case_folder(path: Path, *, strict: bool = True, limits: Limits = LIMITS
     """
     path = as_path(path, "path")
     if not isinstance(limits, Limits):
-        raise ValueError(f"limits must be a Limits, not {type(limits).__name__}")
+        raise ArgumentError(f"limits must be a Limits, not {type(limits).__name__}")
     budget = _Budget(limits)
     folder_names, data_set_names = _listing(path)
     if "model.onnx" not in folder_names:
@@ -170,7 +170,7 @@ def _default(initializer: onnx.TensorProto, model_path: Path):
         return onnx.numpy_helper.to_array(initializer)
     except Exception as error:  # noqa: BLE001 - whatever numpy_helper makes of bad data
         raise ReadError(f"{_shown(model_path)}: cannot decode initializer "
-                        f"{one_line(initializer.name)!r} ({_first_line(error)})") from None
+                        f"{quote(initializer.name)} ({_first_line(error)})") from None
 
 
 def read_model(path: Path, data: bytes, limits: Limits = LIMITS) -> ModelProto:
@@ -197,7 +197,7 @@ def _read_value(path: str | Path, value_type: ValueType, name: str, budget: _Bud
     try:
         data = budget.read(path, ".pb file")
     except MissingFile:  # a dangling link too: os.stat follows it
-        raise ReadError(f"{_shown(path)}: missing; the graph value {one_line(name)!r} needs "
+        raise ReadError(f"{_shown(path)}: missing; the graph value {quote(name)} needs "
                         "it") from None
     proto = proto_class(value_type)()
     kind = type(proto).__name__
@@ -205,9 +205,9 @@ def _read_value(path: str | Path, value_type: ValueType, name: str, budget: _Bud
         proto.ParseFromString(data)
     except Exception:  # noqa: BLE001 - DecodeError, RecursionError
         raise ReadError(f"{_shown(path)}: not a valid {kind} (truncated or corrupt); "
-                        f"{one_line(name)!r} is {value_type}") from None
+                        f"{quote(name)} is {value_type}") from None
     if strict and _has_unknown_fields(proto):
-        raise ReadError(f"{_shown(path)}: does not hold a {kind} ({one_line(name)!r} is "
+        raise ReadError(f"{_shown(path)}: does not hold a {kind} ({quote(name)} is "
                         f"{value_type}); it holds another kind of value, or is corrupt")
     check_value(proto, path, budget.limits)
     try:
@@ -217,7 +217,7 @@ def _read_value(path: str | Path, value_type: ValueType, name: str, budget: _Bud
                         f"({_first_line(error)})") from None
     problem = _mismatch(value, value_type) if strict else None
     if problem:
-        raise ReadError(f"{_shown(path)}: {problem}; {one_line(name)!r} is {value_type}")
+        raise ReadError(f"{_shown(path)}: {problem}; {quote(name)} is {value_type}")
     return value
 
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._core.problems import SeqTestsError, one_line, path_argument
+from .._core.problems import SeqTestsError, one_line, path_argument, quote
 from .._core.regular_files import read_regular
 from .._suite import manifest as manifests
 from .archive import ArchiveError, is_archive, read_archive
@@ -103,7 +103,7 @@ def parse(data: bytes, where: str) -> dict:
         raise DiffError(f"{where}: not a format-{manifests.FORMAT} manifest of gen-seq-tests")
     for name, entry in manifest["cases"].items():
         if not isinstance(entry, dict) or not isinstance(entry.get("folder"), str):
-            raise DiffError(f"{where}: case {one_line(str(name))!r} has no folder")
+            raise DiffError(f"{where}: case {quote(str(name))} has no folder")
     return manifest
 
 

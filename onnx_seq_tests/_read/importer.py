@@ -43,7 +43,7 @@ from .._casefile.writer import (
 )
 from .._core import operators
 from .._core.elements import BY_PROTO
-from .._core.problems import Problems, one_line
+from .._core.problems import Problems, one_line, quote
 from .._core.value_types import from_type_proto
 from .._published.bounded import as_paths
 from .._published.bounded import shown as shown_path
@@ -154,7 +154,7 @@ def case_mapping(shown: Shown, prefix: str = "", notes: list[str] | None = None)
     graph = model.graph
     case: dict = {"name": case_name(Path(shown.folder or shown.name).name, prefix)}
     defaults = {t.name for t in model.graph.initializer} & {i.name for i in model.graph.input}
-    notes.extend(f"input {one_line(name)!r} has an initializer (a default value): written as a "
+    notes.extend(f"input {quote(name)} has an initializer (a default value): written as a "
                  "plain input, each data set giving its value (the initializer's where the "
                  "folder has no .pb file for it)" for name in sorted(defaults))
     if graph.doc_string:
@@ -206,7 +206,7 @@ def initializers_data(graph: onnx.GraphProto) -> list[dict]:
     found: list[dict] = []
     seen: set[str] = set()
     for tensor in graph.initializer:
-        what = f"initializer {one_line(tensor.name)!r}"
+        what = f"initializer {quote(tensor.name)}"
         if not tensor.name or tensor.name in seen:
             raise NotExpressible(f"{what}: an initializer needs a name of its own")
         seen.add(tensor.name)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .._casefile.reader import case_files, load_cases, load_file
 from .._core.cases import Case
-from .._core.problems import CaseFileError, Problems, one_line
+from .._core.problems import CaseFileError, Problems, one_line, quote
 from .._core.value_types import ValueType
 from .._published.bounded import ReadError, Unreadable, as_path, as_paths
 from .._published.bounded import shown as shown_path
@@ -237,7 +237,7 @@ def find_cases(names: list[str], cases_paths, suite_root: Path) -> list[Case]:
             hint = f"; did you mean {', '.join(close)}?" if close else (
                 "; `gen-seq-tests list` lists the cases")
             where = ", ".join(map(str, cases_paths))
-            raise ReadError(f"no case named {one_line(given)!r} in {where} and no such "
+            raise ReadError(f"no case named {quote(given)} in {where} and no such "
                             f"folder{hint}")
     return [cases[n] for n in wanted]
 

@@ -30,6 +30,7 @@ from onnx.backend.test.case.test_case import TestCase
 from onnx.backend.test.runner import Runner
 
 from .._core.compare import DEFAULT_ATOL, DEFAULT_RTOL, OutputMismatch, assert_outputs_match
+from .._core.problems import path_argument
 from .._core.value_types import from_type_proto
 from .._published.case_folder import read_tolerance, read_value
 from .backends import BackendSpecError, check_backend, resolve
@@ -62,6 +63,7 @@ def backend_test(backend, data_dir=None, parent_module: str | None = None, *,
         from .._published.resources import default_suite
 
         data_dir = default_suite().root
+    data_dir = path_argument(data_dir, "data_dir")
     resolved = resolve(backend)
     name = backend if isinstance(backend, str) else getattr(backend, "__name__", repr(backend))
     if not callable(getattr(resolved, "prepare", None)):

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .._core.problems import Problems, ProblemsError, Where
+from .._core.problems import ArgumentError, Problems, ProblemsError, Where, quote
 from .._published.discovery import CaseRef, NoCasesError, find_cases, select_cases, suite_info
 from .backends import BackendSpecError, check_spec
 from .worker_main import case_elements, model_operators, model_opset
@@ -229,21 +229,22 @@ def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
 
 
 def _checked_arguments(specs, jobs, timeout) -> list[str]:
-    """`specs` as a list; ValueError naming the first bad argument of verify."""
+    """`specs` as a list; ArgumentError (a ValueError) naming the first bad argument of
+    verify."""
     try:
         listed = None if isinstance(specs, (str, bytes)) else list(specs)
     except TypeError:
         listed = None
     if listed is None or not all(isinstance(s, str) and s for s in listed):
-        raise ValueError(f"verify: specs must be a list of backend specs (strings), got "
-                         f"{specs!r}")
+        raise ArgumentError(f"verify: specs must be a list of backend specs (strings), got "
+                            f"{quote(specs)}")
     specs = listed
     if not specs:
-        raise ValueError("verify: specs is empty; name at least one backend")
+        raise ArgumentError("verify: specs is empty; name at least one backend")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
-        raise ValueError(f"verify: jobs must be an int >= 0 (0: one per CPU), got {jobs!r}")
+        raise ArgumentError(f"verify: jobs must be an int >= 0 (0: one per CPU), got {jobs!r}")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or not math.isfinite(timeout) or timeout <= 0):
-        raise ValueError(f"verify: timeout must be a number of seconds > 0 or None, got "
-                         f"{timeout!r}")
+        raise ArgumentError(f"verify: timeout must be a number of seconds > 0 or None, got "
+                            f"{timeout!r}")
     return specs
