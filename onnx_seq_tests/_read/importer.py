@@ -172,9 +172,9 @@ def case_mapping(shown: Shown, prefix: str = "", notes: list[str] | None = None)
     data_sets = []
     for inputs, outputs in shown.data_sets:
         data_sets.append({
-            "inputs": {i.name: value_data(v, t, f"input {i.name!r}") for i, t, v in zip(
+            "inputs": {i.name: value_data(v, t, f"input {quote(i.name)}") for i, t, v in zip(
                 graph.input, shown.input_types, inputs, strict=True)},
-            "outputs": {o.name: value_data(v, t, f"output {o.name!r}") for o, t, v in zip(
+            "outputs": {o.name: value_data(v, t, f"output {quote(o.name)}") for o, t, v in zip(
                 graph.output, shown.output_types, outputs, strict=True)}})
     if not data_sets:
         raise NotExpressible("has no test_data_set_<k> folder; a case needs a data set")
@@ -186,10 +186,10 @@ def graph_mapping(graph: onnx.GraphProto, opset: int, top_level: bool = False,
                   notes: list[str] | None = None) -> dict:
     """The mapping of a graph; the main graph's initializers under "initializers"."""
     if graph.sparse_initializer:
-        raise NotExpressible(f"graph {graph.name!r} has sparse initializers; case files "
+        raise NotExpressible(f"graph {quote(graph.name)} has sparse initializers; case files "
                              "write dense tensors only")
     if graph.initializer and not top_level:
-        raise NotExpressible(f"subgraph {graph.name!r} has initializers; case files declare "
+        raise NotExpressible(f"subgraph {quote(graph.name)} has initializers; case files declare "
                              "initializers for the main graph only")
     mapping = {"inputs": [value_decl(v) for v in graph.input],
                "outputs": [value_decl(v) for v in graph.output]}
@@ -235,14 +235,14 @@ def value_decl(info: onnx.ValueInfoProto) -> dict:
     try:
         value_type = from_type_proto(info.type)
     except (TypeError, KeyError):
-        raise NotExpressible(f"value {info.name!r} has a type case files cannot write "
+        raise NotExpressible(f"value {quote(info.name)} has a type case files cannot write "
                              f"({info.type.WhichOneof('value') or 'no type'})") from None
     return decl_data(info.name, value_type)
 
 
 def node_mapping(node: onnx.NodeProto, opset: int, notes: list[str] | None = None) -> dict:
     if node.domain not in ("", "ai.onnx"):
-        raise NotExpressible(f"node {node.op_type} is in domain {node.domain!r}")
+        raise NotExpressible(f"node {node.op_type} is in domain {quote(node.domain)}")
     op_schema = operators.schema(node.op_type, opset)
     if op_schema is None:
         raise NotExpressible(f"{node.op_type} is not an ai.onnx operator at opset {opset}")
@@ -257,8 +257,8 @@ def node_mapping(node: onnx.NodeProto, opset: int, notes: list[str] | None = Non
             if node.op_type == "Constant" and attribute.type == AttributeProto.TENSOR:
                 name, value = constant_value(attribute, op_schema, node)
                 if notes is not None:
-                    notes.append(f"Constant {node.output[0]!r}: its tensor attribute "
-                                 f"{attribute.name!r} written as {name!r} (same value)")
+                    notes.append(f"Constant {quote(node.output[0])}: its tensor attribute "
+                                 f"{quote(attribute.name)} written as {quote(name)} (same value)")
             else:
                 name, value = attribute.name, attribute_data(attribute, opset, node.op_type,
                                                              notes)
@@ -285,8 +285,8 @@ def constant_value(attribute: AttributeProto, op_schema, node: onnx.NodeProto):
     element = BY_PROTO.get(tensor.data_type)
     shown = (f"tensor({element.name if element else tensor.data_type}) of shape "
              f"{list(tensor.dims)}")
-    why = (f"Constant {node.output[0]!r}: its attribute "
-           f"{attribute.name!r} holds a {shown}; case files write a Constant's tensor only as "
+    why = (f"Constant {quote(node.output[0])}: its attribute "
+           f"{quote(attribute.name)} holds a {shown}; case files write a Constant's tensor only as "
            "value_int/value_ints (int64), value_float/value_floats (float) or "
            "value_string/value_strings (string), a scalar or a non-empty 1-D list")
     if form is None or tensor.data_location == onnx.TensorProto.EXTERNAL:
@@ -296,8 +296,9 @@ def constant_value(attribute: AttributeProto, op_schema, node: onnx.NodeProto):
     try:
         array = onnx.numpy_helper.to_array(tensor)
     except (ValueError, TypeError) as error:
-        raise NotExpressible(f"Constant {node.output[0]!r}: its attribute {attribute.name!r} "
-                             f"cannot be read: {str(error).splitlines()[0]}") from None
+        raise NotExpressible(f"Constant {quote(node.output[0])}: its attribute "
+                             f"{quote(attribute.name)} cannot be read: "
+                             f"{str(error).splitlines()[0]}") from None
     if array.size == 0:
         raise NotExpressible(why)
     if tensor.data_type == onnx.TensorProto.STRING:
@@ -317,7 +318,7 @@ def attribute_data(attribute: AttributeProto, opset: int, op_type: str,
                    notes: list[str] | None = None):
     """An attribute as the case file writes it (the writer's forms, a subgraph mapped here)."""
     kind = attribute.type
-    what = f"{op_type} attribute {attribute.name!r}"
+    what = f"{op_type} attribute {quote(attribute.name)}"
     if kind == AttributeProto.GRAPH:
         return graph_mapping(attribute.g, opset, notes=notes)
     if kind == AttributeProto.TYPE_PROTO:
