@@ -1,0 +1,115 @@
+"""Processes and signals (docs/safety.md): no process a backend starts outlives verify, also one
+that leaves the worker's session (setsid, a double fork); SIGINT and SIGTERM end every command
+cleanly (exit 130 / 143, no traceback, no staging tree left, the old output whole); backends are
+never imported from the working folder; a refused build leaves nothing beside the output root;
+a build whose root changes under it refuses (exit 2) instead of failing or deleting."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from faulty_backends import daemon_file
+
+from onnx_seq_tests._verify.verifier import verify
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+sys.path.insert(0, str(TESTS))  # module:attr backends from faulty_backends
+CLI = Path(sys.executable).parent / "gen-seq-tests"
+DAEMONS = ["SetsidDaemon", "DoubleForkDaemon", "SetsidDaemonThenCrash"]
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def daemons(caller: int) -> list[int]:
+    """The pids of the daemons the backends of `caller`'s verify run started."""
+    path = Path(daemon_file(caller))
+    return [int(line) for line in path.read_text().split()] if path.exists() else []
+
+
+@pytest.fixture
+def noted():
+    """Forget the daemons noted for a caller before the test; kill any left after it."""
+    callers = []
+
+    def start(caller: int) -> None:
+        Path(daemon_file(caller)).unlink(missing_ok=True)
+        callers.append(caller)
+
+    yield start
+    for caller in callers:
+        for pid in daemons(caller):
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        Path(daemon_file(caller)).unlink(missing_ok=True)
+
+
+def left_running(pids: list[int]) -> list[int]:
+    deadline = time.monotonic() + 5
+    while any(map(alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return [pid for pid in pids if alive(pid)]
+
+
+# -- no process escapes verify ----------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", DAEMONS)
+def test_a_daemon_a_backend_starts_ends_with_verify_from_the_api(mini_suite, noted, backend):
+    noted(os.getpid())
+    results = verify(mini_suite, [f"faulty_backends:{backend}"], jobs=2)
+    assert results
+    started = daemons(os.getpid())
+    assert started, "the backend started no daemon"
+    assert left_running(started) == []
+
+
+@pytest.mark.parametrize("backend", DAEMONS)
+def test_a_daemon_a_backend_starts_ends_with_verify_from_the_cli(mini_suite, noted, backend):
+    process = subprocess.Popen(
+        [str(CLI), "verify", str(mini_suite), "-b", f"faulty_backends:{backend}", "-j", "2"],
+        env={**os.environ, "PYTHONPATH": str(TESTS)}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    noted(process.pid)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode in (0, 1), out + err
+    assert "Traceback" not in err
+    started = daemons(process.pid)
+    assert started, out + err
+    assert left_running(started) == []
+
+
+# -- the working folder ------------------------------------------------------------------------
+
+def test_backends_never_resolve_against_the_working_folder(mini_suite, tmp_path):
+    """A folder holding `onnxruntime/` and `numpy/` (each raising on import) and `mymod.py`: the
+    built-in backend imports the installed packages; `mymod:Backend` is refused in one line
+    saying to put its folder on PYTHONPATH."""
+    for package in ("onnxruntime", "numpy"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text(f"raise RuntimeError('the {package} "
+                                                        "of the working folder')\n")
+    (tmp_path / "mymod.py").write_text("import onnxruntime.backend as Backend\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    for command in ([str(CLI)], [sys.executable, "-m", "onnx_seq_tests"]):
+        run = subprocess.run([*command, "verify", str(mini_suite), "-b", "onnxruntime"],
+                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stdout + run.stderr
+        assert "working folder" not in run.stderr and "Traceback" not in run.stderr
+        refused = subprocess.run([*command, "verify", str(mini_suite), "-b", "mymod:Backend"],
+                                 cwd=tmp_path, env=env, capture_output=True, text=True,
+                                 timeout=300)
+        assert refused.returncode == 2
+        assert "Traceback" not in refused.stderr
+        assert ("mymod.py is in the working folder, which backends are never imported from; "
+                f"put its folder on PYTHONPATH (PYTHONPATH={tmp_path})") in refused.stderr
