@@ -6,7 +6,9 @@ a build whose root changes under it refuses (exit 2) instead of failing or delet
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,8 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from faulty_backends import daemon_file
 
+from onnx_seq_tests._cli import main
 from onnx_seq_tests._verify.verifier import verify
 
 TESTS = Path(__file__).resolve().parent
@@ -87,6 +91,52 @@ def test_a_daemon_a_backend_starts_ends_with_verify_from_the_cli(mini_suite, not
     started = daemons(process.pid)
     assert started, out + err
     assert left_running(started) == []
+
+
+# -- signals -----------------------------------------------------------------------------------
+
+def _default_sigint() -> None:
+    """In the child: SIGINT handled as a terminal's Ctrl-C would reach it (a background job of
+    a non-interactive shell starts with it ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """A copy of cases/ (big enough that a build streams, so its staging tree is written while
+    the workers compile) built into out/ with the default empty-optional form."""
+    base = tmp_path_factory.mktemp("signals")
+    shutil.copytree(ROOT / "cases", base / "cases")
+    result = CliRunner().invoke(main, ["build", str(base / "cases"), "-o", str(base / "out")])
+    assert result.exit_code == 0, result.output
+    return base
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_during_build_cleans_up_and_exits_128_plus_its_number(built, signum, status):
+    out, work = built / "out", built / ".out.build"
+    before = tree_digest(out)
+    process = subprocess.Popen(
+        [str(CLI), "build", str(built / "cases"), "-o", str(out), "--empty-optional", "typed"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
+    deadline = time.monotonic() + 60
+    while not (work / "staging").is_dir() and time.monotonic() < deadline:
+        time.sleep(0.002)
+    assert (work / "staging").is_dir(), "the build never staged a tree"
+    time.sleep(0.2)
+    process.send_signal(signum)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == status, stdout + stderr
+    assert "Traceback" not in stderr and "Aborted" not in stderr
+    assert stderr.strip() == f"error: interrupted by {signal.Signals(signum).name}"
+    assert sorted(os.listdir(work)) in ([], ["cache.json"])
+    assert tree_digest(out) == before
 
 
 # -- the working folder ------------------------------------------------------------------------
