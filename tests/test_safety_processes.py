@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -163,3 +164,52 @@ def test_backends_never_resolve_against_the_working_folder(mini_suite, tmp_path)
         assert "Traceback" not in refused.stderr
         assert ("mymod.py is in the working folder, which backends are never imported from; "
                 f"put its folder on PYTHONPATH (PYTHONPATH={tmp_path})") in refused.stderr
+
+
+# -- builds: nothing left behind, a root that changes under the build --------------------------
+
+def test_a_refused_build_leaves_nothing_beside_the_root(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "notes.txt").write_text("mine")
+    result = CliRunner().invoke(main, ["build", str(ROOT / "cases" / "optional.yaml"), "-o",
+                                       str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert "nothing was written" in result.output
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("cases: [1\n")
+    result = CliRunner().invoke(main, ["build", str(bad), "-o", str(tmp_path / "new")])
+    assert result.exit_code == 2, result.output
+    assert sorted(os.listdir(tmp_path)) == ["bad.yaml", "out"]
+
+
+def test_a_build_whose_root_changes_under_it_refuses_with_2(built, tmp_path):
+    """Another process creates and removes a file in the root while the build runs (from the
+    moment its staging tree exists): the build refuses (exit 2) naming it or the root, every
+    time, and the root keeps its old tree."""
+    out = tmp_path / "out"
+    shutil.copytree(built / "out", out)
+    before = tree_digest(out)
+    stop = threading.Event()
+
+    def churn() -> None:
+        while not (tmp_path / ".out.build" / "staging").is_dir() and not stop.is_set():
+            time.sleep(0.001)
+        while not stop.is_set():
+            (out / "churn.txt").write_text("x")
+            (out / "churn.txt").unlink(missing_ok=True)
+
+    for _ in range(2):
+        thread = threading.Thread(target=churn)
+        thread.start()
+        try:
+            result = CliRunner().invoke(main, ["build", str(built / "cases"), "-o", str(out),
+                                               "--empty-optional", "typed"])
+        finally:
+            stop.set()
+            thread.join()
+            stop.clear()
+        assert result.exit_code == 2, result.output
+        assert "'churn.txt'" in result.output or "'./'" in result.output, result.output
+        assert "while the build ran" in result.output
+        (out / "churn.txt").unlink(missing_ok=True)
+        assert tree_digest(out) == before
