@@ -571,3 +571,14 @@ class SetsidDaemonThenCrash(SetsidDaemon):
         if _has_sequence_empty(model):
             os.abort()
         return rep
+
+
+class SetsidDaemonThenHang(SetsidDaemon):
+    """SetsidDaemon, and it never returns on a model with a SequenceEmpty node."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        rep = super().prepare(model, device, **kwargs)
+        while _has_sequence_empty(model):
+            time.sleep(1)
+        return rep

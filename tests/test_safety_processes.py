@@ -94,6 +94,20 @@ def test_a_daemon_a_backend_starts_ends_with_verify_from_the_cli(mini_suite, not
     assert left_running(started) == []
 
 
+def test_a_daemon_a_backend_starts_ends_with_fuzz(noted, tmp_path):
+    """fuzz runs its backends in verify's workers: the same holds."""
+    process = subprocess.Popen(
+        [str(CLI), "fuzz", "-b", "faulty_backends:DoubleForkDaemon", "--max-examples", "3",
+         "-j", "2"], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(TESTS)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    noted(process.pid)
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 0, out + err
+    started = daemons(process.pid)
+    assert started, out + err
+    assert left_running(started) == []
+
+
 # -- signals -----------------------------------------------------------------------------------
 
 def _default_sigint() -> None:
@@ -138,6 +152,25 @@ def test_a_signal_during_build_cleans_up_and_exits_128_plus_its_number(built, si
     assert stderr.strip() == f"error: interrupted by {signal.Signals(signum).name}"
     assert sorted(os.listdir(work)) in ([], ["cache.json"])
     assert tree_digest(out) == before
+
+
+def test_sigterm_during_verify_ends_every_process_and_exits_143(mini_suite, noted):
+    process = subprocess.Popen(
+        [str(CLI), "verify", str(mini_suite), "-b", "faulty_backends:SetsidDaemonThenHang"],
+        env={**os.environ, "PYTHONPATH": str(TESTS)}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    noted(process.pid)
+    deadline = time.monotonic() + 60
+    while not daemons(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # it hangs on the case with a SequenceEmpty node, or runs the others
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 143, out + err
+    assert "interrupted" in err and "Traceback" not in err
+    started = daemons(process.pid)
+    assert started
+    assert left_running(started) == []
 
 
 # -- the working folder ------------------------------------------------------------------------

@@ -1,7 +1,7 @@
-"""SIGINT and SIGTERM as one thing: while a command runs, either raises KeyboardInterrupt
-(SIGTERM as its subclass Terminated) in the main thread, so the same cleanup runs on both (every
-`finally` and `except BaseException` on the way out: a build's staging tree, verify's workers,
-temporary files), and the command group exits with 128 + the signal's number (130, 143).
+"""SIGINT and SIGTERM as one thing: while a command runs, either raises KeyboardInterrupt in
+the main thread, so the same cleanup runs on both (every `finally` and `except BaseException`
+on the way out: a build's staging tree, verify's workers, temporary files), and the command
+group exits with 128 + the signal's number (130, 143).
 """
 
 from __future__ import annotations
@@ -11,15 +11,11 @@ import threading
 from contextlib import contextmanager
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised like Ctrl-C's KeyboardInterrupt so the same cleanup runs."""
-
-
 @contextmanager
 def signals_interrupt():
     """While the block runs (in the main thread), the first SIGINT or SIGTERM raises
-    KeyboardInterrupt or Terminated; a later one is noted, not raised, so the cleanup it set
-    off is not cut short. Yields the list of the signal numbers received. A signal that is
+    KeyboardInterrupt; a later one is noted, not raised, so the cleanup it set off is not cut
+    short. Yields the list of the signal numbers received (which one it was). A signal that is
     ignored (a background job's SIGINT) or handled by the caller (the Python API's) is left
     as it is; the handlers are restored afterwards."""
     received: list[int] = []
@@ -30,7 +26,7 @@ def signals_interrupt():
     def interrupt(signum, frame):
         received.append(signum)
         if len(received) == 1:
-            raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+            raise KeyboardInterrupt
 
     previous = {}
     for signum, default in ((signal.SIGINT, signal.default_int_handler),
