@@ -134,18 +134,26 @@ def built(tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_signal_during_build_cleans_up_and_exits_128_plus_its_number(built, signum, status):
+@pytest.mark.parametrize("group", [False, True], ids=["process", "group"])
+def test_a_signal_during_build_cleans_up_and_exits_128_plus_its_number(built, signum, status,
+                                                                      group):
+    """To the build's process, or to its whole process group (a terminal's Ctrl-C: the
+    compiling processes get it too)."""
     out, work = built / "out", built / ".out.build"
     before = tree_digest(out)
     process = subprocess.Popen(
-        [str(CLI), "build", str(built / "cases"), "-o", str(out), "--empty-optional", "typed"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
+        [str(CLI), "build", str(built / "cases"), "-o", str(out), "--empty-optional", "typed",
+         "-j", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_default_sigint, start_new_session=group)
     deadline = time.monotonic() + 60
     while not (work / "staging").is_dir() and time.monotonic() < deadline:
         time.sleep(0.002)
     assert (work / "staging").is_dir(), "the build never staged a tree"
     time.sleep(0.2)
-    process.send_signal(signum)
+    if group:
+        os.killpg(process.pid, signum)
+    else:
+        process.send_signal(signum)
     stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == status, stdout + stderr
     assert "Traceback" not in stderr and "Aborted" not in stderr
