@@ -18,6 +18,7 @@ from pathlib import Path
 
 import click
 
+from ._core.interrupts import exit_status, signal_name, signals_interrupt
 from ._core.outputs import check_outputs, write_output
 from ._core.problems import CheckFailed, SeqTestsError, one_line
 from ._fuzz.command import fuzz
@@ -30,15 +31,25 @@ DEFAULT_OUT = "generated"
 class _Commands(click.Group):
     """The command group: the one place where a SeqTestsError raised by a command (or while
     its arguments are converted) is printed (its `lines()`, on stderr) and becomes the exit
-    status (its `exit_code`)."""
+    status (its `exit_code`), and where SIGINT and SIGTERM end a command: each raises
+    KeyboardInterrupt (interrupts.py), so every cleanup on the way out runs, then the command
+    exits with 130 or 143, one line, no traceback (never click's "Aborted!")."""
 
     def invoke(self, ctx: click.Context):
-        try:
-            return super().invoke(ctx)
-        except SeqTestsError as error:
-            for line in error.lines():
-                click.echo(line, err=True)
-            ctx.exit(error.exit_code)
+        with signals_interrupt() as received:
+            try:
+                return super().invoke(ctx)
+            except SeqTestsError as error:
+                for line in error.lines():
+                    click.echo(line, err=True)
+                ctx.exit(error.exit_code)
+            except KeyboardInterrupt:  # cleaned up on the way here
+                click.echo(f"error: interrupted by {signal_name(received)}", err=True)
+                ctx.exit(exit_status(received))
+            except SystemExit as done:  # verify says 130 itself after an interrupt
+                if received and done.code == 130:
+                    ctx.exit(exit_status(received))
+                raise
 
 
 class SuiteRoot(click.Path):

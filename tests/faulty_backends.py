@@ -499,3 +499,86 @@ class SpawnSleepersThenHang(SpawnSleepers):
     """The same, and it never returns on a model with a SequenceEmpty node."""
 
     hang = True
+
+
+def daemon_file(caller: int | None = None) -> str:
+    """The file where SetsidDaemon and DoubleForkDaemon note the pid of each daemon they
+    start, one line each, for the verify run of `caller` (default: the process that started
+    this worker)."""
+    import multiprocessing
+    import tempfile
+
+    if caller is None:
+        parent = multiprocessing.parent_process()
+        caller = parent.pid if parent else os.getpid()
+    return os.path.join(tempfile.gettempdir(), f"seq-daemons.{caller}")
+
+
+def _note_daemon(pid: int) -> None:
+    with open(daemon_file(), "a") as file:
+        file.write(f"{pid}\n")
+
+
+class SetsidDaemon(_Faulty):
+    """On every case, prepare starts a child that calls setsid() (a compiler server in a
+    session of its own: out of the worker's process group) and leaves it running; then
+    answers like onnxruntime."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if model.graph.name != "probe":
+            import subprocess
+
+            child = subprocess.Popen(["sleep", sleep_mark()], start_new_session=True)
+            _note_daemon(child.pid)
+        return onnxruntime.backend.prepare(model, device, **kwargs)
+
+
+class DoubleForkDaemon(_Faulty):
+    """On every case, prepare starts a daemon as daemons do: fork, setsid() in the child, fork
+    again and exit, so the daemon is an orphan in a session of its own; then answers like
+    onnxruntime."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if model.graph.name != "probe":
+            mark = sleep_mark()
+            read, write = os.pipe()
+            child = os.fork()
+            if child == 0:
+                try:
+                    os.setsid()
+                    daemon = os.fork()
+                    if daemon == 0:
+                        os.execvp("sleep", ["sleep", mark])
+                    os.write(write, f"{daemon}".encode())
+                finally:
+                    os._exit(0)
+            os.close(write)
+            os.waitpid(child, 0)
+            with os.fdopen(read) as pipe:
+                _note_daemon(int(pipe.read()))
+        return onnxruntime.backend.prepare(model, device, **kwargs)
+
+
+class SetsidDaemonThenCrash(SetsidDaemon):
+    """SetsidDaemon, and on a model with a SequenceEmpty node the worker then aborts: the daemon
+    it started outlives its worker's crash unless something else ends it."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        rep = super().prepare(model, device, **kwargs)
+        if _has_sequence_empty(model):
+            os.abort()
+        return rep
+
+
+class SetsidDaemonThenHang(SetsidDaemon):
+    """SetsidDaemon, and it never returns on a model with a SequenceEmpty node."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        rep = super().prepare(model, device, **kwargs)
+        while _has_sequence_empty(model):
+            time.sleep(1)
+        return rep

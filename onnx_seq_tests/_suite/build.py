@@ -25,8 +25,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import shutil
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,7 +60,16 @@ from .manifest import (
     source_path,
     unlisted,
 )
-from .publish import CACHE, Stager, folders_of, locked, recover, scan_tree, swap_in, work_dir
+from .publish import (
+    CACHE,
+    Staging,
+    folders_of,
+    locked,
+    recover,
+    scan_tree,
+    swap_in,
+    work_dir,
+)
 from .tensor_io import TENSOR_IO_SUITE
 
 #: Case files of at least this many bytes in all are compiled in worker processes while this
@@ -295,8 +302,12 @@ def build(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 
     sources = _sources(paths)
     key = build_key(empty_optional)
     work = work_dir(root)
-    with _unusable_as_output(root):
-        work.mkdir(parents=True, exist_ok=True)
+    with _kept_only_if_built(root, work):
+        return _build_locked(sources, root, work, key, paths, empty_optional, jobs)
+
+
+def _build_locked(sources, root: Path, work: Path, key: str, paths, empty_optional: str,
+                  jobs: int) -> BuildReport:
     with locked(work):
         recover(root, work)
         _check_root(root)
@@ -313,13 +324,32 @@ def build(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 
             else:
                 to_parse.append((path, sha))
         reusable = {n: old.fingerprints[n] for n in old.intact if n in old.fingerprints}
-        staging = _Staging(root, work)
+        staging = Staging(work / "staging", lambda: _unusable_as_output(root))
         try:
             return _finish(root, work, key, old, paths, empty_optional, jobs, kept, to_parse,
                            reusable, staging)
         except BaseException:
             staging.discard()
             raise
+
+
+@contextmanager
+def _kept_only_if_built(root: Path, work: Path):
+    """Make the work folder `work` of the output root `root` for the block; when the block
+    raises (a refused build, an interrupt) and the folder was made here, remove it if it holds
+    nothing: a build that wrote nothing leaves nothing beside the output root."""
+    made = not os.path.lexists(work)
+    with _unusable_as_output(root):
+        work.mkdir(parents=True, exist_ok=True)
+    try:
+        yield
+    except BaseException:
+        if made:
+            try:
+                os.rmdir(work)
+            except OSError:  # it holds something (a cache, a leftover) or is gone
+                pass
+        raise
 
 
 def _finish(root, work, key, old, paths, empty_optional, jobs, kept, to_parse, reusable,
@@ -359,7 +389,7 @@ def _finish(root, work, key, old, paths, empty_optional, jobs, kept, to_parse, r
             _write_cache(work, BuildCache(key, manifest_sha256, sources_map, fingerprints,
                                           _mtimes(files, old.stats), old.folders))
         return BuildReport(root, written, [], [], False)
-    stats = _publish(root, work, links, writes, manifest_bytes, staging)
+    stats = _publish(root, work, old, links, writes, manifest_bytes, staging)
     folders = {f: os.stat(os.path.join(root, f)).st_mtime_ns for f in folders_of(files)}
     _write_cache(work, BuildCache(key, manifest_sha256, sources_map, fingerprints,
                                   _mtimes(files, stats), folders))
@@ -401,75 +431,8 @@ def _new_tree(cases: list[CaseResult], old: Previous, planned: dict[str, tuple])
     return files, links, writes, rebuilt
 
 
-#: Threads writing a streamed build's files. Creating a file is mostly system time; where the
-#: file system makes it slow (a millisecond a file), two threads share it out on two cores
-#: while the workers compile.
-WRITERS = 2
-
-
-class _Staging:
-    """The new tree being written beside the root (`.<root>.build/staging`), made on the first
-    write; `discard` deletes it. `write_all` hands a case's files to a writing thread and
-    returns; `finish` waits for every write and raises the first error, which the next
-    `write_all` raises too once it has happened."""
-
-    def __init__(self, root: Path, work: Path):
-        self.root, self.path = root, work / "staging"
-        self.stager: Stager | None = None
-        self._writers: ThreadPoolExecutor | None = None
-        self._writes: list[Future] = []
-        self._failure: BaseException | None = None
-
-    def write_all(self, files: dict[str, bytes]) -> None:
-        stager = self.open()
-        if self._failure is not None:
-            raise self._failure
-        if self._writers is None:
-            self._writers = ThreadPoolExecutor(WRITERS, thread_name_prefix="seq-build-writer")
-        write = self._writers.submit(_write_files, stager, files)
-        write.add_done_callback(self._note_failure)
-        self._writes.append(write)
-
-    def _note_failure(self, write: Future) -> None:
-        if self._failure is None and not write.cancelled() and write.exception() is not None:
-            self._failure = write.exception()
-
-    def finish(self) -> None:
-        """Wait for every write handed to the threads; raise the first error."""
-        try:
-            for write in self._writes:
-                write.exception()  # waits
-        finally:
-            self._stop_writers(cancel=False)
-        if self._failure is not None:
-            raise self._failure
-
-    def _stop_writers(self, cancel: bool) -> None:
-        if self._writers is not None:
-            self._writers.shutdown(wait=True, cancel_futures=cancel)
-            self._writers, self._writes = None, []
-
-    def open(self) -> Stager:
-        if self.stager is None:
-            with _unusable_as_output(self.root):
-                os.makedirs(self.path)
-            self.stager = Stager(self.path)
-        return self.stager
-
-    def discard(self) -> None:
-        self._stop_writers(cancel=True)  # no thread writes into what is deleted
-        if self.stager is not None:
-            shutil.rmtree(self.path, ignore_errors=True)
-            self.stager = None
-
-
-def _write_files(stager: Stager, files: dict[str, bytes]) -> None:
-    for relative, data in files.items():
-        stager.write(relative, data)
-
-
-def _publish(root: Path, work: Path, links: list[str], writes: dict[str, bytes],
-             manifest_bytes: bytes, staging: _Staging) -> dict[str, tuple[int, int]]:
+def _publish(root: Path, work: Path, old: Previous, links: list[str], writes: dict[str, bytes],
+             manifest_bytes: bytes, staging: Staging) -> dict[str, tuple[int, int]]:
     """Stage the rest of the new tree (kept files hard-linked from the old one, the files not
     written yet, the manifest) and swap it in."""
     stager = staging.open()
@@ -479,9 +442,30 @@ def _publish(root: Path, work: Path, links: list[str], writes: dict[str, bytes],
         if relative not in stager.stats:
             stager.write(relative, writes[relative])
     stager.write(MANIFEST, manifest_bytes)
-    swap_in(staging.path, root, work)
+    swap_in(staging.path, root, work, unchanged=_as_seen(root, old))
     staging.stager = None  # swapped in: nothing left to discard
     return stager.stats
+
+
+def _as_seen(root: Path, old: Previous):
+    """What raises OutputError (exit 2) when the old tree, moved out of the root's place, is
+    not as `previous` saw it: an entry was added or removed in it while the build ran (another
+    process writing in the root). The swap then puts it back whole: a build never deletes a
+    path it did not see, nor fails halfway because one came and went."""
+
+    def check(tree: Path) -> None:
+        if not old.folders or folders_hold(tree, old.folders):
+            return
+        files, folders = scan_tree(tree)
+        moved = unlisted(old.manifest["files"], files, folders) or sorted(
+            f"{f}/" if f else "./" for f, mtime in old.folders.items()
+            if folders.get(f) != mtime)
+        raise OutputError(
+            f"{root}: {', '.join(map(repr, moved[:5]))}{' and more' if moved[5:] else ''}: "
+            f"entries came or went there while the build ran (another process writes in "
+            f"{root}), so nothing was written; build again when nothing else writes there")
+
+    return check
 
 
 def _mtimes(files: dict[str, dict], stats: dict[str, tuple[int, int]]) -> list[int]:

@@ -10,7 +10,9 @@ import dataclasses
 import hashlib
 import os
 import queue as queues
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
@@ -156,7 +158,7 @@ def compile_files(paths: list[Path], empty_optional: str, reusable: dict[str, st
     if jobs <= 1 or len(names) <= 1:
         return [compile_file(name, empty_optional, reusable) for name in names]
     largest_first = sorted(names, key=_size, reverse=True)
-    with ProcessPoolExecutor(max_workers=min(jobs, len(names))) as pool:
+    with _pool(max_workers=min(jobs, len(names))) as pool:
         done = pool.map(compile_file, largest_first, repeat(empty_optional), repeat(reusable))
         results = dict(zip(largest_first, done, strict=True))
     return [results[name] for name in names]
@@ -178,8 +180,8 @@ def stream_files(paths: list[Path], empty_optional: str, reusable: dict[str, str
     channel = context.Queue()
     cases: dict[str, list[CaseResult]] = {name: [] for name in names}
     problems: dict[str, list[Problem]] = {}
-    with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(names))), mp_context=context,
-                             initializer=_start_worker, initargs=(channel,)) as pool:
+    with _pool(max_workers=max(1, min(jobs, len(names))), mp_context=context,
+               initializer=_start_worker, initargs=(channel,)) as pool:
         futures = [pool.submit(_stream_file, name, empty_optional, reusable)
                    for name in order]
         while len(problems) < len(names):
@@ -196,6 +198,22 @@ def stream_files(paths: list[Path], empty_optional: str, reusable: dict[str, str
             else:
                 problems[name] = item
     return [FileResult(problems[name], cases[name]) for name in names]
+
+
+@contextmanager
+def _pool(**options) -> Iterator[ProcessPoolExecutor]:
+    """A ProcessPoolExecutor whose workers are killed when the block raises (Ctrl-C, SIGTERM,
+    a refused case): the build stops at once, and a worker blocked sending on a queue nobody
+    reads any more cannot hold the exit forever."""
+    pool = ProcessPoolExecutor(**options)
+    try:
+        yield pool
+    except BaseException:
+        for process in list((pool._processes or {}).values()):
+            process.kill()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 #: In a worker of `stream_files`: the queue to the parent (set when the worker starts).

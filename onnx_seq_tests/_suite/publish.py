@@ -11,6 +11,7 @@ import errno
 import os
 import shutil
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -74,18 +75,29 @@ def recover(root: Path, work: Path) -> None:
             os.unlink(leftover.path)
 
 
-def swap_in(staging: Path, root: Path, work: Path) -> None:
-    """Make the staged tree the output root; the old tree, if any, is deleted afterwards."""
+def swap_in(staging: Path, root: Path, work: Path, unchanged=None) -> None:
+    """Make the staged tree the output root; the old tree, if any, is deleted afterwards.
+    `unchanged(old_tree)`, called once the old tree is out of the root's place (so nothing can
+    be added to it by its path any more), raises when the old tree is not as the build saw it;
+    the old tree is then put back and the staged one is left where it was."""
     trash = work / "trash"
     if not os.path.lexists(root):
         os.rename(staging, root)
         return
     if _exchange(staging, root):
+        try:
+            if unchanged is not None:
+                unchanged(staging)
+        except BaseException:
+            _exchange(staging, root)
+            raise
         os.rename(staging, trash)
     else:  # no atomic swap here: between these renames `recover` can put the old tree back
         retired = work / "retired"
         os.rename(root, retired)
         try:
+            if unchanged is not None:
+                unchanged(retired)
             os.rename(staging, root)
         except BaseException:
             os.rename(retired, root)
@@ -110,6 +122,74 @@ def _exchange(a: Path, b: Path) -> bool:
     if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
         return False
     raise OSError(code, os.strerror(code), str(b))
+
+
+#: Threads writing a streamed build's files. Creating a file is mostly system time; where the
+#: file system makes it slow (a millisecond a file), two threads share it out on two cores
+#: while the workers compile.
+WRITERS = 2
+
+
+class Staging:
+    """The new tree being written beside the root (`.<root>.build/staging`: `path`), made on
+    the first write (within `guard()`, which turns an OSError into the caller's error);
+    `discard` deletes it. `write_all` hands a case's files to a writing thread and
+    returns; `finish` waits for every write and raises the first error, which the next
+    `write_all` raises too once it has happened."""
+
+    def __init__(self, path: Path, guard):
+        self.path, self._guard = path, guard
+        self.stager: Stager | None = None
+        self._writers: ThreadPoolExecutor | None = None
+        self._writes: list[Future] = []
+        self._failure: BaseException | None = None
+
+    def write_all(self, files: dict[str, bytes]) -> None:
+        stager = self.open()
+        if self._failure is not None:
+            raise self._failure
+        if self._writers is None:
+            self._writers = ThreadPoolExecutor(WRITERS, thread_name_prefix="seq-build-writer")
+        write = self._writers.submit(_write_files, stager, files)
+        write.add_done_callback(self._note_failure)
+        self._writes.append(write)
+
+    def _note_failure(self, write: Future) -> None:
+        if self._failure is None and not write.cancelled() and write.exception() is not None:
+            self._failure = write.exception()
+
+    def finish(self) -> None:
+        """Wait for every write handed to the threads; raise the first error."""
+        try:
+            for write in self._writes:
+                write.exception()  # waits
+        finally:
+            self._stop_writers(cancel=False)
+        if self._failure is not None:
+            raise self._failure
+
+    def _stop_writers(self, cancel: bool) -> None:
+        if self._writers is not None:
+            self._writers.shutdown(wait=True, cancel_futures=cancel)
+            self._writers, self._writes = None, []
+
+    def open(self) -> Stager:
+        if self.stager is None:
+            with self._guard():
+                os.makedirs(self.path)
+            self.stager = Stager(self.path)
+        return self.stager
+
+    def discard(self) -> None:
+        self._stop_writers(cancel=True)  # no thread writes into what is deleted
+        if self.stager is not None:
+            shutil.rmtree(self.path, ignore_errors=True)
+            self.stager = None
+
+
+def _write_files(stager: Stager, files: dict[str, bytes]) -> None:
+    for relative, data in files.items():
+        stager.write(relative, data)
 
 
 class Stager:
@@ -174,15 +254,21 @@ def scan_tree(root: Path) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
     stack = [("", os.fspath(root))]
     while stack:
         prefix, folder = stack.pop()
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                relative = prefix + entry.name
+        try:
+            entries = list(os.scandir(folder))
+        except FileNotFoundError:  # removed since its folder was listed: not in the tree
+            continue
+        for entry in entries:
+            relative = prefix + entry.name
+            try:
                 stat = entry.stat(follow_symlinks=False)
-                if entry.is_dir(follow_symlinks=False):
-                    folders[relative] = stat.st_mtime_ns
-                    stack.append((relative + "/", entry.path))
-                else:
-                    files[relative] = (stat.st_size, stat.st_mtime_ns)
+            except FileNotFoundError:  # removed since it was listed
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                folders[relative] = stat.st_mtime_ns
+                stack.append((relative + "/", entry.path))
+            else:
+                files[relative] = (stat.st_size, stat.st_mtime_ns)
     return files, folders
 
 

@@ -10,7 +10,8 @@ A spec is one of
   module, module:attr, package.module:Class
                 an `onnx.backend.base.Backend` class, or a module, with `prepare(model, device)`
                 returning a rep whose `run(inputs)` gives the outputs; imported from PYTHONPATH
-                (a submodule named after the colon is imported too).
+                (a submodule named after the colon is imported too), never from the working
+                folder unless PYTHONPATH names it.
 Names of built-in backends are in REGISTRY and RUNTIMES.
 Inputs and outputs follow onnx's backend convention: ndarray tensors, lists for sequences,
 None for an empty optional, the value itself for a present optional.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import re
 import sys
 import types
@@ -110,6 +112,12 @@ def load_backend(spec: str):
     try:
         backend = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
+        in_working_folder = _in_working_folder(module_name)
+        if in_working_folder and error.name == module_name.partition(".")[0]:
+            raise BackendSpecError(
+                f"--backend {spec!r}: {in_working_folder} is in the working folder, which "
+                f"backends are never imported from; put its folder on PYTHONPATH "
+                f"(PYTHONPATH={os.getcwd()})") from None
         if spec in REGISTRY:
             raise BackendSpecError(f"--backend {spec}: cannot import {module_name} ({error}); "
                                    f"install {module_name.partition('.')[0]}") from None
@@ -137,6 +145,18 @@ def load_backend(spec: str):
         raise BackendSpecError(f"--backend {spec!r}: {path!r} has no prepare(model, device); "
                                "name an onnx.backend.base.Backend class or a module with prepare")
     return OnnxruntimeBackend if spec == "onnxruntime" else backend
+
+
+def _in_working_folder(module_name: str) -> str | None:
+    """The file or folder of the working folder that `module_name`'s top package would be
+    imported from if the working folder were on sys.path (it is not: see __main__.py and
+    workers._safe_path), or None."""
+    top = module_name.partition(".")[0]
+    for name in (f"{top}.py", top):
+        if os.path.exists(name) and os.path.abspath(os.getcwd()) not in map(
+                os.path.abspath, filter(None, sys.path)):
+            return name
+    return None
 
 
 def check_spec(spec: str) -> None:

@@ -24,6 +24,7 @@ from .._published.case_folder import CaseFolder, read_case_folder
 from .backends import check_backend, load_backend, prepare, run_prepared
 from .messages import BackendVerdict, Broken, CaseRead, ForkDied, Group, ProbeReport, Ready
 from .outputs import contract_problem
+from .reaping import LIBC, become_subreaper, end_tree
 
 #: At most this many comparator messages are kept per case and backend.
 MAX_MESSAGES = 10
@@ -39,6 +40,7 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
     reports ForkDied and moves on (unless the backend is not fork-safe, see _fork_safe)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     os.setpgid(0, 0)  # a group of its own: what a backend starts here is ended with the worker
+    become_subreaper()  # and what leaves the group (setsid, a double fork) stays below it
     conn.send(Group())
     _end_with_parent()
     fd = os.open(log, os.O_WRONLY | os.O_APPEND)
@@ -103,9 +105,9 @@ def _run_one(conn, folder: CaseFolder | None, info: dict, spec: str, backend) ->
 
 
 def _end_with_parent() -> None:
-    """End this worker and its process group (what its backends started) as soon as the process
-    that started it ends, however it ends, even while a backend is stuck: a thread waits on the
-    parent's sentinel."""
+    """End this worker, its process group and every process below it (what its backends
+    started, also what left the group) as soon as the process that started it ends, however
+    it ends, even while a backend is stuck: a thread waits on the parent's sentinel."""
     parent = multiprocessing.parent_process()
     if parent is None:
         return
@@ -113,6 +115,7 @@ def _end_with_parent() -> None:
     def watch() -> None:
         connection.wait([parent.sentinel])
         try:
+            end_tree(os.getpid())  # what left its group: below it, as it is a subreaper
             os.killpg(0, signal.SIGKILL)  # its own group, itself included
         finally:
             os._exit(3)
@@ -120,22 +123,10 @@ def _end_with_parent() -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _libc():
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None, use_errno=True)
-    except OSError:
-        return None
-
-
-_LIBC = _libc()
-
-
 def _die_with_parent() -> None:
     """On Linux, have the kernel end this process when the worker that forked it ends."""
     try:
-        _LIBC.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        LIBC.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except AttributeError:  # no libc handle, or no prctl (not Linux)
         pass
 

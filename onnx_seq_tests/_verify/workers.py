@@ -12,9 +12,11 @@ and a backend that crashed once runs each later case in a process its worker for
 milliseconds), so a backend that crashes on many cases costs a fork each, not a worker each;
 the other backends keep running in the workers themselves.
 Each worker leads a process group of its own (in the caller's session), which every process it
-or a backend in it starts (a forked case, a compiler subprocess) belongs to unless it leaves it;
-a worker is ended by killing its whole group, on a crash, on a timeout and when the run ends, so
-nothing a backend started outlives the run. Only these groups are ever signalled. A worker's
+or a backend in it starts (a forked case, a compiler subprocess) belongs to unless it leaves it,
+and is a child subreaper, so what leaves the group (setsid, a double fork) stays below it
+(reaping.py); a worker is ended by stopping it, killing every process below it, then its whole
+group, on a crash, on a timeout and when the run ends, so nothing a backend started outlives the
+run. Only these processes are ever signalled. A worker's
 stdout and stderr go to a file of its own: what a backend printed before it crashed is quoted in
 the case's message.
 """
@@ -47,6 +49,7 @@ from .messages import (
     ProbeReport,
     Ready,
 )
+from .reaping import end_tree
 from .specs import spec_modules
 
 #: Lines of a crashed worker's output quoted in the case's message.
@@ -138,7 +141,7 @@ def start_fork_server(specs) -> None:
     `if __name__ == "__main__"` guard must not run again."""
     context = get_context("forkserver")
     context.set_forkserver_preload(["onnx_seq_tests._verify.warm", *spec_modules(specs)])
-    with _one_blas_thread():
+    with _one_blas_thread(), _safe_path():
         forkserver.ensure_running()
 
 
@@ -156,6 +159,28 @@ def _one_blas_thread():
     finally:
         if had is None:
             os.environ.pop(BLAS_THREADS, None)
+
+
+#: The environment variable that keeps the working folder off a new interpreter's sys.path
+#: (Python 3.11+), and the value that says this module set it (warm.py removes it again).
+SAFE_PATH, SAFE_PATH_OURS = "PYTHONSAFEPATH", "onnx-seq-tests"
+
+
+@contextmanager
+def _safe_path():
+    """While the fork server starts, PYTHONSAFEPATH is set unless the caller set it: the server
+    runs `python -c`, which would put the working folder first on its sys.path, so a folder
+    there named `numpy` or `torch` would be imported instead of the installed package by the
+    server and by every worker forked from it. The server's first import (warm.py) takes the
+    variable out of its environment again, so what a backend starts does not inherit it."""
+    had = os.environ.get(SAFE_PATH)
+    if had is None:
+        os.environ[SAFE_PATH] = SAFE_PATH_OURS
+    try:
+        yield
+    finally:
+        if had is None:
+            os.environ.pop(SAFE_PATH, None)
 
 
 class _WorkerPopen(popen_forkserver.Popen):
@@ -241,7 +266,9 @@ class Pool:
         parent, child = self.context.Pipe()
         process = WorkerProcess(target=serve, args=(child, self.specs, str(log), with_probe),
                                 daemon=True, name="seq-verify-worker")
-        process.start()
+        with _LIVE_LOCK:  # a sweep (_end) never takes it for a stray
+            process.start()
+            _LIVE.add(process.pid)
         child.close()
         worker = _Worker(process, parent, log)
         self.workers.append(worker)
@@ -251,17 +278,28 @@ class Pool:
         """End the worker and every process of its group: a case it forked, whatever a backend
         started (a compiler, a `sleep`), also when the worker itself has exited."""
         self.workers.remove(worker)
+        pid = worker.process.pid
+        alive = worker.process.is_alive()
+        if alive:  # stopped, it starts nothing more while what is below it is ended
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:  # it ended meanwhile: what it left is at the server
+                alive = False
+        with _LIVE_LOCK:  # what left its group, and what dead workers left at the server
+            end_tree(pid if alive else None, _server_pid(), _LIVE - {pid})
         if worker.grouped:
             try:
-                os.killpg(worker.process.pid, signal.SIGKILL)
+                os.killpg(pid, signal.SIGKILL)
             except OSError:  # the group has no process left
                 pass
         if worker.process.is_alive():  # it died, or was ended, before starting its group
             worker.process.kill()
         worker.process.join()
+        with _LIVE_LOCK:
+            _LIVE.discard(pid)
         worker.conn.close()
         if worker.grouped:
-            _wait_until_gone(worker.process.pid)
+            _wait_until_gone(pid)
 
     def _step(self) -> None:
         busy = sum(1 for w in self.workers if w.queue)
@@ -393,6 +431,17 @@ class Pool:
                 worker.grouped = True
             elif isinstance(message, Ready):
                 worker.ready = True
+
+
+#: The pids of the workers running, of every Pool of this process: a sweep for strays at the
+#: fork server (reaping.strays) spares them. _LIVE_LOCK covers a start and a sweep.
+_LIVE: set[int] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def _server_pid() -> int | None:
+    """The pid of the fork server the workers are forked from (multiprocessing keeps it)."""
+    return getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
 
 
 def _exit_on_sigterm():
