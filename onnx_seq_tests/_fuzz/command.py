@@ -7,12 +7,38 @@ command runs (the CLI's `--help` loads no onnx).
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
 import click
 
 from .._core.problems import one_line
+
+
+class Seconds(click.ParamType):
+    """A number of seconds, finite and > 0 (or >= 0 with `zero`): NaN, inf and the rest are a
+    usage error (exit 2, one line), never a ValueError further on. Every command's --timeout
+    and --time-budget take it."""
+
+    name = "seconds"
+
+    def __init__(self, zero: bool = False):
+        self.zero = zero
+
+    def convert(self, value, param, ctx) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(number) or number < 0 or (number == 0 and not self.zero):
+            self.fail(f"{value!r}: give a finite number of seconds "
+                      f"{'>= 0' if self.zero else '> 0'}", param, ctx)
+        return number
+
+
+#: The type of every --timeout and --time-budget: finite, > 0.
+SECONDS = Seconds()
 
 
 def _shard(text: str | None) -> tuple[int, int]:
@@ -76,7 +102,7 @@ def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard,
               help="The campaign's seed: the same seed gives the same programs and findings.")
 @click.option("--max-examples", type=click.IntRange(min=1), metavar="N",
               help="Programs to draw  [default: 1000, or no limit with --time-budget]")
-@click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+@click.option("--time-budget", type=SECONDS, metavar="SECONDS",
               help="Stop drawing programs after SECONDS.")
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path),
               help="Write each finding here as a case file (`gen-seq-tests build DIR` compiles "
@@ -92,10 +118,10 @@ def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard,
 @click.option("--shard", metavar="K/N",
               help="Run the K-th of N disjoint parts of the campaign (a CI matrix).")
 @click.option("--timeout", default=20.0, show_default=True,
-              type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              type=SECONDS, metavar="SECONDS",
               help="Give each backend at most SECONDS per program; longer is a finding.")
 @click.option("--shrink-budget", default=10.0, show_default=True,
-              type=click.FloatRange(min=0), metavar="SECONDS",
+              type=Seconds(zero=True), metavar="SECONDS",
               help="Time spent shrinking each finding.")
 @click.option("--max-findings", type=click.IntRange(min=1), metavar="N",
               help="Shrink and write at most N findings per backend; count the rest.")
