@@ -95,12 +95,13 @@ def _bounded(args, seconds: float, unblock=()):
                               daemon=True)
     thread.start()
     thread.join(seconds)
-    if thread.is_alive():
-        for fifo in unblock:
-            with contextlib.suppress(OSError):
-                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        thread.join(10)
-    return box.get("result")
+    if not thread.is_alive():
+        return box["result"]
+    for fifo in unblock:
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    thread.join(10)
+    return None
 
 
 def test_merge_leaves_out_a_fifo_in_one_line_and_merges_the_rest(tmp_path):
