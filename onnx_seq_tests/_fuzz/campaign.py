@@ -6,8 +6,8 @@ the same programs on any machine, and `--shard K/N` takes the programs with i % 
 N jobs share no work. A finding's signature is `backend:outcome:kind:operators:elements`:
 the kind of wrong answer (judge.disagreement_kind), the operators of the shrunk case and the
 element types of its graph inputs and outputs; one file per signature. With an example
-database (hypothesis's: a directory, or its GitHub-artifact database, read-only), the program
-seeds of earlier findings are judged first and the new ones saved.
+database (a local folder in hypothesis's format, database.py), the program seeds of earlier
+findings are judged first and the new ones saved.
 """
 
 from __future__ import annotations
