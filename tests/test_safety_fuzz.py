@@ -224,3 +224,10 @@ def test_a_database_folder_keeps_the_seeds_and_nothing_is_written_elsewhere(tmp_
     again = _bounded(["fuzz", *FAST, "--database", "db"], 30, unblock=fifos)
     assert again is not None, "fuzz blocked on a FIFO in its database"
     assert again.exit_code == 1, again.output
+
+
+def test_mutation_fuzz_refuses_a_json_it_cannot_write_before_its_campaign():
+    path = READ_ONLY / "mutation-fuzz.json"
+    result = _invoke(["mutation", "--fuzz", "--max-examples", "3", "--json", str(path)])
+    _one_line_usage_error(result, str(path))
+    assert "fuzz alone" not in result.stdout  # no campaign ran

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import math
 import sys
-import tempfile
 from pathlib import Path
 
 import click
@@ -17,7 +16,7 @@ import click
 from .._core.atomic import write_atomic
 from .._core.problems import one_line
 from .database import open_database
-from .outputs import check_file, check_folder
+from .outputs import check_file, check_folder, keep_elsewhere
 
 
 class Seconds(click.ParamType):
@@ -178,7 +177,7 @@ def _save(stats, options, json_path: Path | None) -> list[str]:
 
     lost = []
     if stats.unwritten:
-        kept = _elsewhere(stats.unwritten)
+        kept = keep_elsewhere(stats.unwritten, click.echo)
         lost.append(f"{len(stats.unwritten)} finding(s) could not be written to "
                     f"{options.output} (why: on each finding's line); they are in {kept}")
     if options.database is not None:
@@ -191,24 +190,10 @@ def _save(stats, options, json_path: Path | None) -> list[str]:
         try:
             write_atomic(json_path, text)
         except OSError as error:
-            kept = _elsewhere({json_path.name: text})
+            kept = keep_elsewhere({json_path.name: text}, click.echo)
             lost.append(f"--json {json_path}: {error.strerror or error}; the statistics "
                         f"are in {kept}")
     return lost
-
-
-def _elsewhere(files: dict[str, str]) -> str:
-    """Write `files` (name -> text) into a new folder of the system's temporary folder; its
-    path, or "stdout" when even that fails (then they are printed there)."""
-    try:
-        folder = Path(tempfile.mkdtemp(prefix="gen-seq-tests-fuzz-"))
-        for name, text in files.items():
-            write_atomic(folder / name, text)
-        return str(folder)
-    except OSError:
-        for name, text in files.items():
-            click.echo(f"--- {name}\n{text}", nl=False)
-        return "stdout"
 
 
 def _progress(stats, elapsed: float) -> None:

@@ -16,6 +16,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from .._core.atomic import write_atomic
 from .._core.problems import SeqTestsError
 
 
@@ -60,3 +61,18 @@ def _probe(folder: Path, option: str, path: Path) -> None:
     os.close(fd)
     with contextlib.suppress(OSError):
         os.unlink(name)
+
+
+def keep_elsewhere(files: dict[str, str], say) -> str:
+    """Write `files` (name -> text), which could not be written where asked, into a new folder
+    of the system's temporary folder; its path, or "stdout" when even that fails (then
+    `say(text)` prints each there), so nothing a campaign found is lost."""
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="gen-seq-tests-fuzz-"))
+        for name, text in files.items():
+            write_atomic(folder / name, text)
+        return str(folder)
+    except OSError:
+        for name, text in files.items():
+            say(f"--- {name}\n{text.rstrip()}")
+        return "stdout"
