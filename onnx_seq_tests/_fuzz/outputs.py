@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -65,14 +66,17 @@ def _probe(folder: Path, option: str, path: Path) -> None:
 
 def keep_elsewhere(files: dict[str, str], say) -> str:
     """Write `files` (name -> text), which could not be written where asked, into a new folder
-    of the system's temporary folder; its path, or "stdout" when even that fails (then
-    `say(text)` prints each there), so nothing a campaign found is lost."""
+    of the system's temporary folder; its path, or "stdout (printed above)" when even that
+    fails (then `say(text)` prints each there), so nothing a campaign found is lost."""
+    folder = None
     try:
         folder = Path(tempfile.mkdtemp(prefix="gen-seq-tests-fuzz-"))
         for name, text in files.items():
             write_atomic(folder / name, text)
         return str(folder)
     except OSError:
+        if folder is not None:  # no debris: the folder goes with what it could not hold
+            shutil.rmtree(folder, ignore_errors=True)
         for name, text in files.items():
             say(f"--- {name}\n{text.rstrip()}")
-        return "stdout"
+        return "stdout (printed above)"
