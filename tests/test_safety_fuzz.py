@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -192,6 +193,7 @@ def test_a_write_refused_at_the_end_loses_nothing(tmp_path):
     assert '"findings": [' in result.stdout
     assert not report.exists()
     assert not [p for p in out.iterdir()] if out.exists() else True  # no half file, no debris
+    assert not list(Path(tempfile.gettempdir()).glob("gen-seq-tests-fuzz-*"))  # nor there
 
 
 # -- --database ------------------------------------------------------------------------------
@@ -231,3 +233,14 @@ def test_mutation_fuzz_refuses_a_json_it_cannot_write_before_its_campaign():
     result = _invoke(["mutation", "--fuzz", "--max-examples", "3", "--json", str(path)])
     _one_line_usage_error(result, str(path))
     assert "fuzz alone" not in result.stdout  # no campaign ran
+
+
+def test_merge_never_writes_over_a_file_that_is_not_that_finding(tmp_path):
+    _finding(tmp_path / "a", "b:fail:value:SequenceAt:float")
+    first = _invoke(["fuzz", "merge", str(tmp_path / "a"), "-o", str(tmp_path / "out")])
+    [written] = (tmp_path / "out").iterdir()
+    written.write_text("my notes\n")
+    again = _invoke(["fuzz", "merge", str(tmp_path / "a"), "-o", str(tmp_path / "out")])
+    assert (first.exit_code, again.exit_code) == (0, 1), again.output
+    assert written.read_text() == "my notes\n"
+    assert "not overwritten" in again.stderr

@@ -9,6 +9,7 @@ compiles a folder of them into the standard layout.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 
@@ -88,8 +89,10 @@ def merge(folders, output: Path, skipped: list[str] | None = None) -> tuple[int,
     files are read, each at most MAX_FILE_BYTES (a case file's bound): a FIFO, a device, a
     socket, a folder named *.yaml, a file over the bound or one that cannot be opened is left
     out, with a line `path: why` appended to `skipped`, and the others are merged. Each file
-    is written atomically. FindingError (exit 2, before anything is read) for an input that
-    is not a folder; OutputError for an `output` that cannot be written."""
+    is written atomically; a file in `output` holding anything but that signature's finding
+    is never written over (a line of `skipped` too). FindingError (exit 2, before anything is
+    read) for an input that is not a folder; OutputError for an `output` that cannot be
+    written."""
     skipped = [] if skipped is None else skipped
     for folder in map(Path, folders):
         if not folder.is_dir():
@@ -116,6 +119,11 @@ def merge(folders, output: Path, skipped: list[str] | None = None) -> tuple[int,
     output.mkdir(parents=True, exist_ok=True)
     for signature, (path, data) in sorted(seen.items()):
         target = output / f"{file_stem(signature)}.yaml"
-        if path.resolve() != target.resolve():
-            write_atomic(target, data)
+        if path.resolve() == target.resolve():
+            continue
+        if os.path.lexists(target) and signature_of(target) != signature:
+            skipped.append(f"{target}: holds something other than the finding {signature} "
+                           f"(from {path}); not overwritten")
+            continue
+        write_atomic(target, data)
     return read, len(seen)
