@@ -21,7 +21,7 @@ import click
 from ._core.interrupts import exit_status, signal_name, signals_interrupt
 from ._core.outputs import check_outputs, write_output
 from ._core.problems import CheckFailed, SeqTestsError, one_line
-from ._fuzz.command import fuzz
+from ._fuzz.command import SECONDS, fuzz
 from ._suite.manifest import EMPTY_OPTIONAL_FORMS
 
 DEFAULT_CASES = "cases"
@@ -180,7 +180,7 @@ def _shown(path: Path) -> str:
               help="Run only the cases whose name or path this regex finds (repeat: any).")
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=0),
               metavar="N", help="Run cases in N worker processes (0: one per CPU).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+@click.option("--timeout", type=SECONDS, metavar="SECONDS",
               help="Give each backend at most SECONDS per case, counting for the first backend "
                    "of a case the reading of its folder (model.onnx and the .pb files), then "
                    "prepare and every data set; a backend that takes longer has its worker's "
@@ -560,7 +560,7 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
                    "by the first program it fails. Exit 1 under 90%.")
 @click.option("--seed", default=0, show_default=True, type=int, help="With --fuzz: its seed.")
 @click.option("--time-budget", default=300.0, show_default=True,
-              type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              type=SECONDS, metavar="SECONDS",
               help="With --fuzz: stop drawing programs after SECONDS.")
 @click.option("--max-examples", type=click.IntRange(min=1), metavar="N",
               help="With --fuzz: stop after N programs (the exact campaign of a stored score).")

@@ -582,3 +582,29 @@ class SetsidDaemonThenHang(SetsidDaemon):
         while _has_sequence_empty(model):
             time.sleep(1)
         return rep
+
+
+# -- a backend that exits 0 mid-run (fuzz's campaigns) -----------------------------------------
+
+class ExitZeroOnSequenceEmpty(_Faulty):
+    """Ends its process with exit status 0 (`os._exit(0)`, no verdict given) while preparing a
+    model with a SequenceEmpty node, as a runtime that calls exit() on an unsupported model
+    does; answers like onnxruntime on the others."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if _has_sequence_empty(model):
+            os._exit(0)
+        return onnxruntime.backend.prepare(model, device, **kwargs)
+
+
+class SysExitZeroOnSequenceEmpty(_Faulty):
+    """The same with `sys.exit(0)` (a SystemExit, which `except Exception` does not catch)."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if _has_sequence_empty(model):
+            import sys
+
+            sys.exit(0)
+        return onnxruntime.backend.prepare(model, device, **kwargs)

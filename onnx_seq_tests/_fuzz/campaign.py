@@ -6,8 +6,8 @@ the same programs on any machine, and `--shard K/N` takes the programs with i % 
 N jobs share no work. A finding's signature is `backend:outcome:kind:operators:elements`:
 the kind of wrong answer (judge.disagreement_kind), the operators of the shrunk case and the
 element types of its graph inputs and outputs; one file per signature. With an example
-database (hypothesis's: a directory, or its GitHub-artifact database, read-only), the program
-seeds of earlier findings are judged first and the new ones saved.
+database (a local folder in hypothesis's format, database.py), the program seeds of earlier
+findings are judged first and the new ones saved.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 from .._core.problems import SeqTestsError
 from .._core.value_types import innermost
 from . import judge, shrink
-from .findings import FindingError, file_stem, write
+from .findings import FindingError, case_text, file_stem, write
 from .programs import OPERATORS, NoResult, generate
 from .recipes import to_case
 from .schemas import opsets as known_opsets
@@ -87,6 +87,8 @@ class Stats:
     runs: dict = field(default_factory=dict)  # backend -> Counter of outcomes per form
     findings: list = field(default_factory=list)
     seconds: float = 0.0
+    unwritten: dict = field(default_factory=dict)  # file name -> case text -o could not take
+    saved: list = field(default_factory=list)  # program seeds saved to the database
 
     def as_json(self, options: Options) -> dict:
         judged = self.valid + self.invalid
@@ -129,7 +131,8 @@ def campaign_seeds(options: Options):
     given = 0
     replayed: list[str] = []
     if options.database is not None:
-        replayed = sorted(v.decode() for v in options.database.fetch(DATABASE_KEY))
+        replayed = sorted(v.decode("utf-8", "replace")
+                          for v in options.database.fetch(DATABASE_KEY))
     for text in replayed:
         if given >= options.max_examples:
             return
@@ -223,12 +226,13 @@ def _judge_batch(state: _State, batch: list, verdicts: dict) -> None:
             finding, case = _shrunk(seed, recipe, verdict, options, state.work, state.start)
             if finding.signature in state.signatures:
                 continue
-            _write(finding, case, options)
+            _write(finding, case, options, stats)
             state.signatures.add(finding.signature)
             state.per_backend[verdict.backend] += 1
             stats.findings.append(finding)
             if options.database is not None:
                 options.database.save(DATABASE_KEY, seed.encode())
+                stats.saved.append(seed.encode())
 
 
 def _draw(seeds, options: Options, stats: Stats):
@@ -286,11 +290,16 @@ def _shrunk(seed: str, recipe, verdict: judge.Verdict, options: Options, work: P
     return finding, to_case(small, name, doc)
 
 
-def _write(finding: Finding, case, options: Options) -> None:
-    """Write a new finding's case file into --output, if given."""
+def _write(finding: Finding, case, options: Options, stats: Stats) -> None:
+    """Write a new finding's case file into --output, if given. When the disk refuses it, the
+    case text is kept in `stats.unwritten` (the command writes it elsewhere at the end)."""
     if options.output is None:
         return
     try:
         finding.file = write(options.output, case, finding.signature, options.reproduce).name
     except FindingError as error:
         finding.note = str(error)
+    except OSError as error:
+        finding.note = f"not written to {options.output}: {error.strerror or error}"
+        stats.unwritten[f"{file_stem(finding.signature)}.yaml"] = case_text(
+            case, finding.signature, options.reproduce)

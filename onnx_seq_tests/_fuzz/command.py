@@ -7,12 +7,41 @@ command runs (the CLI's `--help` loads no onnx).
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
 import click
 
+from .._core.atomic import write_atomic
 from .._core.problems import one_line
+from .database import open_database
+from .outputs import check_file, check_folder, keep_elsewhere
+
+
+class Seconds(click.ParamType):
+    """A number of seconds, finite and > 0 (or >= 0 with `zero`): NaN, inf and the rest are a
+    usage error (exit 2, one line), never a ValueError further on. Every command's --timeout
+    and --time-budget take it."""
+
+    name = "seconds"
+
+    def __init__(self, zero: bool = False):
+        self.zero = zero
+
+    def convert(self, value, param, ctx) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(number) or number < 0 or (number == 0 and not self.zero):
+            self.fail(f"{value!r}: give a finite number of seconds "
+                      f"{'>= 0' if self.zero else '> 0'}", param, ctx)
+        return number
+
+
+#: The type of every --timeout and --time-budget: finite, > 0.
+SECONDS = Seconds()
 
 
 def _shard(text: str | None) -> tuple[int, int]:
@@ -23,31 +52,6 @@ def _shard(text: str | None) -> tuple[int, int]:
         raise click.BadParameter(f"{text!r}: write K/N with 1 <= K <= N, e.g. 2/8",
                                  param_hint="--shard")
     return (int(k), int(n))
-
-
-def _database(text: str | None):
-    """hypothesis's example database: a directory, or `github:OWNER/REPO` (its GitHub-artifact
-    database, read-only)."""
-    if text is None:
-        return None
-    try:
-        from hypothesis.database import (
-            DirectoryBasedExampleDatabase,
-            GitHubArtifactDatabase,
-            ReadOnlyDatabase,
-        )
-    except ImportError:
-        from .campaign import FuzzUsageError
-
-        raise FuzzUsageError("--database needs hypothesis; install onnx-seq-tests[fuzz]") \
-            from None
-    if text.startswith("github:"):
-        owner, slash, repo = text[len("github:"):].partition("/")
-        if not slash or not owner or not repo:
-            raise click.BadParameter(f"{text!r}: write github:OWNER/REPO",
-                                     param_hint="--database")
-        return ReadOnlyDatabase(GitHubArtifactDatabase(owner, repo))
-    return DirectoryBasedExampleDatabase(text)
 
 
 def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard,
@@ -76,7 +80,7 @@ def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard,
               help="The campaign's seed: the same seed gives the same programs and findings.")
 @click.option("--max-examples", type=click.IntRange(min=1), metavar="N",
               help="Programs to draw  [default: 1000, or no limit with --time-budget]")
-@click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+@click.option("--time-budget", type=SECONDS, metavar="SECONDS",
               help="Stop drawing programs after SECONDS.")
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path),
               help="Write each finding here as a case file (`gen-seq-tests build DIR` compiles "
@@ -92,18 +96,19 @@ def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard,
 @click.option("--shard", metavar="K/N",
               help="Run the K-th of N disjoint parts of the campaign (a CI matrix).")
 @click.option("--timeout", default=20.0, show_default=True,
-              type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              type=SECONDS, metavar="SECONDS",
               help="Give each backend at most SECONDS per program; longer is a finding.")
 @click.option("--shrink-budget", default=10.0, show_default=True,
-              type=click.FloatRange(min=0), metavar="SECONDS",
+              type=Seconds(zero=True), metavar="SECONDS",
               help="Time spent shrinking each finding.")
 @click.option("--max-findings", type=click.IntRange(min=1), metavar="N",
               help="Shrink and write at most N findings per backend; count the rest.")
 @click.option("--errors", is_flag=True,
               help="Count a backend's refusals and errors on valid programs as findings too.")
-@click.option("--database", metavar="DIR|github:OWNER/REPO",
-              help="hypothesis's example database: replay the program seeds of earlier "
-                   "findings first, save the new ones.")
+@click.option("--database", metavar="DIR",
+              help="A local folder, hypothesis's example database format: replay the program "
+                   "seeds of earlier findings first, save the new ones (made if missing; a "
+                   "file, a folder that cannot be written or a remote spec is refused).")
 @click.option("--progress/--no-progress", default=None,
               help="Show programs/s and findings so far on stderr  [default: on a terminal]")
 @click.pass_context
@@ -132,8 +137,13 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
                 load_backend(ALIASES.get(spec, spec))
         except (BackendSpecError, inprocess.UnknownMutant) as error:
             raise click.BadParameter(one_line(str(error)), param_hint="--backend") from None
-    if json_path and not json_path.absolute().parent.is_dir():
-        raise click.BadParameter(f"the folder of {json_path} does not exist", param_hint="--json")
+    # every output checked before the campaign (OutputError: one line, exit 2)
+    if output is not None:
+        check_folder(output, "-o")
+    if json_path is not None:
+        check_file(json_path, "--json")
+        if output is not None and json_path.absolute() == output.absolute():
+            raise click.BadParameter(f"{json_path} is also -o's folder", param_hint="--json")
     shard_pair = _shard(shard)
     options = campaign.Options(
         specs=list(backends), seed=seed,
@@ -141,7 +151,7 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
         time_budget=time_budget, output=output, jobs=jobs or 1,
         operators=tuple(operators), opsets=tuple(opsets), shard=shard_pair, timeout=timeout,
         errors=errors, shrink_budget=shrink_budget, max_findings=max_findings,
-        database=_database(database),
+        database=None if database is None else open_database(database),
         reproduce=_reproduce(backends, seed, max_examples, time_budget, operators, opsets,
                              shard_pair, max_findings))
     campaign.check(options)  # a FuzzUsageError is printed by the CLI: one line, exit 2
@@ -151,10 +161,39 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
         click.echo("", err=True)
     for line in summary(stats, options):
         click.echo(one_line(line))
-    if json_path:
-        json_path.write_text(json.dumps(stats.as_json(options), indent=2) + "\n",
-                             encoding="utf-8")
-    sys.exit(1 if stats.findings else 0)
+    lost = _save(stats, options, json_path)
+    for line in lost:
+        click.echo(one_line(f"error: {line}"), err=True)
+    sys.exit(1 if stats.findings or lost else 0)
+
+
+def _save(stats, options, json_path: Path | None) -> list[str]:
+    """Write what the campaign wrote nowhere yet: --json, and the findings -o could not take.
+    Each write is atomic; one a disk refuses is written to a new folder of the system's
+    temporary folder instead, or else printed on stdout, so nothing found is lost. The lines
+    returned say what failed and where it went (none: all was written where asked)."""
+    from .campaign import DATABASE_KEY
+    from .database import unsaved
+
+    lost = []
+    if stats.unwritten:
+        kept = keep_elsewhere(stats.unwritten, click.echo)
+        lost.append(f"{len(stats.unwritten)} finding(s) could not be written to "
+                    f"{options.output} (why: on each finding's line); they are in {kept}")
+    if options.database is not None:
+        seeds = unsaved(options.database, DATABASE_KEY, stats.saved)
+        if seeds:
+            lost.append(f"--database did not keep the program seed(s) of {len(seeds)} "
+                        "finding(s): " + ", ".join(s.decode() for s in seeds))
+    if json_path is not None:
+        text = json.dumps(stats.as_json(options), indent=2) + "\n"
+        try:
+            write_atomic(json_path, text)
+        except OSError as error:
+            kept = keep_elsewhere({json_path.name: text}, click.echo)
+            lost.append(f"--json {json_path}: {error.strerror or error}; the statistics "
+                        f"are in {kept}")
+    return lost
 
 
 def _progress(stats, elapsed: float) -> None:
@@ -190,8 +229,26 @@ def summary(stats, options) -> list[str]:
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="The folder to write one finding per signature into.")
 def merge(folders, output) -> None:
-    """Merge the findings of several campaigns (shards): one case file per signature."""
+    """Merge the findings of several campaigns (shards): one case file per signature.
+
+    Only regular files are read (at most a case file's 4 MiB each): a FIFO, a device, a socket
+    or a file that cannot be read is one line on stderr naming it and why, the other files
+    are merged, and the exit status is 1 (a partial result). Exit status: 0 every file merged,
+    1 some left out, 2 bad usage (an input that is not a folder, an -o that cannot be
+    written: nothing is read or written).
+    """
+    from .._core.problems import CheckFailed
     from .findings import merge as merge_folders
 
-    read, kept = merge_folders(folders, output)  # a FindingError: one line, exit 2
-    click.echo(f"fuzz merge: {read} finding(s) read, {kept} distinct signature(s) in {output}")
+    skipped: list[str] = []
+    try:  # a FindingError or OutputError: one line, exit 2
+        read, kept = merge_folders(folders, output, skipped)
+    except OSError as error:  # the disk refused a write after the checks: the inputs are whole
+        raise CheckFailed(f"fuzz merge: cannot write {error.filename or output}: "
+                          f"{error.strerror or error}; the input folders are as they were"
+                          ) from None
+    for line in skipped:
+        click.echo(one_line(f"fuzz merge: left out {line}"), err=True)
+    click.echo(f"fuzz merge: {read} finding(s) read, {kept} distinct signature(s) in {output}"
+               + (f"; {len(skipped)} file(s) left out (above)" if skipped else ""))
+    sys.exit(1 if skipped else 0)

@@ -26,12 +26,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._core.atomic import write_atomic
 from .._core.problems import CheckFailed
 from .._verify import mutation
 from .._verify.mutation import Score
 from . import inprocess, judge, shrink
 from .campaign import program_seed
 from .kill_check import rivals_for
+from .outputs import check_file, keep_elsewhere
 from .programs import NoResult, generate
 from .recipes import to_case
 
@@ -171,18 +173,28 @@ def campaign(seed: int, time_budget: float, max_examples: int | None,
     command = f"gen-seq-tests mutation --fuzz --seed {seed} --time-budget {time_budget:g}"
     if max_examples is not None:
         command += f" --max-examples {max_examples}"
+    if json_path:
+        check_file(json_path, "--json")  # before the campaign: OutputError, exit 2
     result = score(mutation.mutants(), seed, time_budget, max_examples)
     data = result.as_json(command)
     data["replay"] = (f"gen-seq-tests mutation --fuzz --seed {seed} --time-budget 100000 "
                       f"--max-examples {result.generated}")
+    lost = None
     if json_path:
-        json_path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        text = json.dumps(data, indent=2) + "\n"
+        try:
+            write_atomic(json_path, text)
+        except OSError as error:  # the score is kept, and said where
+            lost = (f"--json {json_path}: {error.strerror or error}; the score is in "
+                    f"{keep_elsewhere({json_path.name: text}, say)}")
     say(f"fuzz alone (seed {seed}): {data['killed']} of {data['mutants']} mutants killed "
         f"({data['percent']:.1f}%) by {result.valid} valid programs of {result.generated} drawn "
         f"in {result.seconds:.1f} s (+ {result.shrink_seconds:.1f} s shrinking); exact replay: "
         f"--max-examples {result.generated}")
     for name in data["survivors"]:
         say(f"survives: {name}")
+    if lost:
+        raise CheckFailed(lost)
     if data["percent"] < TARGET_PERCENT:
         raise CheckFailed(f"fuzz alone kills {data['percent']:.1f}% of the mutants, under "
                           f"{TARGET_PERCENT:g}%")

@@ -70,18 +70,29 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
             if spec not in task.isolated or folder is None or not _fork_safe(backends[spec]):
                 _run_one(conn, folder, info, spec, backends[spec])
                 continue
-            pid = os.fork()
+            done, told = os.pipe()  # a byte on it: the fork sent its verdict (an exit 0 alone
+            pid = os.fork()         # may be a backend's os._exit(0) before any verdict)
             if pid == 0:  # the case's own process: it never returns into this loop
                 code = 1
                 try:
                     _die_with_parent()
                     _run_one(conn, folder, info, spec, backends[spec])
+                    os.write(told, b"1")
                     code = 0
+                except SystemExit as stop:  # the backend's sys.exit(n): exit n, as a worker does
+                    code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
                 finally:
                     os._exit(code)
+            os.close(told)
             _, status = os.waitpid(pid, 0)
             code = os.waitstatus_to_exitcode(status)
-            if code != 0:
+            os.set_blocking(done, False)  # a process the backend forked may hold `told` open
+            try:
+                answered = os.read(done, 1) == b"1"
+            except BlockingIOError:
+                answered = False
+            os.close(done)
+            if code != 0 or not answered:
                 conn.send(ForkDied(code))
                 break  # the parent gives the backends left to another run
 
