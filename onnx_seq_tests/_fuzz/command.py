@@ -137,7 +137,7 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
                 load_backend(ALIASES.get(spec, spec))
         except (BackendSpecError, inprocess.UnknownMutant) as error:
             raise click.BadParameter(one_line(str(error)), param_hint="--backend") from None
-    # every output checked before the campaign (OutputError: one line, exit 2)
+    # every output checked before the campaign (FuzzOutputError: one line, exit 2)
     if output is not None:
         check_folder(output, "-o")
     if json_path is not None:
@@ -241,7 +241,7 @@ def merge(folders, output) -> None:
     from .findings import merge as merge_folders
 
     skipped: list[str] = []
-    try:  # a FindingError or OutputError: one line, exit 2
+    try:  # a FindingError or FuzzOutputError: one line, exit 2
         read, kept = merge_folders(folders, output, skipped)
     except OSError as error:  # the disk refused a write after the checks: the inputs are whole
         raise CheckFailed(f"fuzz merge: cannot write {error.filename or output}: "

@@ -91,7 +91,7 @@ def merge(folders, output: Path, skipped: list[str] | None = None) -> tuple[int,
     out, with a line `path: why` appended to `skipped`, and the others are merged. Each file
     is written atomically; a file in `output` holding anything but that signature's finding
     is never written over (a line of `skipped` too). FindingError (exit 2, before anything is
-    read) for an input that is not a folder; OutputError for an `output` that cannot be
+    read) for an input that is not a folder; FuzzOutputError for an `output` that cannot be
     written."""
     skipped = [] if skipped is None else skipped
     for folder in map(Path, folders):

@@ -174,7 +174,7 @@ def campaign(seed: int, time_budget: float, max_examples: int | None,
     if max_examples is not None:
         command += f" --max-examples {max_examples}"
     if json_path:
-        check_file(json_path, "--json")  # before the campaign: OutputError, exit 2
+        check_file(json_path, "--json")  # before the campaign: FuzzOutputError, exit 2
     result = score(mutation.mutants(), seed, time_budget, max_examples)
     data = result.as_json(command)
     data["replay"] = (f"gen-seq-tests mutation --fuzz --seed {seed} --time-budget 100000 "

@@ -12,97 +12,42 @@ onnx: `--help`, `--version` and a no-op `build` never load it.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import click
 
-from ._core.interrupts import exit_status, signal_name, signals_interrupt
-from ._core.outputs import check_outputs, write_output
-from ._core.problems import CheckFailed, SeqTestsError, one_line
-from ._fuzz.command import SECONDS, fuzz
-from ._suite.manifest import EMPTY_OPTIONAL_FORMS
+from .._core.outputs import check_outputs, write_output
+from .._core.problems import CheckFailed, one_line
+from .._fuzz.command import SECONDS, fuzz
+from .._suite.manifest import EMPTY_OPTIONAL_FORMS
+from .conventions import (
+    Commands,
+    SuiteRoot,
+    as_shown,
+    folders_exist,
+    job_count,
+    left_out,
+    options,
+    say,
+    warn,
+)
 
 DEFAULT_CASES = "cases"
 DEFAULT_OUT = "generated"
-
-
-class _Commands(click.Group):
-    """The command group: the one place where a SeqTestsError raised by a command (or while
-    its arguments are converted) is printed (its `lines()`, on stderr) and becomes the exit
-    status (its `exit_code`), and where SIGINT and SIGTERM end a command: each raises
-    KeyboardInterrupt (interrupts.py), so every cleanup on the way out runs, then the command
-    exits with 130 or 143, one line, no traceback (never click's "Aborted!")."""
-
-    def invoke(self, ctx: click.Context):
-        with signals_interrupt() as received:
-            try:
-                return super().invoke(ctx)
-            except SeqTestsError as error:
-                for line in error.lines():
-                    click.echo(line, err=True)
-                ctx.exit(error.exit_code)
-            except KeyboardInterrupt:  # cleaned up on the way here
-                click.echo(f"error: interrupted by {signal_name(received)}", err=True)
-                ctx.exit(exit_status(received))
-            except SystemExit as done:  # verify says 130 itself after an interrupt
-                if received and done.code == 130:
-                    ctx.exit(exit_status(received))
-                raise
-
-
-class SuiteRoot(click.Path):
-    """A built suite's root folder (a click.Path that is not a file, as a Path) holding case
-    folders (test_*/model.onnx) at any depth; else NoCasesError naming it (one line, exit 2)."""
-
-    def __init__(self):
-        super().__init__(file_okay=False, path_type=Path)
-
-    def convert(self, value, param, ctx) -> Path:
-        from ._published.discovery import NoCasesError, case_folders
-
-        root = super().convert(value, param, ctx)
-        if not root.is_dir() or not case_folders(root):  # a tree too deep: ReadError, exit 2
-            raise NoCasesError(f"no case folders (test_*/model.onnx) under {root}; build the "
-                               "suite first with `gen-seq-tests build`, or give its output root")
-        return root
-
-
-def _jobs(jobs: int) -> int:
-    """`-j 0`: one process per CPU."""
-    return jobs or os.cpu_count() or 1
-
-
-def _say(text: str, err: bool = False) -> None:
-    """Print one line; user text in it (paths, names) is escaped by `one_line`."""
-    click.echo(one_line(text), err=err)
-
-
-def _left_out(skipped) -> None:
-    """The one line of each folder a command left out (a discovery.Skipped: `skipped FOLDER:
-    KIND: why`, on stderr), then exit 1 when there is one: a partial result never exits 0."""
-    for item in skipped:
-        _say(item.line(), err=True)
-    if skipped:
-        click.get_current_context().exit(1)
-
-
-def _warn(message: str) -> None:
-    _say(f"warning: {message}", err=True)
 
 
 def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     """--version: the package's version, read from its installed metadata only when asked."""
     if not value or ctx.resilient_parsing:
         return
-    from ._core.versions import package_version
+    from .._core.versions import package_version
 
     click.echo(f"gen-seq-tests, version {package_version()}")
     ctx.exit()
 
 
-@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True,
               callback=_print_version, help="Show the version and exit.")
 def main() -> None:
@@ -137,11 +82,11 @@ def build(paths: tuple[Path, ...], out_root: Path, empty_optional: str, check: b
     file hashes and the manifest without loading onnx. The new tree is staged beside the output
     root and swapped in, so an interrupted build leaves the old suite or the new one.
     """
-    from ._published.resources import cases_to_build
-    from ._suite.build_command import build_or_check
+    from .._published.resources import cases_to_build
+    from .._suite.build_command import build_or_check
 
     build_or_check(cases_to_build(paths, out_root, check), out_root, empty_optional,
-                   check=check, jobs=_jobs(jobs), adopt_onnx=adopt_onnx, say=_say, warn=_warn)
+                   check=check, jobs=job_count(jobs), adopt_onnx=adopt_onnx, say=say, warn=warn)
 
 
 @main.command(name="list")
@@ -151,21 +96,13 @@ def list_cases(paths: tuple[Path, ...]) -> None:
 
     A case file with a mistake is left out, in one line (`skipped FILE: KIND: its first
     problem`). Exit status: 0 all listed, 1 a file left out, 2 no case file or a repeated name."""
-    from ._read.load import case_file_each
+    from .._read.load import case_file_each
 
     read = case_file_each(paths or (Path(DEFAULT_CASES),))  # CaseFileError: exit 2
     for case in sorted((c for cases in read.values for c in cases), key=lambda c: c.name):
         click.echo(f"{case.name}\t{','.join(case.operators)}\topset {case.opset}\t"
                    f"{len(case.data_sets)} data set(s)")
-    _left_out(read.skipped)
-
-
-def _shown(path: Path) -> str:
-    """A path as a report shows it: relative to the working folder, else its name."""
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix() or "."
-    except ValueError:
-        return path.resolve().name
+    left_out(read.skipped)
 
 
 @main.command()
@@ -238,13 +175,13 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     """
     import re
 
-    from ._verify.workers import start_fork_server
+    from .._verify.workers import start_fork_server
 
     start_fork_server(backends)  # it imports onnx and the backends while this process does
-    from ._published.discovery import NoCasesError
-    from ._published.resources import default_suite, resolve_suite, xfail_file
-    from ._verify import session
-    from ._verify.backends import BackendSpecError, check_spec
+    from .._published.discovery import NoCasesError
+    from .._published.resources import default_suite, resolve_suite, xfail_file
+    from .._verify import session
+    from .._verify.backends import BackendSpecError, check_spec
 
     resolved = [resolve_suite(s) for s in suite_dirs] or [default_suite()]
     xfail_path = xfail_file(xfail_path) if xfail_path else None
@@ -264,7 +201,7 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
         except re.error as error:
             raise click.BadParameter(f"{pattern!r} is not a valid regex: {error}",
                                      param_hint="-k") from None
-    _folders_exist(junit_xml=junit_path, json=json_path, markdown=markdown_path, html=html_path)
+    folders_exist(junit_xml=junit_path, json=json_path, markdown=markdown_path, html=html_path)
     check_outputs({"--junit-xml": junit_path, "--json": json_path, "--markdown": markdown_path,
                    "--html": html_path}, [*suites, xfail_path, notes_path])
     if notes_path and not (markdown_path or html_path):
@@ -281,28 +218,17 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     session.check_entries(plan, specs, strict_xfail)
     for suite in resolved:
         click.echo(suite.describe())
-    command = " ".join(["gen-seq-tests verify", *map(_shown, suites),
+    command = " ".join(["gen-seq-tests verify", *map(as_shown, suites),
                         *(f"--backend {s}" for s in specs), *(f"-k {p}" for p in select),
-                        *_options(xfail=xfail_path, notes=notes_path, markdown=markdown_path,
+                        *options(xfail=xfail_path, notes=notes_path, markdown=markdown_path,
                                   html=html_path)])
     sys.exit(session.run(
-        plan, suites, [_shown(s) for s in suites], specs, jobs=_jobs(jobs), timeout=timeout,
+        plan, suites, [as_shown(s) for s in suites], specs, jobs=job_count(jobs),
+        timeout=timeout,
         style=style, progress=progress, command=command,
         paths={"junit_path": junit_path, "json_path": json_path,
                "markdown_path": markdown_path, "html_path": html_path},
-        echo=lambda text: click.echo(text, nl=False), warn=lambda text: _say(text, err=True)))
-
-
-def _folders_exist(**paths) -> None:
-    for option, path in paths.items():
-        if path and not path.absolute().parent.is_dir():
-            raise click.BadParameter(f"the folder of {path} does not exist",
-                                     param_hint=f"--{option.replace('_', '-')}")
-
-
-def _options(**paths) -> list[str]:
-    """`--name path` for each path given, as a report quotes the command."""
-    return [f"--{name} {_shown(path)}" for name, path in paths.items() if path]
+        echo=lambda text: click.echo(text, nl=False), warn=lambda text: say(text, err=True)))
 
 
 @main.command("report")
@@ -319,21 +245,21 @@ def report_command(reports: tuple[Path, ...], markdown_path: Path | None,
                    html_path: Path | None, notes_path: Path | None) -> None:
     """Merge `verify --json` reports (one per runtime, e.g. one per CI job) into one scoreboard;
     exit 2 for reports of different suites (manifest sha256) or one that cannot be read."""
-    from ._verify import report
+    from .._verify import report
 
-    _folders_exist(markdown=markdown_path, html=html_path)
+    folders_exist(markdown=markdown_path, html=html_path)
     check_outputs({"--markdown": markdown_path, "--html": html_path}, [*reports, notes_path])
     merged = report.merge_reports(list(reports))  # ReportError: exit 2
     notes = report.load_notes(notes_path) if notes_path else []  # NotesError: exit 2
     click.echo(report.text_report(merged.results, merged.specs, merged.about), nl=False)
-    command = " ".join(["gen-seq-tests report", *(_shown(p) for p in reports),
-                        *_options(notes=notes_path, markdown=markdown_path, html=html_path)])
+    command = " ".join(["gen-seq-tests report", *(as_shown(p) for p in reports),
+                        *options(notes=notes_path, markdown=markdown_path, html=html_path)])
     report.write_reports(merged.results, merged.specs, merged.suite, command, notes,
                          merged.about, markdown_path=markdown_path, html_path=html_path,
                          described=merged.described)
     for note in notes:
         if not note.matched:
-            _warn(f"{note.where}: this note matched no case that did not pass")
+            warn(f"{note.where}: this note matched no case that did not pass")
 
 
 @main.command()
@@ -351,16 +277,16 @@ def pack(root: Path | None, archive: Path | None) -> None:
     that compressed it). ROOT must match its manifest.json: exit 1 when it does not, 2 when it
     holds no suite.
     """
-    from ._published.pack import default_archive, pack_suite
-    from ._published.resources import default_suite
+    from .._published.pack import default_archive, pack_suite
+    from .._published.resources import default_suite
 
     # no suite at root: ManifestError (exit 2); one not matching its manifest: PackError (1)
     root = root or default_suite().root
     archive = archive or default_archive()
     check_outputs({"-o": archive}, [root])
     packed = pack_suite(root, archive)
-    _say(f"wrote {packed.archive}: {packed.files} files, sha256 {packed.sha256}")
-    _say(f"suite sha256 {packed.identity} (the uncompressed tar, the same wherever it is "
+    say(f"wrote {packed.archive}: {packed.files} files, sha256 {packed.sha256}")
+    say(f"suite sha256 {packed.identity} (the uncompressed tar, the same wherever it is "
          f"packed: gzip -dc {packed.archive} | sha256sum)")
 
 
@@ -383,7 +309,7 @@ def diff(old: Path, new: Path, as_json: bool, output: Path | None, exit_code: bo
     """
     import json
 
-    from ._published import diff as differ
+    from .._published import diff as differ
 
     check_outputs({"-o": output}, [_suite_read(old), _suite_read(new)])
     result = differ.diff(differ.load(old), differ.load(new))  # DiffError: exit 2
@@ -400,7 +326,7 @@ def diff(old: Path, new: Path, as_json: bool, output: Path | None, exit_code: bo
 
 def _suite_read(path: Path) -> Path:
     """What `diff` reads of a side: a checkout's generated/, else the path itself."""
-    from ._published.resources import GENERATED, is_checkout
+    from .._published.resources import GENERATED, is_checkout
 
     return path / GENERATED if is_checkout(path) and (path / GENERATED).is_dir() else path
 
@@ -416,16 +342,16 @@ def coverage(root: Path, markdown_path: Path | None) -> None:
 
     A case folder that cannot be read is left out, in one line (`skipped FOLDER: KIND: why`).
     Exit status: 0 all counted, 1 a folder left out, 2 bad usage or no suite at ROOT."""
-    from ._fuzz.mutant_score import COMMITTED as COMMITTED_FUZZ
-    from ._fuzz.mutant_score import committed as committed_fuzz_score
-    from ._published import coverage as measure
-    from ._suite.freshness import onnx_drift
-    from ._verify import mutation
+    from .._fuzz.mutant_score import COMMITTED as COMMITTED_FUZZ
+    from .._fuzz.mutant_score import committed as committed_fuzz_score
+    from .._published import coverage as measure
+    from .._suite.freshness import onnx_drift
+    from .._verify import mutation
 
     check_outputs({"--markdown": markdown_path}, [root, COMMITTED_FUZZ])
     drift = onnx_drift()
     if drift:
-        _warn(drift)
+        warn(drift)
     skipped: list = []
     ours = measure.summarize(measure.suite_coverage(root, skipped))
     theirs = measure.summarize(measure.onnx_coverage())
@@ -433,12 +359,12 @@ def coverage(root: Path, markdown_path: Path | None) -> None:
         "\n" + mutation.markdown(*mutation.scores(root, []), fuzz=committed_fuzz_score())
     if markdown_path is None:
         click.echo(text, nl=False)
-        _left_out(skipped)
+        left_out(skipped)
         return
     write_output(markdown_path, text, make_folder=True)
-    _say(f"wrote {markdown_path}: {ours.total_covered} of {ours.total} combinations covered by "
+    say(f"wrote {markdown_path}: {ours.total_covered} of {ours.total} combinations covered by "
          f"{ours.cases} case(s); onnx's node cases cover {theirs.total_covered}")
-    _left_out(skipped)
+    left_out(skipped)
 
 
 @main.command()
@@ -463,13 +389,13 @@ def show(cases: tuple[str, ...], full: bool, cases_paths: tuple[Path, ...],
     In a folder of folders, one that cannot be read is left out, in one line (`skipped FOLDER:
     KIND: why`). Exit status: 0 all shown, 1 a folder left out, 2 a CASE that cannot be read.
     """
-    from ._read.load import resolve_each
-    from ._read.show import render
+    from .._read.load import resolve_each
+    from .._read.show import render
 
     # what is named itself and cannot be read: ReadError, one line, exit 2
     shown = resolve_each(cases, cases_paths, suite_root, then=lambda s: render(s, full=full))
     click.echo("\n".join(shown.values), nl=False)
-    _left_out(shown.skipped)
+    left_out(shown.skipped)
 
 
 @main.command()
@@ -494,21 +420,21 @@ def docs(root: Path, out_dir: Path, check: bool, force: bool) -> None:
     FOLDER: KIND: why`). Exit status: 0 all done, 1 a folder left out or (--check) a stale
     page, 2 bad usage, no suite, or a page's name taken by a file `docs` did not write.
     """
-    from ._read.operator_pages import stale_pages, write_pages
+    from .._read.operator_pages import stale_pages, write_pages
 
     skipped: list = []
     if check:
         stale = stale_pages(root, out_dir, skipped)
         for name in stale:
             click.echo(f"stale: {out_dir / name}")
-        _left_out(skipped)
+        left_out(skipped)
         if stale:
             raise CheckFailed(f"{len(stale)} page(s) differ from the suite; run `make docs`")
         click.echo(f"{out_dir} is what the suite at {root} gives")
         return
     files = write_pages(root, out_dir, force=force, skipped=skipped)
     click.echo(f"wrote {len(files)} page(s) into {out_dir}")
-    _left_out(skipped)
+    left_out(skipped)
 
 
 @main.command(name="import")
@@ -530,8 +456,8 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
     KIND: why`). Exit status: 0 all imported, 1 one left out (none imported: no file written),
     2 bad input (a case folder named itself that cannot be read, a SUITE_DIR with no case).
     """
-    from ._published.discovery import NothingRead, tally
-    from ._read.importer import import_folders, refused_by_builder, to_yaml
+    from .._published.discovery import NothingRead, tally
+    from .._read.importer import import_folders, refused_by_builder, to_yaml
 
     if not out_file.absolute().parent.is_dir():
         raise click.BadParameter(f"the folder of {out_file} does not exist", param_hint="-o")
@@ -544,10 +470,10 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
     header = ("# Imported by `gen-seq-tests import` from " + ", ".join(
         one_line(p.as_posix()) for p in suite_dirs) + ".\n")
     write_output(out_file, to_yaml(imported, header))
-    left_out = f"; left out: {tally(imported.skipped)} (listed on stderr)" \
+    note = f"; left out: {tally(imported.skipped)} (listed on stderr)" \
         if imported.skipped else ""
-    _say(f"wrote {len(imported.cases)} case(s) to {out_file}{left_out}")
-    _left_out(imported.skipped)
+    say(f"wrote {len(imported.cases)} case(s) to {out_file}{note}")
+    left_out(imported.skipped)
 
 
 @main.command("mutation")
@@ -574,14 +500,14 @@ def mutation_score(root: Path, markdown_path: Path | None, fuzz_alone: bool, see
     own sequence/optional node cases: the share of the mutant backends (the spec oracle with
     one plausible runtime bug each) that some case catches. Exit 1 when a mutant survives the
     suite at ROOT. With --fuzz, score `gen-seq-tests fuzz` alone instead."""
-    from ._fuzz.mutant_score import COMMITTED as COMMITTED_FUZZ
-    from ._fuzz.mutant_score import committed as committed_fuzz_score
-    from ._verify import mutation
+    from .._fuzz.mutant_score import COMMITTED as COMMITTED_FUZZ
+    from .._fuzz.mutant_score import committed as committed_fuzz_score
+    from .._verify import mutation
 
     check_outputs({"--markdown": markdown_path, "--json": json_path},
                   [] if fuzz_alone else [root, COMMITTED_FUZZ])
     if fuzz_alone:
-        from ._fuzz import mutant_score
+        from .._fuzz import mutant_score
 
         if json_path and not json_path.absolute().parent.is_dir():
             raise click.BadParameter(f"the folder of {json_path} does not exist",
@@ -613,11 +539,7 @@ main.add_command(fuzz)
 def xfail_update(report_path: Path, backends: tuple[str, ...], out_dir: Path) -> None:
     """Write OUTPUT/<NAME>.txt, the known failures of each runtime, from a `verify --json`
     report: every case folder it did not pass, grouped under the message that says why."""
-    from ._verify.xfail_files import runtime_name, write_xfail_files
+    from .._verify.xfail_files import runtime_name, write_xfail_files
 
     written = write_xfail_files(report_path, list(backends), out_dir, runtime_name)  # exit 2
-    _say(f"wrote {', '.join(str(p) for p in written)}")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
+    say(f"wrote {', '.join(str(p) for p in written)}")
