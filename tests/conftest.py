@@ -139,3 +139,19 @@ def mini_suite(mini_suite_source, tmp_path) -> Path:
     target = tmp_path / "mini"
     shutil.copytree(mini_suite_source, target)
     return target
+
+
+def small_suite(folder: Path, names) -> Path:
+    """A suite of some of the committed cases (by name), with its manifest."""
+    from onnx_seq_tests._suite import manifest as manifests
+
+    full = manifests.read(GENERATED)
+    cases = {name: full["cases"][name] for name in names}
+    files = {}
+    for entry in cases.values():
+        shutil.copytree(GENERATED / entry["folder"], folder / entry["folder"])
+        files.update({path: value for path, value in full["files"].items()
+                      if path.startswith(entry["folder"] + "/")})
+    (folder / manifests.MANIFEST).write_bytes(manifests.dumps({**full, "cases": cases,
+                                                               "files": files}))
+    return folder

@@ -6,12 +6,12 @@ from __future__ import annotations
 import copy
 import io
 import json
-import shutil
 import tarfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import small_suite
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._published.archive import ArchiveError, read_archive
@@ -24,20 +24,6 @@ GENERATED = ROOT / "generated"
 
 def run(*args: str):
     return CliRunner().invoke(main, list(args))
-
-
-def small_suite(folder: Path, names: list[str]) -> Path:
-    """A suite of some of the committed cases, with its manifest."""
-    full = manifests.read(GENERATED)
-    cases = {name: full["cases"][name] for name in names}
-    files = {}
-    for entry in cases.values():
-        shutil.copytree(GENERATED / entry["folder"], folder / entry["folder"])
-        files.update({path: value for path, value in full["files"].items()
-                      if path.startswith(entry["folder"] + "/")})
-    manifest = {**full, "cases": cases, "files": files}
-    (folder / manifests.MANIFEST).write_bytes(manifests.dumps(manifest))
-    return folder
 
 
 @pytest.fixture(scope="module")

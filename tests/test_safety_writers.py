@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import examples
+from conftest import examples, small_suite
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -28,7 +28,6 @@ from selenium.webdriver.common.by import By
 from test_report_browser import browser  # noqa: F401  (the headless Chromium fixture)
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._suite import manifest as manifests
 from onnx_seq_tests._verify import merge, report
 from onnx_seq_tests._verify.verifier import Result
 
@@ -61,20 +60,6 @@ def snapshot(folder: Path) -> dict[str, bytes | None]:
     return found
 
 
-def small_suite(folder: Path, names: list[str] = CASES) -> Path:
-    """A suite of a few committed cases, with its manifest."""
-    full = manifests.read(GENERATED)
-    cases = {name: full["cases"][name] for name in names}
-    files = {}
-    for entry in cases.values():
-        shutil.copytree(GENERATED / entry["folder"], folder / entry["folder"])
-        files.update({path: value for path, value in full["files"].items()
-                      if path.startswith(entry["folder"] + "/")})
-    (folder / manifests.MANIFEST).write_bytes(manifests.dumps({**full, "cases": cases,
-                                                               "files": files}))
-    return folder
-
-
 def a_report(path: Path, results: list[Result] | None = None, specs=("alpha",)) -> Path:
     """A `verify --json` report of made-up results."""
     results = results or [Result(f"sequence_optional/test_{c}", f"test_{c}", "alpha", "fail",
@@ -88,7 +73,7 @@ def a_report(path: Path, results: list[Result] | None = None, specs=("alpha",)) 
 def work(tmp_path, monkeypatch):
     """tmp_path as the working folder, holding a suite S and a report r.json."""
     monkeypatch.chdir(tmp_path)
-    small_suite(tmp_path / "S")
+    small_suite(tmp_path / "S", CASES)
     a_report(tmp_path / "r.json")
     (tmp_path / "F").write_text("the user's file\n")
     return tmp_path
