@@ -36,8 +36,13 @@ def suite_root(committed_suite) -> Path:
 
 
 @pytest.fixture(scope="module")
-def ours(suite_root) -> coverage.Summary:
-    return coverage.summarize(coverage.suite_coverage(suite_root))
+def suite_cases(suite_root) -> list[coverage.CaseCoverage]:
+    return coverage.suite_coverage(suite_root)
+
+
+@pytest.fixture(scope="module")
+def ours(suite_cases) -> coverage.Summary:
+    return coverage.summarize(suite_cases)
 
 
 @pytest.fixture(scope="module")
@@ -49,12 +54,25 @@ def theirs(node_cases) -> coverage.Summary:
 
 
 @pytest.fixture(scope="module")
-def mutation_table(suite_root) -> str:
-    """The mutation section the report ends with (the suite's score beside onnx's)."""
-    every = mutation.mutants()
+def subjects(suite_root) -> list[mutation.Subject]:
+    return mutation.suite_subjects(suite_root)
+
+
+@pytest.fixture(scope="module")
+def suite_score(subjects, suite_cases) -> mutation.Score:
+    """The suite's mutation score with its discrimination, as `coverage` measures it."""
+    result = mutation.score(subjects, mutation.mutants(), "this suite")
+    result.discrimination = mutation.discrimination(result, subjects, suite_cases)
+    return result
+
+
+@pytest.fixture(scope="module")
+def mutation_table(suite_score) -> str:
+    """The mutation section the report ends with (the suite's score beside onnx's, and the
+    discrimination of the features the mutants target)."""
     return mutation.markdown(
-        mutation.score(mutation.suite_subjects(suite_root), every, "this suite"),
-        mutation.score(mutation.onnx_subjects(), every, "onnx's node cases"),
+        suite_score, mutation.score(mutation.onnx_subjects(), mutation.mutants(),
+                                    "onnx's node cases"),
         fuzz=mutant_score.read(ROOT / "docs" / "mutation-fuzz.json", mutation.FUZZ_LABEL))
 
 
@@ -208,6 +226,55 @@ def test_committed_report_is_up_to_date(suite_root, ours, theirs, mutation_table
     assert committed == coverage.report(ours, theirs, "generated", tensor_io) + "\n" + \
         mutation_table, (
         "docs/coverage.md is stale: run `make coverage`")
+
+
+# -- what the mutants target, and whether the suite's data tells them apart --------------------
+
+def test_every_mutant_targets_features_the_suite_can_hold(ours):
+    """Each mutant names at least one target, and each names a row of EDGE_CASES or STRUCTURE,
+    a feature the oracle trace gives for an operator the mutant replaces, or a type."""
+    rows = {*coverage.EDGE_CASES, *coverage.STRUCTURE}
+    traced = {(op, label) for op, _, label in ours.features}
+    types = {type_string for _, _, type_string in ours.combinations}
+    wrong = []
+    for mutant in mutation.mutants():
+        features = mutation.features_of(mutant)
+        if not mutant.targets or not features:
+            wrong.append((mutant.name, "no target"))
+        for what, op_type, label in features:
+            if label.startswith(mutation.TYPE_TARGET):
+                known = any(label in t for t in types)
+            else:
+                known = (what, op_type, label) in rows or (op_type, label) in traced
+            if not known:
+                wrong.append((mutant.name, what))
+    assert wrong == []
+
+
+def test_a_feature_is_discriminated_only_by_a_kill_from_a_case_holding_it(
+        suite_score, subjects, suite_cases):
+    """single chunk is discriminated by the suite; with the label taken from every case that
+    holds it (the cases still there, still killing the mutant), no kill counts for it."""
+    def row(rows, label):
+        return next(r for r in rows if r.feature[2] == label)
+
+    chunk = "split_to_sequence_single_chunk_as_tensor"
+    assert row(suite_score.discrimination, "single chunk").discriminated
+    stripped = [coverage.CaseCoverage(c.name, c.combinations,
+                                      {f for f in c.features if f[2] != "single chunk"})
+                for c in suite_cases]
+    assert chunk in suite_score.killed
+    assert row(mutation.discrimination(suite_score, subjects, stripped),
+               "single chunk").missed == (chunk,)
+
+
+def test_the_report_says_which_features_are_not_discriminated(suite_score, mutation_table):
+    rows = suite_score.discrimination
+    assert "## Discrimination" in mutation_table
+    assert f"{sum(r.discriminated for r in rows)} of {len(rows)} targeted features" in \
+        mutation_table
+    for missed in (r for r in rows if not r.discriminated):
+        assert f"| {missed.feature[0]} |" in mutation_table and "**no**" in mutation_table
 
 
 # -- the command --------------------------------------------------------------------------------

@@ -46,6 +46,8 @@ STRUCTURE = (
     ("a sequence operator inside a SequenceMap body", None, "in a SequenceMap body"),
     ("a subgraph reading a sequence of the enclosing graph", None, "reads an outer sequence"),
     ("a subgraph reading an optional of the enclosing graph", None, "reads an outer optional"),
+    ("a subgraph reading a tensor of the enclosing graph", None, "reads an outer tensor"),
+    ("a subgraph with a Constant node", None, "Constant node in a subgraph"),
     ("If with a condition of shape [1]", "If", "condition of shape [1]"),
     ("Loop with a trip count of shape [1]", "Loop", "trip count of shape [1]"),
     ("Loop carrying a sequence and a tensor together", "Loop",
@@ -162,10 +164,12 @@ def _static(graph: Graph, types, context: str | None, producers: dict, found: se
             if not isinstance(subgraph, Graph):
                 continue
             for name in outer_names(subgraph):
-                kind = {"seq": "sequence", "optional": "optional"}.get(
+                kind = {"seq": "sequence", "optional": "optional", "tensor": "tensor"}.get(
                     types.get(name, "").split("(")[0])
                 if kind:
                     found.add((node.op_type, f"reads an outer {kind}"))
+            if any(n.op_type == "Constant" for n in subgraph.nodes):
+                found.add((node.op_type, "Constant node in a subgraph"))
             _static(subgraph, types, _CONTEXTS.get(node.op_type), producers, found)
 
 
