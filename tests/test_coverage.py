@@ -176,8 +176,10 @@ def test_value_features():
     ints = features("Identity", [np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).max])],
                     [np.array([np.iinfo(np.uint64).max], np.uint64)])
     assert {"int64 min", "int64 max", "uint64 max"} <= ints
-    assert not features("Identity", [np.array([1.0, 2.0])], [np.array([1, 2])]) & {
-        "nan", "inf", "int64 max"}
+    assert not features("Identity", [np.array([1.0, 2.0, 0.0])], [np.array([1, 2])]) & {
+        "nan", "inf", "int64 max", "-0.0"}
+    assert "-0.0" in features("Identity", [np.array([1.0, -0.0], np.float16)], [None])
+    assert "-0.0" in features("Identity", [np.array([complex(0.0, -0.0)])], [None])
 
 
 def test_map_optional_if_and_loop_features():
