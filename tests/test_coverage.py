@@ -23,7 +23,7 @@ from onnx_seq_tests._core.compare import compare_outputs
 from onnx_seq_tests._core.oracle import MISSING, OracleError
 from onnx_seq_tests._core.problems import Where
 from onnx_seq_tests._fuzz import mutant_score
-from onnx_seq_tests._published import coverage
+from onnx_seq_tests._published import coverage, structure
 from onnx_seq_tests._verify import mutation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -165,7 +165,31 @@ def test_structural_features_of_control_flow():
     assert "condition of shape [1]" not in features("If", [np.array(True)], [SEQ])
     loop = features("Loop", [i64([2]), MISSING, SEQ, i64(0)], [SEQ, i64(1)], outputs=("s", "t"))
     assert {"trip count of shape [1]", "carries a sequence and a tensor",
-            "sequence length 3+"} <= loop
+            "sequence length 3+"} <= loop and not {"trip count 0",
+                                                     "condition false at start"} & loop
+    never = features("Loop", [i64(0), np.array(False), SEQ], [SEQ])
+    assert {"trip count 0", "condition false at start"} <= never
+    assert "input and type attribute" in features("Optional", [SEQ], [SEQ], type="seq")
+    assert "input and type attribute" not in features("Optional", [SEQ], [SEQ])
+
+
+def test_graph_inputs_as_positions_and_splits_are_structural_features():
+    """A position or split that is a graph input (of the graph or read by a body inside it),
+    not one from an initializer or another node."""
+    from onnx_seq_tests._core.cases import Graph, ValueDecl
+    from onnx_seq_tests._core.value_types import parse_type
+
+    def graph(nodes, inputs):
+        return Graph(tuple(ValueDecl(n, parse_type("tensor(int64)"), HERE) for n in inputs),
+                     (), tuple(nodes))
+
+    at = node("SequenceAt", ("s", "p"), ("t",))
+    split = node("SplitToSequence", ("x", "n"), ("s",))
+    found = structure.static(graph([at, split], ["s", "p", "x", "n"]), {})
+    assert {("SequenceAt", "position from a graph input"),
+            ("SplitToSequence", "split from a graph input")} <= found
+    made = structure.static(graph([node("Constant", (), ("p",)), at], ["s"]), {})
+    assert not {label for _, label in made if "graph input" in label}
 
 
 def test_value_features():
