@@ -23,7 +23,7 @@ from onnx_seq_tests._core.compare import compare_outputs
 from onnx_seq_tests._core.oracle import MISSING, OracleError
 from onnx_seq_tests._core.problems import Where
 from onnx_seq_tests._fuzz import mutant_score
-from onnx_seq_tests._published import coverage
+from onnx_seq_tests._published import coverage, structure
 from onnx_seq_tests._verify import mutation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,8 +36,13 @@ def suite_root(committed_suite) -> Path:
 
 
 @pytest.fixture(scope="module")
-def ours(suite_root) -> coverage.Summary:
-    return coverage.summarize(coverage.suite_coverage(suite_root))
+def suite_cases(suite_root) -> list[coverage.CaseCoverage]:
+    return coverage.suite_coverage(suite_root)
+
+
+@pytest.fixture(scope="module")
+def ours(suite_cases) -> coverage.Summary:
+    return coverage.summarize(suite_cases)
 
 
 @pytest.fixture(scope="module")
@@ -49,12 +54,25 @@ def theirs(node_cases) -> coverage.Summary:
 
 
 @pytest.fixture(scope="module")
-def mutation_table(suite_root) -> str:
-    """The mutation section the report ends with (the suite's score beside onnx's)."""
-    every = mutation.mutants()
+def subjects(suite_root) -> list[mutation.Subject]:
+    return mutation.suite_subjects(suite_root)
+
+
+@pytest.fixture(scope="module")
+def suite_score(subjects, suite_cases) -> mutation.Score:
+    """The suite's mutation score with its discrimination, as `coverage` measures it."""
+    result = mutation.score(subjects, mutation.mutants(), "this suite")
+    result.discrimination = mutation.discrimination(result, subjects, suite_cases)
+    return result
+
+
+@pytest.fixture(scope="module")
+def mutation_table(suite_score) -> str:
+    """The mutation section the report ends with (the suite's score beside onnx's, and the
+    discrimination of the features the mutants target)."""
     return mutation.markdown(
-        mutation.score(mutation.suite_subjects(suite_root), every, "this suite"),
-        mutation.score(mutation.onnx_subjects(), every, "onnx's node cases"),
+        suite_score, mutation.score(mutation.onnx_subjects(), mutation.mutants(),
+                                    "onnx's node cases"),
         fuzz=mutant_score.read(ROOT / "docs" / "mutation-fuzz.json", mutation.FUZZ_LABEL))
 
 
@@ -147,7 +165,31 @@ def test_structural_features_of_control_flow():
     assert "condition of shape [1]" not in features("If", [np.array(True)], [SEQ])
     loop = features("Loop", [i64([2]), MISSING, SEQ, i64(0)], [SEQ, i64(1)], outputs=("s", "t"))
     assert {"trip count of shape [1]", "carries a sequence and a tensor",
-            "sequence length 3+"} <= loop
+            "sequence length 3+"} <= loop and not {"trip count 0",
+                                                     "condition false at start"} & loop
+    never = features("Loop", [i64(0), np.array(False), SEQ], [SEQ])
+    assert {"trip count 0", "condition false at start"} <= never
+    assert "input and type attribute" in features("Optional", [SEQ], [SEQ], type="seq")
+    assert "input and type attribute" not in features("Optional", [SEQ], [SEQ])
+
+
+def test_graph_inputs_as_positions_and_splits_are_structural_features():
+    """A position or split that is a graph input (of the graph or read by a body inside it),
+    not one from an initializer or another node."""
+    from onnx_seq_tests._core.cases import Graph, ValueDecl
+    from onnx_seq_tests._core.value_types import parse_type
+
+    def graph(nodes, inputs):
+        return Graph(tuple(ValueDecl(n, parse_type("tensor(int64)"), HERE) for n in inputs),
+                     (), tuple(nodes))
+
+    at = node("SequenceAt", ("s", "p"), ("t",))
+    split = node("SplitToSequence", ("x", "n"), ("s",))
+    found = structure.static(graph([at, split], ["s", "p", "x", "n"]), {})
+    assert {("SequenceAt", "position from a graph input"),
+            ("SplitToSequence", "split from a graph input")} <= found
+    made = structure.static(graph([node("Constant", (), ("p",)), at], ["s"]), {})
+    assert not {label for _, label in made if "graph input" in label}
 
 
 def test_value_features():
@@ -158,8 +200,10 @@ def test_value_features():
     ints = features("Identity", [np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).max])],
                     [np.array([np.iinfo(np.uint64).max], np.uint64)])
     assert {"int64 min", "int64 max", "uint64 max"} <= ints
-    assert not features("Identity", [np.array([1.0, 2.0])], [np.array([1, 2])]) & {
-        "nan", "inf", "int64 max"}
+    assert not features("Identity", [np.array([1.0, 2.0, 0.0])], [np.array([1, 2])]) & {
+        "nan", "inf", "int64 max", "-0.0"}
+    assert "-0.0" in features("Identity", [np.array([1.0, -0.0], np.float16)], [None])
+    assert "-0.0" in features("Identity", [np.array([complex(0.0, -0.0)])], [None])
 
 
 def test_map_optional_if_and_loop_features():
@@ -208,6 +252,55 @@ def test_committed_report_is_up_to_date(suite_root, ours, theirs, mutation_table
     assert committed == coverage.report(ours, theirs, "generated", tensor_io) + "\n" + \
         mutation_table, (
         "docs/coverage.md is stale: run `make coverage`")
+
+
+# -- what the mutants target, and whether the suite's data tells them apart --------------------
+
+def test_every_mutant_targets_features_the_suite_can_hold(ours):
+    """Each mutant names at least one target, and each names a row of EDGE_CASES or STRUCTURE,
+    a feature the oracle trace gives for an operator the mutant replaces, or a type."""
+    rows = {*coverage.EDGE_CASES, *coverage.STRUCTURE}
+    traced = {(op, label) for op, _, label in ours.features}
+    types = {type_string for _, _, type_string in ours.combinations}
+    wrong = []
+    for mutant in mutation.mutants():
+        features = mutation.features_of(mutant)
+        if not mutant.targets or not features:
+            wrong.append((mutant.name, "no target"))
+        for what, op_type, label in features:
+            if label.startswith(mutation.TYPE_TARGET):
+                known = any(label in t for t in types)
+            else:
+                known = (what, op_type, label) in rows or (op_type, label) in traced
+            if not known:
+                wrong.append((mutant.name, what))
+    assert wrong == []
+
+
+def test_a_feature_is_discriminated_only_by_a_kill_from_a_case_holding_it(
+        suite_score, subjects, suite_cases):
+    """single chunk is discriminated by the suite; with the label taken from every case that
+    holds it (the cases still there, still killing the mutant), no kill counts for it."""
+    def row(rows, label):
+        return next(r for r in rows if r.feature[2] == label)
+
+    chunk = "split_to_sequence_single_chunk_as_tensor"
+    assert row(suite_score.discrimination, "single chunk").discriminated
+    stripped = [coverage.CaseCoverage(c.name, c.combinations,
+                                      {f for f in c.features if f[2] != "single chunk"})
+                for c in suite_cases]
+    assert chunk in suite_score.killed
+    assert row(mutation.discrimination(suite_score, subjects, stripped),
+               "single chunk").missed == (chunk,)
+
+
+def test_the_report_says_which_features_are_not_discriminated(suite_score, mutation_table):
+    rows = suite_score.discrimination
+    assert "## Discrimination" in mutation_table
+    assert f"{sum(r.discriminated for r in rows)} of {len(rows)} targeted features" in \
+        mutation_table
+    for missed in (r for r in rows if not r.discriminated):
+        assert f"| {missed.feature[0]} |" in mutation_table and "**no**" in mutation_table
 
 
 # -- the command --------------------------------------------------------------------------------

@@ -147,3 +147,35 @@ def test_a_mutant_writing_into_its_inputs_leaves_the_data_sets_whole(subjects):
         for subject in touched:
             mutation.passes(subject, mutant)
     assert _same(before, [s.data_sets for s in touched])
+
+
+def test_every_mutant_names_its_targets_and_a_table_must_name_every_mutant():
+    """Each mutant of the catalogue names the features it targets (the test in
+    test_coverage.py checks that the suite can hold each); `targeted` refuses a table that
+    leaves a mutant out or names one the catalogue does not have."""
+    from onnx_seq_tests._verify.mutants.kit import targeted
+
+    assert [m.name for m in CATALOGUE if not m.targets] == []
+    assert all(isinstance(label, str) and label for m in CATALOGUE for label in m.targets)
+    two = CATALOGUE[:2]
+    with pytest.raises(KeyError):
+        targeted(two, {two[0].name: ("nan",)})
+    with pytest.raises(KeyError):
+        targeted(two, {two[0].name: ("nan",), two[1].name: ("nan",), "no_such": ("nan",)})
+    named = targeted(two, {two[0].name: ["nan"], two[1].name: ("inf",)})
+    assert [m.targets for m in named] == [("nan",), ("inf",)]
+
+
+def test_targets_resolve_to_table_rows_then_operator_features_then_types():
+    """A target that is a table row's label is that row (for an operator the mutant
+    replaces); a label of no row is the feature on each operator the mutant replaces; a type
+    is itself."""
+    rows = mutation.features_of(by_name("split_to_sequence_single_chunk_as_tensor"))
+    assert [r[2] for r in rows] == ["single chunk"] and rows[0][1] == "SplitToSequence"
+    assert mutation.features_of(by_name("sequence_at_negative_off_by_one")) == [
+        ("SequenceAt: position -1", "SequenceAt", "position -1"),
+        ("SequenceAt: position -len", "SequenceAt", "position -len")]
+    assert mutation.features_of(by_name("strings_in_sequence_refused")) == [
+        ("a value of type `seq(tensor(string))`", None, "seq(tensor(string))")]
+    assert mutation.features_of(by_name("sequence_graph_inputs_refused"))[0][0] == \
+        "a value of type `seq(…)`"

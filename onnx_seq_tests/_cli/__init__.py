@@ -353,10 +353,11 @@ def coverage(root: Path, markdown_path: Path | None) -> None:
     if drift:
         warn(drift)
     skipped: list = []
-    ours = measure.summarize(measure.suite_coverage(root, skipped))
+    cases = measure.suite_coverage(root, skipped)
+    ours = measure.summarize(cases)
     theirs = measure.summarize(measure.onnx_coverage())
     text = measure.report(ours, theirs, root.as_posix(), measure.tensor_io_form(root)) + \
-        "\n" + mutation.markdown(*mutation.scores(root, []), fuzz=committed_fuzz_score())
+        "\n" + mutation.markdown(*mutation.scores(root, [], cases), fuzz=committed_fuzz_score())
     if markdown_path is None:
         click.echo(text, nl=False)
         left_out(skipped)

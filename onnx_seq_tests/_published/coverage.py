@@ -78,6 +78,7 @@ EDGE_CASES = (
     ("nan", None, "nan"),
     ("inf", None, "inf"),
     ("-inf", None, "-inf"),
+    ("-0.0", None, "-0.0"),
     ("int64 min", None, "int64 min"),
     ("int64 max", None, "int64 max"),
     ("uint64 max", None, "uint64 max"),
@@ -271,6 +272,8 @@ def _value_features(tensor: np.ndarray) -> set[str]:
                 labels.add("inf")
             if (part == -np.inf).any():
                 labels.add("-inf")
+            if np.signbit(part[part == 0]).any():
+                labels.add("-0.0")
     return labels
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import oracle
-from .._core.cases import Graph, outer_names
+from .._core.cases import Graph, outer_names, walk
 
 #: The structural features the report counts: (what, operator or None for any, label).
 STRUCTURE = (
@@ -46,6 +46,8 @@ STRUCTURE = (
     ("a sequence operator inside a SequenceMap body", None, "in a SequenceMap body"),
     ("a subgraph reading a sequence of the enclosing graph", None, "reads an outer sequence"),
     ("a subgraph reading an optional of the enclosing graph", None, "reads an outer optional"),
+    ("a subgraph reading a tensor of the enclosing graph", None, "reads an outer tensor"),
+    ("a subgraph with a Constant node", None, "Constant node in a subgraph"),
     ("If with a condition of shape [1]", "If", "condition of shape [1]"),
     ("Loop with a trip count of shape [1]", "Loop", "trip count of shape [1]"),
     ("Loop carrying a sequence and a tensor together", "Loop",
@@ -54,7 +56,19 @@ STRUCTURE = (
     ("a sequence operator fed by another one (a chain)", None, "fed by a sequence operator"),
     ("ConcatFromSequence of a Loop's output", "ConcatFromSequence", "fed by Loop"),
     ("a sequence read by two or more nodes", None, "sequence read twice"),
+    ("a position that is a graph input", None, "position from a graph input"),
+    ("SplitToSequence: a split that is a graph input", "SplitToSequence",
+     "split from a graph input"),
+    ("Optional with both an input and a type", "Optional", "input and type attribute"),
+    ("Loop with a trip count of 0", "Loop", "trip count 0"),
+    ("Loop whose condition is false at the start", "Loop", "condition false at start"),
 )
+
+#: Inputs whose being a graph input is a feature: op_type -> (input index, label).
+_FED = {"SequenceAt": (1, "position from a graph input"),
+        "SequenceErase": (1, "position from a graph input"),
+        "SequenceInsert": (2, "position from a graph input"),
+        "SplitToSequence": (1, "split from a graph input")}
 
 #: The operators whose inputs and outputs are sequences (a chain joins two of them).
 _SEQUENCE_OPERATORS = frozenset({
@@ -84,9 +98,17 @@ def traced(node, args: list, results: list) -> set[str]:
         labels.add(_axis_class(attributes["axis"], rank + new_axis, at_rank=bool(new_axis)))
     elif node.op_type == "If" and np.asarray(args[0]).shape == (1,):
         labels.add("condition of shape [1]")
+    elif node.op_type == "Optional" and args and args[0] is not oracle.MISSING and \
+            "type" in dict(node.attributes):
+        labels.add("input and type attribute")
     elif node.op_type == "Loop":
-        if args and args[0] is not oracle.MISSING and np.asarray(args[0]).shape == (1,):
+        given = [a is not oracle.MISSING for a in args[:2]] + [False, False]
+        if given[0] and np.asarray(args[0]).shape == (1,):
             labels.add("trip count of shape [1]")
+        if given[0] and int(np.asarray(args[0]).reshape(-1)[0]) == 0:
+            labels.add("trip count 0")
+        if given[1] and not bool(np.asarray(args[1]).reshape(-1)[0]):
+            labels.add("condition false at start")
         carried = args[2:]
         if any(isinstance(v, list) for v in carried) and any(
                 isinstance(v, np.ndarray) for v in carried):
@@ -129,6 +151,11 @@ def static(graph: Graph, types: dict[str, str]) -> set[tuple[str, str]]:
     feeds it, what its subgraphs read from outside. `types` maps value names to type strings."""
     found: set[tuple[str, str]] = set()
     _static(graph, types, None, {}, found)
+    fed = {value.name for value in graph.inputs}
+    for node in walk(graph):
+        at, label = _FED.get(node.op_type, (0, ""))
+        if label and len(node.inputs) > at and node.inputs[at] in fed:
+            found.add((node.op_type, label))
     return found
 
 
@@ -162,10 +189,12 @@ def _static(graph: Graph, types, context: str | None, producers: dict, found: se
             if not isinstance(subgraph, Graph):
                 continue
             for name in outer_names(subgraph):
-                kind = {"seq": "sequence", "optional": "optional"}.get(
+                kind = {"seq": "sequence", "optional": "optional", "tensor": "tensor"}.get(
                     types.get(name, "").split("(")[0])
                 if kind:
                     found.add((node.op_type, f"reads an outer {kind}"))
+            if any(n.op_type == "Constant" for n in subgraph.nodes):
+                found.add((node.op_type, "Constant node in a subgraph"))
             _static(subgraph, types, _CONTEXTS.get(node.op_type), producers, found)
 
 

@@ -22,13 +22,15 @@ from .._core.cases import Graph, subgraphs
 from .._core.compare import compare_outputs
 from .._core.value_types import from_type_proto
 from .._published.case_folder import read_case_folder
-from .._published.coverage import onnx_node_tests
+from .._published.coverage import EDGE_CASES, CaseCoverage, onnx_node_tests
 from .._published.discovery import case_folders, read_each
+from .._published.structure import STRUCTURE
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .mutants import CATALOGUE, Mutant, MutantError, operator_table
 
-__all__ = ["FUZZ_LABEL", "Mutant", "MutantError", "Score", "Subject", "markdown", "mutants",
-           "onnx_subjects", "passes", "run_mutant", "score", "suite_subjects"]
+__all__ = ["FUZZ_LABEL", "Discrimination", "Mutant", "MutantError", "Score", "Subject",
+           "discrimination", "features_of", "holds", "markdown", "mutants", "onnx_subjects",
+           "passes", "run_mutant", "score", "suite_subjects"]
 
 
 def mutants() -> list[Mutant]:
@@ -102,6 +104,7 @@ class Score:
     killed: dict  # mutant name -> the first case that killed it
     survivors: list
     left_out: list = field(default_factory=list)  # cases the plain oracle does not pass
+    discrimination: list | None = None  # Discrimination rows, when measured (see scores)
 
     @property
     def total(self) -> int:
@@ -128,13 +131,121 @@ def score(subjects: list[Subject], mutants, label: str = "suite") -> Score:
     return Score(label, len(usable), killed, survivors, left_out)
 
 
-def scores(root: Path, skipped: list | None = None) -> tuple[Score, Score]:
+def scores(root: Path, skipped: list | None = None,
+           coverages: list[CaseCoverage] | None = None) -> tuple[Score, Score]:
     """The mutation scores of the suite at `root` and of onnx's own sequence/optional node
     cases, over every mutant: what `gen-seq-tests mutation` and `coverage` report (with
-    `skipped`, over the folders that can be read; see suite_subjects)."""
+    `skipped`, over the folders that can be read; see suite_subjects). With `coverages` (the
+    suite's, from coverage.suite_coverage) the suite's score carries its discrimination."""
     every = mutants()
-    return (score(suite_subjects(root, skipped), every, "this suite"),
-            score(onnx_subjects(), every, "onnx's node cases"))
+    subjects = suite_subjects(root, skipped)
+    ours = score(subjects, every, "this suite")
+    if coverages is not None:
+        ours.discrimination = discrimination(ours, subjects, coverages)
+    return ours, score(onnx_subjects(), every, "onnx's node cases")
+
+
+# -- discrimination -----------------------------------------------------------------------------
+
+#: A target starting so is a type: held by a case with a node that sees a value whose type
+#: string contains it (`tensor(float16)`, `seq(`); any other target is a feature label.
+TYPE_TARGET = ("tensor(", "seq(", "optional(")
+
+
+@dataclass(frozen=True)
+class Discrimination:
+    """One targeted feature (what, operator or None, label): the mutants targeting it, and those
+    no case holding the feature kills (none: the feature is discriminated)."""
+
+    feature: tuple
+    mutants: tuple
+    missed: tuple
+
+    @property
+    def discriminated(self) -> bool:
+        return not self.missed
+
+
+def features_of(mutant: Mutant) -> list[tuple]:
+    """The features (what, operator or None, label) a mutant's targets name: the rows of
+    EDGE_CASES and STRUCTURE with that label whose operator is one the mutant replaces (any for
+    a boundary mutant); else the label on each operator it replaces; a type as itself."""
+    found = []
+    for label in mutant.targets:
+        if label.startswith(TYPE_TARGET):
+            shown = label + ("…" + ")" * (label.count("(") - label.count(")"))
+                             if label.endswith("(") else "")
+            found.append((f"a value of type `{shown}`", None, label))
+            continue
+        rows = [row for row in (*EDGE_CASES, *STRUCTURE) if row[2] == label and (
+            row[1] is None or not mutant.operators or row[1] in mutant.operators)]
+        found += rows or [(f"{op}: {label}", op, label) for op in sorted(mutant.operators)]
+    return found
+
+
+def holds(case: CaseCoverage, feature: tuple) -> bool:
+    """Whether a case holds a feature (what, operator or None, label) of features_of."""
+    _, op_type, label = feature
+    if label.startswith(TYPE_TARGET):
+        return any(label in type_string for _, _, type_string in case.combinations)
+    return any(found == label and op_type in (None, op) for op, _, found in case.features)
+
+
+def discrimination(result: Score, subjects: list[Subject],
+                   coverages: list[CaseCoverage]) -> list[Discrimination]:
+    """Each feature some mutant targets, with the mutants no case holding it kills: the first
+    killer `result` found counts when it holds the feature, else the holders are run (each
+    (mutant, case) once). The tables' rows come first, in their order."""
+    cases = {c.name: c for c in coverages}
+    every = {m.name: m for m in mutants()}
+    usable = [s for s in subjects if s.name in cases and s.name not in {
+        n.split(" ", 1)[0] for n in result.left_out}]
+    targeted: dict[tuple, list[str]] = {}
+    for mutant in every.values():
+        for feature in features_of(mutant):
+            targeted.setdefault(feature, []).append(mutant.name)
+    table = [*EDGE_CASES, *STRUCTURE]
+    order = sorted(targeted, key=lambda f: (table.index(f) if f in table else len(table), f))
+    runs: dict[tuple[str, str], bool] = {}
+
+    def kills(mutant: Mutant, subject: Subject) -> bool:
+        touched = set(mutant.operators)
+        if touched and not touched & subject.operators:
+            return False
+        key = (mutant.name, subject.name)
+        if key not in runs:
+            runs[key] = not passes(subject, mutant)
+        return runs[key]
+
+    rows = []
+    for feature in order:
+        holders = [s for s in usable if holds(cases[s.name], feature)]
+        names = {s.name for s in holders}
+        missed = tuple(n for n in targeted[feature] if result.killed.get(n) not in names
+                       and not any(kills(every[n], s) for s in holders))
+        rows.append(Discrimination(feature, tuple(targeted[feature]), missed))
+    return rows
+
+
+def discrimination_markdown(rows: list[Discrimination]) -> list[str]:
+    """The report's "Discrimination" section."""
+    lines = ["", "## Discrimination", "",
+             "Each mutant names the features it targets (`targets` in the catalogue): rows of "
+             "the edge-case and structure tables above, a feature the oracle trace gives for "
+             "one operator (`SequenceAt: position -1`), or a type. A feature is *discriminated* "
+             "when every mutant targeting it is killed by a case that holds the feature, so "
+             "that the case's data tells the mutant's reading from the spec's there. A type is "
+             "held by a case with a node that sees a value of that type.", "",
+             f"{sum(r.discriminated for r in rows)} of {len(rows)} targeted features "
+             "discriminated.", "",
+             "| feature | mutants targeting it | discriminated | not killed by a case holding it |",
+             "| --- | --- | --- | --- |"]
+    for row in rows:
+        missed = ", ".join(f"`{n}`" for n in row.missed) or "-"
+        lines.append(f"| {row.feature[0].replace('|', '/')} | "
+                     f"{', '.join(f'`{n}`' for n in row.mutants)} | "
+                     f"{'yes' if row.discriminated else '**no**'} | {missed} |")
+    return lines
 
 
 def _why(subject: Subject) -> str:
@@ -257,4 +368,6 @@ def markdown(ours: Score, theirs: Score, fuzz: Score | None = None) -> str:
         origin = "; ".join([*mutant.sources, *filter(None, [mutant.modelled_on])]) or "-"
         row = f"| `{name}` | {mutant.behaviour} | {origin} | {mine} | {other} |"
         lines.append(row + (f" {fuzz.killed.get(name, 'survives')} |" if fuzz else ""))
+    if ours.discrimination is not None:
+        lines += discrimination_markdown(ours.discrimination)
     return "\n".join(lines) + "\n"

@@ -14,6 +14,7 @@ from .kit import (
     each_tensor,
     map_tensors,
     refuse_dtypes,
+    targeted,
     when_dtype,
 )
 
@@ -312,3 +313,44 @@ _SHAPES_AND_KINDS = (
 )
 
 MUTANTS = _DTYPES + _FLOATS + _STRINGS + _SHAPES_AND_KINDS
+
+#: The features each mutant targets (kit.targeted): the data that tells it from the spec.
+TARGETS = {
+    "int64_cut_to_32_bits": ("int64 min", "int64 max"),
+    "int64_clamped_to_int32": ("int64 min", "int64 max"),
+    "int64_through_double": ("int64 max",),
+    "uint64_through_double": ("uint64 max",),
+    "double_through_float": ("tensor(double)",),
+    "float16_widened": ("tensor(float16)",),
+    "float16_inputs_refused": ("tensor(float16)",),
+    "bfloat16_widened": ("tensor(bfloat16)",),
+    "bool_as_uint8": ("tensor(bool)",),
+    "bool_inputs_arrive_as_uint8": ("tensor(bool)",),
+    "int8_as_uint8": ("tensor(int8)",),
+    "int4_sign_lost": ("tensor(int4)",),
+    "packed_odd_count_last_value_lost": ("odd packed count",),
+    "complex_types_refused": ("tensor(complex64)", "tensor(complex128)"),
+    "negative_zero_lost": ("-0.0",),
+    "nan_to_zero": ("nan",),
+    "nan_canonicalised": ("nan",),
+    "nan_sign_dropped": ("nan",),
+    "float16_signalling_nan_quieted": ("nan", "tensor(float16)"),
+    "double_narrowed_by_bit_truncation": ("nan", "tensor(double)"),
+    "nan_signalling_quieted": ("nan",),
+    "strings_as_bytes": ("tensor(string)",),
+    "non_ascii_strings_mangled": ("non-ASCII string",),
+    "all_empty_strings_vanish": ("empty string",),
+    "strings_in_sequence_refused": ("seq(tensor(string))",),
+    "zero_d_elements_as_1d": ("0-d tensors in a sequence",),
+    "zero_d_inputs_as_1d": ("int64 position", "int32 position"),
+    "zero_size_tensors_refused": ("zero-element tensor",),
+    "zero_element_input_loses_dtype": ("zero-element tensor",),
+    "empty_sequence_as_empty_optional": ("empty sequence out",),
+    "empty_optional_sequence_as_empty_sequence": ("empty optional out",),
+    "optional_tensor_inputs_refused": ("optional(tensor(",),
+    "optional_sequence_inputs_lost": ("optional(seq(",),
+    "sequence_graph_inputs_refused": ("seq(",),
+    "sequence_graph_outputs_refused": ("seq(",),
+}
+MUTANTS = targeted(MUTANTS, TARGETS)
+

@@ -6,14 +6,17 @@ A mutant is plain data: a name, the behaviour in one sentence, the oracle operat
 `oracle.OPERATORS`), optional transforms of the values crossing the graph boundary
 (`inputs(value, value_type)`, `outputs(value, value_type)`), and where the bug was seen
 (`sources`: `owner/repo#number` of public issue threads; `modelled_on`: a free-text origin
-where no thread exists, e.g. a measurement of this project). Nothing here keeps state: the
+where no thread exists, e.g. a measurement of this project), and the features it targets
+(`targets`: labels of the coverage tables EDGE_CASES and STRUCTURE or of the features
+`coverage.node_features` gives, or a type string such as `tensor(float16)` or `seq(`: the data
+that tells the mutant from the spec). Nothing here keeps state: the
 builders return pure functions, and `operator_table(mutant)` is a fresh dict per call.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 import numpy as np
@@ -41,10 +44,20 @@ class Mutant:
     outputs: Callable | None = None
     modelled_on: str = ""
     sources: tuple = ()
+    targets: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "operators", MappingProxyType(dict(self.operators)))
         object.__setattr__(self, "sources", tuple(self.sources))
+        object.__setattr__(self, "targets", tuple(self.targets))
+
+
+def targeted(mutants: tuple, targets: Mapping) -> tuple:
+    """`mutants` with their `targets` from `targets` (name -> labels); KeyError for a mutant the
+    table leaves out or a name it has that no mutant has, so every mutant names its targets."""
+    if set(targets) != {m.name for m in mutants}:
+        raise KeyError(sorted(set(targets) ^ {m.name for m in mutants}))
+    return tuple(replace(m, targets=tuple(targets[m.name])) for m in mutants)
 
 
 def operator_table(mutant: Mutant | None) -> Mapping:

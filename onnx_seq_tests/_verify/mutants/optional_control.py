@@ -7,7 +7,7 @@ import numpy as np
 
 from ..._core.cases import outer_names
 from ..._core.value_types import SequenceType
-from .kit import MISSING, Mutant, MutantError, after, present, refusing, scalar, spec
+from .kit import MISSING, Mutant, MutantError, after, present, refusing, scalar, spec, targeted
 
 # -- Optional, OptionalHasElement, OptionalGetElement --------------------------------------------
 
@@ -334,3 +334,45 @@ def _none_refused(outputs):
 
 
 MUTANTS = _OPTIONAL + _SEQUENCE_MAP + _CONTROL
+
+#: The features each mutant targets (kit.targeted): the data that tells it from the spec.
+TARGETS = {
+    "optional_empty_is_present": ("no input, type attribute",),
+    "optional_wraps_value_in_list": ("input given",),
+    "optional_input_with_type_refused": ("input and type attribute",),
+    "optional_of_empty_sequence_is_empty": ("empty sequence in",),
+    "optional_has_element_numel": ("zero-element tensor", "empty sequence in"),
+    "optional_has_element_empty_sequence_false": ("empty sequence in",),
+    "optional_has_element_missing_input_true": ("no input",),
+    "optional_has_element_missing_input_refused": ("no input",),
+    "optional_has_element_empty_optional_crashes": ("empty optional in",),
+    "optional_get_element_zero_element_refused": ("zero-element tensor",),
+    "optional_operators_have_no_opset_28_kernel": ("empty optional in",),
+    "identity_empty_optional_refused": ("empty optional in",),
+    "identity_empty_sequence_as_empty_optional": ("empty sequence in",),
+    "sequence_map_extra_sequences_not_zipped": ("several sequences",),
+    "sequence_map_empty_input_raises": ("empty sequence in",),
+    "sequence_map_tensor_input_indexed": ("tensor input",),
+    "sequence_map_body_constant_refused": ("Constant node in a subgraph",),
+    "sequence_map_outer_scope_invisible": ("reads an outer tensor", "reads an outer sequence"),
+    "sequence_map_single_sample_unwrapped": ("sequence length 1",),
+    "if_always_then": ("sequence from else branch", "optional from else branch"),
+    "if_sequence_outputs_empty": ("sequence from then branch", "sequence from else branch"),
+    "if_empty_optional_output_refused": ("empty optional out",),
+    "if_constant_branch_outputs_zero": ("Constant node in a subgraph",),
+    "control_flow_one_element_condition_refused": ("condition of shape [1]",
+                                                   "trip count of shape [1]"),
+    "loop_body_outer_sequence_invisible": ("reads an outer sequence",),
+    "loop_one_turn_short": ("carries a sequence", "scan output"),
+    "loop_one_turn_long": ("carries a sequence", "scan output"),
+    "loop_zero_trip_count_runs_once": ("trip count 0",),
+    "loop_condition_checked_after_first_turn": ("condition false at start",),
+    "loop_body_condition_ignored": ("trip count omitted",),
+    "loop_carried_sequence_not_updated": ("carries a sequence",),
+    "loop_carried_sequence_refused": ("carries a sequence",),
+    "loop_scan_0d_stacked_as_column": ("scan output",),
+    "loop_omitted_condition_runs_nothing": ("condition omitted",),
+    "loop_empty_optional_carried_refused": ("carries an optional", "empty optional out"),
+}
+MUTANTS = targeted(MUTANTS, TARGETS)
+

@@ -19,6 +19,7 @@ from .kit import (
     sequence_insert,
     spec,
     spec_index,
+    targeted,
     tensors_of,
 )
 
@@ -275,3 +276,42 @@ _OTHER = (
 )
 
 MUTANTS = _AT + _INSERT + _ERASE + _IN_PLACE + _OTHER
+
+#: The features each mutant targets (kit.targeted): the data that tells it from the spec.
+TARGETS = {
+    "sequence_at_negative_off_by_one": ("position -1", "position -len"),
+    "sequence_at_negative_position_input": ("position -1", "position -len"),
+    "sequence_at_negative_position_constant": ("constant position", "position -1"),
+    "sequence_at_last_refused": ("position len-1",),
+    "sequence_at_int32_position_refused": ("int32 position",),
+    "sequence_at_position_input_refused": ("position from a graph input",),
+    "sequence_insert_at_length_goes_front": ("position len",),
+    "sequence_insert_into_empty_fails": ("empty sequence in",),
+    "sequence_insert_default_front": ("no position",),
+    "sequence_insert_negative_off_by_one": ("position -1", "position -len"),
+    "sequence_insert_negative_position_input": ("position -1", "position -len"),
+    "sequence_insert_negative_position_constant": ("constant position", "position -1"),
+    "sequence_insert_at_length_refused": ("position len",),
+    "sequence_insert_default_past_end": ("no position",),
+    "sequence_insert_position_ignored": ("position 0", "position len-1"),
+    "sequence_insert_mixed_shapes_refused": ("elements differ in shape",),
+    "sequence_erase_default_first": ("no position",),
+    "sequence_erase_negative_off_by_one": ("position -1", "position -len"),
+    "sequence_erase_negative_position_input": ("position -1", "position -len"),
+    "sequence_erase_negative_position_constant": ("constant position", "position -len"),
+    "sequence_erase_negative_raw_slice": ("position -1",),
+    "sequence_erase_negative_plus_one": ("position -1", "position -len"),
+    "sequence_erase_default_erases_nothing": ("no position",),
+    "sequence_erase_position_input_refused": ("position from a graph input",),
+    "sequence_erase_default_refused": ("no position",),
+    "sequence_insert_in_place": ("sequence read twice",),
+    "sequence_erase_in_place": ("sequence read twice",),
+    "sequence_length_int32": ("tensor(int64)",),
+    "sequence_construct_drops_zero_element_tensors": ("zero-element tensor",),
+    "sequence_construct_single_input_refused": ("sequence length 1",),
+    "identity_sequence_refused": ("carries a sequence",),
+    "identity_packed_types_refused": ("odd packed count",),
+    "identity_no_kernel_from_opset_19": ("carries a sequence", "carries an optional"),
+}
+MUTANTS = targeted(MUTANTS, TARGETS)
+

@@ -15,6 +15,7 @@ from .kit import (
     refusing,
     spec,
     split_to_sequence,
+    targeted,
 )
 
 # -- SplitToSequence ----------------------------------------------------------------------------
@@ -251,3 +252,36 @@ _CONCAT = (
 )
 
 MUTANTS = _SPLIT + _CONCAT
+
+#: The features each mutant targets (kit.targeted): the data that tells it from the spec.
+TARGETS = {
+    "split_to_sequence_keepdims_ignored": ("keepdims=0",),
+    "split_to_sequence_keepdims_applied_with_split": ("keepdims=0 with split (ignored)",
+                                                      "scalar split"),
+    "split_to_sequence_negative_axis_off_by_one": ("negative axis",),
+    "split_to_sequence_remainder_dropped": ("scalar split does not divide",),
+    "split_to_sequence_zero_size_axis_one_piece": ("zero-element tensor",),
+    "split_to_sequence_single_chunk_as_tensor": ("single chunk",),
+    "split_to_sequence_zero_element_parts_dropped": ("zero-element tensor",),
+    "split_to_sequence_strings_keep_axis": ("keepdims=0", "tensor(string)"),
+    "split_to_sequence_split_input_ignored": ("split from a graph input",),
+    "split_to_sequence_split_constant_ignored": ("constant split", "split from Constant"),
+    "split_to_sequence_small_integer_types_refused": (
+        "tensor(int8)", "tensor(int16)", "tensor(uint8)", "tensor(uint16)", "tensor(uint32)",
+        "tensor(uint64)", "tensor(bfloat16)"),
+    "split_to_sequence_scalar_split_refused": ("scalar split",),
+    "split_to_sequence_split_first_value_as_chunk": ("uneven split",),
+    "split_to_sequence_negative_axis_refused": ("negative axis",),
+    "split_to_sequence_bool_refused": ("tensor(bool)",),
+    "split_to_sequence_float16_refused": ("tensor(float16)",),
+    "split_to_sequence_double_refused": ("tensor(double)",),
+    "split_to_sequence_strings_refused": ("tensor(string)",),
+    "concat_from_sequence_new_axis_negative_axis": ("new_axis=1", "negative axis"),
+    "concat_from_sequence_new_axis_ignored": ("new_axis=1",),
+    "concat_from_sequence_negative_axis_off_by_one": ("negative axis",),
+    "concat_from_sequence_single_tensor_passthrough": ("sequence length 1", "new_axis=1"),
+    "concat_from_sequence_drops_zero_element_tensors": ("zero-element tensor",),
+    "concat_from_sequence_new_axis_always_last": ("axis first", "axis interior"),
+}
+MUTANTS = targeted(MUTANTS, TARGETS)
+
