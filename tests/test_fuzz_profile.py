@@ -9,10 +9,10 @@ import shutil
 
 from click.testing import CliRunner
 
+from onnx_seq_tests._cli import main
 from onnx_seq_tests._fuzz import campaign
 from onnx_seq_tests._fuzz.campaign import Options
 from onnx_seq_tests._fuzz.profile import Profile
-from onnx_seq_tests._cli import main
 
 SPEC = "faulty_backends:RefuseFloat"
 FLOAT = "sequence_optional|element:float"
@@ -100,3 +100,27 @@ def test_the_same_seed_and_profile_give_the_same_programs(tmp_path):
         runs.append((stats, copy.read_text()))
     assert runs[0] == runs[1]
     assert runs[0][0]["refusal_aware"]["avoided"] + runs[0][0]["refusal_aware"]["reprobes"] > 0
+
+
+def test_a_profile_the_disk_refuses_at_the_end_is_kept_elsewhere(tmp_path):
+    """A --profile write over a file-size limit (EFBIG, after the checks passed): the profile
+    reaches the user (on stdout: the temporary folder is under the same limit), one line says
+    so, exit 1, no traceback, no half file."""
+    import resource
+    import signal
+
+    path = tmp_path / "profile.json"
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (200, limits[1]))
+    try:
+        result = CliRunner().invoke(main, ["fuzz", "-b", "oracle", "--max-examples", "10",
+                                           "--profile", str(path)])
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, handler)
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert f"error: --profile {path}: File too large" in result.output
+    assert '"format": "gen-seq-tests fuzz refusal profile"' in result.output
+    assert not path.exists()

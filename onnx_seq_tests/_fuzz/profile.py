@@ -14,8 +14,8 @@ feature some backend refuses: it draws the program's seed again (`S:i~1`, `S:i~2
 REDRAWS tries in all) and drops it (counted as avoided) when every try is avoided, except that a
 re-probe share of the programs (REPROBE, by the seed text alone) is drawn freely, so a feature
 refused by chance can be accepted again and leave the refused set. Everything depends on the
-seed text and on the profile only, and a campaign learns from batch N while batch N+2 is drawn
-(the pipeline's order, whatever the timing): the same seed and profile file give the same
+seed text and on the profile only, and a campaign learns from batch N before batch N+2 is
+drawn (the pipeline's order, whatever the timing): the same seed and profile file give the same
 programs.
 """
 
