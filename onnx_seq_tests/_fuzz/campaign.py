@@ -2,12 +2,13 @@
 new disagreement shrunk and written as a case file; statistics for --json.
 
 Program i of a campaign with seed S is drawn from the seed text `S:i`, so the same seed gives
-the same programs on any machine, and `--shard K/N` takes the programs with i % N == K - 1:
-N jobs share no work. A finding's signature is `backend:outcome:kind:operators:elements`:
-the kind of wrong answer (judge.disagreement_kind), the operators of the shrunk case and the
-element types of its graph inputs and outputs; one file per signature. With an example
-database (a local folder in hypothesis's format, database.py), the program seeds of earlier
-findings are judged first and the new ones saved.
+the same programs on any machine, and `--shard K/N` takes the programs with i % N == K - 1: N
+jobs share no work. Refusal-aware (profile.py), a program holding a feature the backend refuses
+is drawn again from `S:i~1`, `S:i~2`, ...; that text is its seed. A finding's signature is
+`backend:outcome:kind:operators:elements`: the kind of wrong answer (judge.disagreement_kind),
+the operators of the shrunk case and the element types of its graph inputs and outputs; one file
+per signature. With an example database (a local folder in hypothesis's format, database.py),
+the program seeds of earlier findings are judged first and the new ones saved.
 """
 
 from __future__ import annotations
