@@ -138,31 +138,35 @@ class Profile:
         write_atomic(path, json.dumps(self.as_json(), indent=2) + "\n")
 
     @classmethod
+    def from_json(cls, data) -> Profile:
+        """The profile `as_json` gave; ValueError, KeyError, TypeError... for anything else."""
+        if not isinstance(data, dict) or data.get("format") != _FORMAT:
+            raise ValueError(f"not a {_FORMAT} (no \"format\": \"{_FORMAT}\")")
+        rule = data["rule"]
+        profile = cls(int(rule["refusals"]), float(rule["reprobe"]))
+        if profile.k < 1 or not 0 <= profile.share <= 1:
+            raise ValueError("rule: refusals must be >= 1 and reprobe in [0, 1]")
+        for backend, entry in data["backends"].items():
+            profile.counts[str(backend)] = {
+                str(f): [int(c[0]), int(c[1])] for f, c in entry["features"].items()}
+            profile.reached[str(backend)] = {
+                str(form): [int(r[0]), int(r[1])] for form, r in entry["reached"].items()}
+        return profile
+
+    @classmethod
     def load(cls, path: Path) -> Profile:
         """The profile in `path`; an empty one when it does not exist yet; ProfileError for
         a file that is not a profile."""
         if not path.exists():
             return cls()
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(data, dict) or data.get("format") != _FORMAT:
-                raise ValueError(f"not a {_FORMAT} (no \"format\": \"{_FORMAT}\")")
-            rule = data["rule"]
-            profile = cls(int(rule["refusals"]), float(rule["reprobe"]))
-            if profile.k < 1 or not 0 <= profile.share <= 1:
-                raise ValueError("rule: refusals must be >= 1 and reprobe in [0, 1]")
-            for backend, entry in data["backends"].items():
-                profile.counts[str(backend)] = {
-                    str(f): [int(c[0]), int(c[1])] for f, c in entry["features"].items()}
-                profile.reached[str(backend)] = {
-                    str(form): [int(r[0]), int(r[1])] for form, r in entry["reached"].items()}
+            return cls.from_json(json.loads(path.read_text(encoding="utf-8")))
         except OSError as error:
             raise ProfileError(f"{path}: cannot read: {error.strerror or error}") from None
         except (ValueError, KeyError, TypeError, IndexError, AttributeError) as error:
             why = f"missing {error}" if isinstance(error, KeyError) else str(error)
             raise ProfileError(f"{path}: not a refusal profile: {why}; give a file "
                                "`fuzz --profile` wrote, or a new path") from None
-        return profile
 
     def summary(self) -> list[str]:
         """One line per backend: the share of programs that reached it per form, and its
