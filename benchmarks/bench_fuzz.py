@@ -214,6 +214,7 @@ def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, .
             refused = len(options.profile.refused(spec))
             if label == "aware":
                 learned = options.profile.as_json()
+                print("    refused: " + ", ".join(options.profile.refused(spec)), flush=True)
             print(f"refusal {spec:12s} {label:6s} {rate:6.1f} valid "
                   f"programs/s, {stats.valid} in {stats.seconds:.0f} s; accepted: "
                   f"{'; '.join(parts) or 'none judged'}; {stats.avoided} avoided, "
