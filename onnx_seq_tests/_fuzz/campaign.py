@@ -291,16 +291,18 @@ def _drawn(seed: str, options: Options, stats: Stats, refused: set, name: str):
         except NoResult:
             stats.no_result += 1
             continue
-        if free or not refused & features(_forms(case)):
+        if free or not _holds(case, refused):
             return text, recipe, case
     if not free:
         stats.avoided += 1
     return None
 
 
-def _forms(case):
-    """(form, case) of a case as written and of its tensor-boundary variants."""
-    return [(SUITE, case)] + [(TENSOR_IO_SUITE, v) for v in derive(case).variants]
+def _holds(case, refused: set) -> bool:
+    """Whether a form of `case` holds a refused feature: the case as written first, its
+    tensor-boundary variants (derived: dearer) only when it holds none."""
+    return bool(refused & features([(SUITE, case)])) or bool(
+        refused & features([(TENSOR_IO_SUITE, v) for v in derive(case).variants]))
 
 
 def _count(stats: Stats, verdicts: list) -> None:
