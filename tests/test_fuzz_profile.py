@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._fuzz import campaign
 from onnx_seq_tests._fuzz.campaign import Options
-from onnx_seq_tests._fuzz.profile import Profile
+from onnx_seq_tests._fuzz.profile import Profile, case_features
 
 SPEC = "faulty_backends:RefuseFloat"
 FLOAT = "sequence_optional|element:float"
@@ -124,3 +124,31 @@ def test_a_profile_the_disk_refuses_at_the_end_is_kept_elsewhere(tmp_path):
     assert f"error: --profile {path}: File too large" in result.output
     assert '"format": "gen-seq-tests fuzz refusal profile"' in result.output
     assert not path.exists()
+
+
+def test_a_seed_replayed_from_the_database_is_judged_as_it_is(tmp_path):
+    """A finding's seed in --database is judged unchanged even when its program holds a feature
+    the profile refuses (it is never redrawn)."""
+    from onnx_seq_tests._fuzz.campaign import DATABASE_KEY, campaign_seeds
+    from onnx_seq_tests._fuzz.database import open_database
+    from onnx_seq_tests._fuzz.programs import NoResult, generate
+    from onnx_seq_tests._fuzz.recipes import to_case
+    from onnx_seq_tests._suite.layout import SUITE
+
+    def holds_float(seed):
+        try:
+            case = to_case(generate(seed), "x")
+        except NoResult:
+            return False
+        return "element:float" in case_features(case)
+
+    seed = next(f"3:{i}" for i in range(200) if holds_float(f"3:{i}"))
+    database = open_database(str(tmp_path / "db"))
+    database.save(DATABASE_KEY, seed.encode())
+    profile = Profile(k=1, share=0.0)
+    profile.learn(SPEC, SUITE, "refused", {FLOAT})
+    options = Options([SPEC], seed=9, max_examples=1, max_findings=0, database=database,
+                      profile=profile, refusal_aware=True)
+    assert list(campaign_seeds(options)) == [seed]
+    stats = campaign.run(options)
+    assert stats.valid == 1 and stats.avoided == 0 and stats.runs[SPEC][SUITE]["refused"] == 1

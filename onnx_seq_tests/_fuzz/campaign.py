@@ -136,6 +136,10 @@ def program_seed(seed: int, index: int) -> str:
     return f"{seed}:{index}"
 
 
+class Replayed(str):
+    """A program seed from the example database: judged as it is (never redrawn)."""
+
+
 def campaign_seeds(options: Options):
     """The program seeds of this campaign (and shard): the database's first, then the
     campaign's own, up to --max-examples in all."""
@@ -148,7 +152,7 @@ def campaign_seeds(options: Options):
         if given >= options.max_examples:
             return
         given += 1
-        yield text
+        yield Replayed(text)
     k, n = options.shard
     index = k - 1
     while given < options.max_examples:
@@ -279,9 +283,10 @@ def _drawn(seed: str, options: Options, stats: Stats, refused: set, name: str):
     """(seed text, recipe, case) of the program of `seed`, or None (no spec result, or
     avoided). With refused features, a program holding one is drawn again from `seed~1`,
     `seed~2`, ... (profile.REDRAWS tries in all), and dropped as avoided when every try holds
-    one; a re-probe (profile.reprobe) is drawn freely."""
-    free = not refused or reprobe(seed, options.profile.share)
-    stats.reprobes += bool(refused) and free
+    one; a re-probe (profile.reprobe) and a seed replayed from the database are drawn
+    freely."""
+    free = not refused or isinstance(seed, Replayed) or reprobe(seed, options.profile.share)
+    stats.reprobes += bool(refused) and free and not isinstance(seed, Replayed)
     for attempt in range(1 if free else REDRAWS):
         text = f"{seed}~{attempt}" if attempt else seed
         stats.generated += 1
