@@ -21,6 +21,11 @@
   three-way   the same on oracle + onnxruntime + reference, with every disagreement listed
               by backend and kind (the judge's proof at scale; see tests/test_fuzzer.py for the
               classification of each)
+  refusal     (--refusal SECONDS -b SPEC ...) per backend, a campaign of SECONDS drawing freely
+              and one drawing refusal-aware (--refusal-aware, a fresh profile), same seed (with
+              --primed, a third starting from the profile the second learned, as --profile): valid
+              programs/s, the share of verdicts not refused per form (as written / tensor form)
+              and accepted programs/s; nothing shrunk
   faults      per planted fault of tests/faulty_backends.py: seconds to the first finding and
               to its shrunk case (`fuzz -b faulty_backends:X --max-findings 1`)
 
@@ -29,6 +34,7 @@ in under 10 s. Programs per second are per core: the runs use one worker process
 the parent (drawing and building) and the worker share the machine's cores.
 
     python benchmarks/bench_fuzz.py [--programs 400] [--three-way 1000] [--seed 0] [--skip-faults]
+    python benchmarks/bench_fuzz.py --refusal 90 -b onnxruntime -b tvm -b iree [--op OP] [--primed]
 """
 
 from __future__ import annotations
@@ -182,13 +188,56 @@ def throughput(n: int, seed: int) -> None:
     cpu(n, seed)
 
 
+def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, ...],
+            primed: bool = False) -> None:
+    """Per backend, a free campaign and a refusal-aware one of `seconds` each, same seed; with
+    `primed`, a third one starting from the profile the refusal-aware one learned."""
+    from onnx_seq_tests._fuzz.profile import Profile
+    from onnx_seq_tests._suite.layout import SUITE
+
+    for spec in specs:
+        learned = None
+        for label in ("free", "aware", "primed")[:3 if primed else 2]:
+            # primed: refusal-aware from the profile the aware run learned (as --profile FILE)
+            options = Options([spec], seed=seed, max_examples=10**12, time_budget=seconds,
+                              max_findings=0, timeout=60.0, operators=operators,
+                              profile=Profile.from_json(learned) if learned else Profile(),
+                              refusal_aware=label != "free")
+            stats = run(options)
+            rate = stats.valid / stats.seconds
+            parts = []
+            for form, counts in sorted(stats.runs.get(spec, {}).items()):
+                total = sum(counts.values())
+                share = (total - counts["refused"]) / total if total else 0.0
+                parts.append(f"{'as written' if form == SUITE else 'tensor form'} "
+                             f"{100 * share:5.1f}% ({rate * share:5.1f}/s)")
+            refused = len(options.profile.refused(spec))
+            if label == "aware":
+                learned = options.profile.as_json()
+                print("    refused: " + ", ".join(options.profile.refused(spec)), flush=True)
+            print(f"refusal {spec:12s} {label:6s} {rate:6.1f} valid "
+                  f"programs/s, {stats.valid} in {stats.seconds:.0f} s; accepted: "
+                  f"{'; '.join(parts) or 'none judged'}; {stats.avoided} avoided, "
+                  f"{refused} refused feature(s); {load()}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--programs", type=int, default=400)
     parser.add_argument("--three-way", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-faults", action="store_true")
+    parser.add_argument("--refusal", type=float, metavar="SECONDS",
+                        help="only the refusal mode: SECONDS per campaign and backend")
+    parser.add_argument("-b", "--backend", dest="backends", action="append", default=[])
+    parser.add_argument("--op", dest="operators", action="append", default=[])
+    parser.add_argument("--primed", action="store_true",
+                        help="with --refusal: a third campaign from the learned profile")
     args = parser.parse_args()
+    if args.refusal:
+        refusal(args.backends or ["onnxruntime"], args.refusal, args.seed,
+                tuple(args.operators), args.primed)
+        return
     if args.programs:
         throughput(args.programs, args.seed)
 

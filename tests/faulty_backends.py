@@ -608,3 +608,27 @@ class SysExitZeroOnSequenceEmpty(_Faulty):
 
             sys.exit(0)
         return onnxruntime.backend.prepare(model, device, **kwargs)
+
+
+def _boundary_elements(model) -> set[int]:
+    """The element types of a model's graph inputs and outputs (inside sequences/optionals)."""
+    found = set()
+    for value in (*model.graph.input, *model.graph.output):
+        t = value.type
+        while t.HasField("sequence_type") or t.HasField("optional_type"):
+            t = t.sequence_type.elem_type if t.HasField("sequence_type") \
+                else t.optional_type.elem_type
+        found.add(t.tensor_type.elem_type)
+    return found
+
+
+class RefuseFloat(_Faulty):
+    """Refuses (prepare raises) every model with a float graph input or output, as a runtime
+    refuses an element type it lacks; answers like onnxruntime on the others (and on the
+    one-node check model)."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        if model.graph.name != "probe" and 1 in _boundary_elements(model):  # TensorProto.FLOAT
+            raise RuntimeError("this runtime does not support float tensors")
+        return onnxruntime.backend.prepare(model, device, **kwargs)

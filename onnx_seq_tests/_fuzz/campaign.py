@@ -2,12 +2,13 @@
 new disagreement shrunk and written as a case file; statistics for --json.
 
 Program i of a campaign with seed S is drawn from the seed text `S:i`, so the same seed gives
-the same programs on any machine, and `--shard K/N` takes the programs with i % N == K - 1:
-N jobs share no work. A finding's signature is `backend:outcome:kind:operators:elements`:
-the kind of wrong answer (judge.disagreement_kind), the operators of the shrunk case and the
-element types of its graph inputs and outputs; one file per signature. With an example
-database (a local folder in hypothesis's format, database.py), the program seeds of earlier
-findings are judged first and the new ones saved.
+the same programs on any machine, and `--shard K/N` takes the programs with i % N == K - 1: N
+jobs share no work. Refusal-aware (profile.py), a program holding a feature the backend refuses
+is drawn again from `S:i~1`, `S:i~2`, ...; that text is its seed. A finding's signature is
+`backend:outcome:kind:operators:elements`: the kind of wrong answer (judge.disagreement_kind),
+the operators of the shrunk case and the element types of its graph inputs and outputs; one file
+per signature. With an example database (a local folder in hypothesis's format, database.py),
+the program seeds of earlier findings are judged first and the new ones saved.
 """
 
 from __future__ import annotations
@@ -20,8 +21,11 @@ from pathlib import Path
 
 from .._core.problems import SeqTestsError
 from .._core.value_types import innermost
+from .._suite.layout import SUITE
+from .._suite.tensor_io import TENSOR_IO_SUITE, derive
 from . import judge, shrink
 from .findings import FindingError, case_text, file_stem, write
+from .profile import REDRAWS, Profile, features, reprobe
 from .programs import OPERATORS, NoResult, generate
 from .recipes import to_case
 from .schemas import opsets as known_opsets
@@ -57,6 +61,8 @@ class Options:
     database: object = None  # a hypothesis ExampleDatabase, or None
     reproduce: str = ""  # the command line that reproduces the campaign
     pipeline: bool = True  # judge a batch while the next is drawn (False: one after another)
+    profile: Profile | None = None  # what each backend refuses (profile.py); learned by run
+    refusal_aware: bool = False  # draw around what the profile says is refused
 
 
 @dataclass
@@ -89,6 +95,8 @@ class Stats:
     seconds: float = 0.0
     unwritten: dict = field(default_factory=dict)  # file name -> case text -o could not take
     saved: list = field(default_factory=list)  # program seeds saved to the database
+    avoided: int = 0  # programs dropped: every try held a refused feature (refusal-aware)
+    reprobes: int = 0  # programs drawn freely although features were refused (re-probes)
 
     def as_json(self, options: Options) -> dict:
         judged = self.valid + self.invalid
@@ -102,6 +110,9 @@ class Stats:
             "runs": {b: {form: dict(sorted(c.items())) for form, c in sorted(forms.items())}
                      for b, forms in self.runs.items()},
             "findings": [vars(f) for f in self.findings],
+            "refusal_aware": {"on": options.refusal_aware, "avoided": self.avoided,
+                              "reprobes": self.reprobes},
+            "profile": options.profile.as_json() if options.profile is not None else None,
             "seconds": round(self.seconds, 3),
         }
 
@@ -125,6 +136,10 @@ def program_seed(seed: int, index: int) -> str:
     return f"{seed}:{index}"
 
 
+class Replayed(str):
+    """A program seed from the example database: judged as it is (never redrawn)."""
+
+
 def campaign_seeds(options: Options):
     """The program seeds of this campaign (and shard): the database's first, then the
     campaign's own, up to --max-examples in all."""
@@ -137,7 +152,7 @@ def campaign_seeds(options: Options):
         if given >= options.max_examples:
             return
         given += 1
-        yield text
+        yield Replayed(text)
     k, n = options.shard
     index = k - 1
     while given < options.max_examples:
@@ -156,6 +171,8 @@ def run(options: Options, progress=None) -> Stats:
     those of judging one batch after another, and every batch drawn is judged (--time-budget
     is checked before drawing)."""
     check(options)
+    if options.profile is None:
+        options.profile = Profile()
     state = _State(options, time.monotonic())
     seeds = campaign_seeds(options)
     with tempfile.TemporaryDirectory(prefix="seq-fuzz-", dir=judge.scratch_root(),
@@ -206,6 +223,8 @@ def _add_counts(stats: Stats, drawn: Stats) -> None:
     stats.no_result += drawn.no_result
     stats.invalid += drawn.invalid
     stats.invalid_examples.extend(drawn.invalid_examples)
+    stats.avoided += drawn.avoided
+    stats.reprobes += drawn.reprobes
 
 
 def _judge_batch(state: _State, batch: list, verdicts: dict) -> None:
@@ -215,6 +234,9 @@ def _judge_batch(state: _State, batch: list, verdicts: dict) -> None:
     for seed, recipe, built in batch:
         found = verdicts.get(built.case.name, [])
         _count(stats, found)
+        held = features(built.cases.values())
+        for verdict in found:
+            options.profile.learn(verdict.backend, verdict.form, verdict.outcome, held)
         for verdict in judge.findings_of(found, options.errors):
             key = (verdict.backend, verdict.outcome, verdict.kind(), built.case.operators)
             if key in state.seen_keys or state.shrunk_kinds[key[:3]] >= SHRINKS_PER_KIND or (
@@ -238,14 +260,13 @@ def _judge_batch(state: _State, batch: list, verdicts: dict) -> None:
 def _draw(seeds, options: Options, stats: Stats):
     """The next batch of valid programs: (seed, recipe, built); None when none are left."""
     batch = []
+    refused = (options.profile.refused_set()
+               if options.refusal_aware and options.profile is not None else set())
     for seed in seeds:
-        stats.generated += 1
-        try:
-            recipe = generate(seed, options.operators or None, options.opsets or None)
-            case = to_case(recipe, f"fuzz_{len(batch)}")
-        except NoResult:
-            stats.no_result += 1
+        drawn = _drawn(seed, options, stats, refused, f"fuzz_{len(batch)}")
+        if drawn is None:
             continue
+        seed, recipe, case = drawn
         built = judge.build(case)
         if built.problem:
             stats.invalid += 1
@@ -256,6 +277,37 @@ def _draw(seeds, options: Options, stats: Stats):
         if len(batch) >= BATCH:
             break
     return batch or None
+
+
+def _drawn(seed: str, options: Options, stats: Stats, refused: set, name: str):
+    """(seed text, recipe, case) of the program of `seed`, or None (no spec result, or
+    avoided). With refused features, a program holding one is drawn again from `seed~1`,
+    `seed~2`, ... (profile.REDRAWS tries in all), and dropped as avoided when every try holds
+    one; a re-probe (profile.reprobe) and a seed replayed from the database are drawn
+    freely."""
+    free = not refused or isinstance(seed, Replayed) or reprobe(seed, options.profile.share)
+    stats.reprobes += bool(refused) and free and not isinstance(seed, Replayed)
+    for attempt in range(1 if free else REDRAWS):
+        text = f"{seed}~{attempt}" if attempt else seed
+        stats.generated += 1
+        try:
+            recipe = generate(text, options.operators or None, options.opsets or None)
+            case = to_case(recipe, name)
+        except NoResult:
+            stats.no_result += 1
+            continue
+        if free or not _holds(case, refused):
+            return text, recipe, case
+    if not free:
+        stats.avoided += 1
+    return None
+
+
+def _holds(case, refused: set) -> bool:
+    """Whether a form of `case` holds a refused feature: the case as written first, its
+    tensor-boundary variants (derived: dearer) only when it holds none."""
+    return bool(refused & features([(SUITE, case)])) or bool(
+        refused & features([(TENSOR_IO_SUITE, v) for v in derive(case).variants]))
 
 
 def _count(stats: Stats, verdicts: list) -> None:

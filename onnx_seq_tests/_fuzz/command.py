@@ -55,7 +55,7 @@ def _shard(text: str | None) -> tuple[int, int]:
 
 
 def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard,
-               max_findings) -> str:
+               max_findings, refusal_aware=False, profile_path=None) -> str:
     parts = ["gen-seq-tests fuzz", *(f"-b {s}" for s in specs), f"--seed {seed}"]
     if max_findings is not None:
         parts.append(f"--max-findings {max_findings}")
@@ -66,6 +66,10 @@ def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard,
     parts += [f"--op {o}" for o in operators] + [f"--opset {o}" for o in opsets]
     if shard != (1, 1):
         parts.append(f"--shard {shard[0]}/{shard[1]}")
+    if profile_path is not None:
+        parts.append(f"--profile {profile_path} (as it was at the start)")
+    elif refusal_aware:
+        parts.append("--refusal-aware")
     return " ".join(parts)
 
 
@@ -109,12 +113,20 @@ def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard,
               help="A local folder, hypothesis's example database format: replay the program "
                    "seeds of earlier findings first, save the new ones (made if missing; a "
                    "file, a folder that cannot be written or a remote spec is refused).")
+@click.option("--refusal-aware", is_flag=True,
+              help="Learn what each backend refuses outright (element types, boundary kinds, "
+                   "operators, input and attribute forms, opsets) and draw around it, re-probing "
+                   "5% of the programs freely (docs/fuzzing.md).")
+@click.option("--profile", "profile_path", type=click.Path(dir_okay=False, path_type=Path),
+              metavar="FILE",
+              help="A refusal profile (JSON): loaded at the start if it exists, the learned one "
+                   "saved there at the end. Implies --refusal-aware.")
 @click.option("--progress/--no-progress", default=None,
               help="Show programs/s and findings so far on stderr  [default: on a terminal]")
 @click.pass_context
 def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs, operators,
          opsets, shard, timeout, shrink_budget, max_findings, errors, database,
-         progress) -> None:
+         refusal_aware, profile_path, progress) -> None:
     """Draw random valid sequence/optional programs from onnx.defs, run each (both suite forms)
     on every --backend, judge it against the spec oracle, and shrink each disagreement to a
     minimal case file.
@@ -144,6 +156,16 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
         check_file(json_path, "--json")
         if output is not None and json_path.absolute() == output.absolute():
             raise click.BadParameter(f"{json_path} is also -o's folder", param_hint="--json")
+    profile = None
+    if profile_path is not None:
+        from .profile import Profile
+
+        check_file(profile_path, "--profile")
+        for other, option in ((json_path, "--json"), (output, "-o")):
+            if other is not None and other.absolute() == profile_path.absolute():
+                raise click.BadParameter(f"{profile_path} is also {option}'s path",
+                                         param_hint="--profile")
+        profile = Profile.load(profile_path)  # a ProfileError: one line, exit 2
     shard_pair = _shard(shard)
     options = campaign.Options(
         specs=list(backends), seed=seed,
@@ -153,7 +175,9 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
         errors=errors, shrink_budget=shrink_budget, max_findings=max_findings,
         database=None if database is None else open_database(database),
         reproduce=_reproduce(backends, seed, max_examples, time_budget, operators, opsets,
-                             shard_pair, max_findings))
+                             shard_pair, max_findings, refusal_aware or profile is not None,
+                             profile_path),
+        profile=profile, refusal_aware=refusal_aware or profile is not None)
     campaign.check(options)  # a FuzzUsageError is printed by the CLI: one line, exit 2
     show = sys.stderr.isatty() if progress is None else progress
     stats = campaign.run(options, _progress if show else None)  # BackendSpecError: exit 2
@@ -161,7 +185,7 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
         click.echo("", err=True)
     for line in summary(stats, options):
         click.echo(one_line(line))
-    lost = _save(stats, options, json_path)
+    lost = _save(stats, options, json_path) + _save_profile(options, profile_path)
     for line in lost:
         click.echo(one_line(f"error: {line}"), err=True)
     sys.exit(1 if stats.findings or lost else 0)
@@ -196,6 +220,20 @@ def _save(stats, options, json_path: Path | None) -> list[str]:
     return lost
 
 
+def _save_profile(options, path: Path | None) -> list[str]:
+    """Save the learned profile to --profile (atomically); where it went when the disk
+    refused it."""
+    if path is None:
+        return []
+    try:
+        options.profile.save(path)
+    except OSError as error:
+        text = json.dumps(options.profile.as_json(), indent=2) + "\n"
+        kept = keep_elsewhere({path.name: text}, click.echo)
+        return [f"--profile {path}: {error.strerror or error}; the profile is in {kept}"]
+    return []
+
+
 def _progress(stats, elapsed: float) -> None:
     rate = stats.generated / elapsed if elapsed else 0.0
     click.echo(f"\rfuzz: {stats.generated} programs ({rate:.1f}/s), {stats.valid} valid, "
@@ -219,6 +257,11 @@ def summary(stats, options) -> list[str]:
         where = f" -> {options.output / f.file}" if f.file else (f" ({f.note})" if f.note else "")
         lines.append(f"finding {f.signature}: {f.message} (nodes {f.nodes_before} -> "
                      f"{f.nodes_after}, seed {f.seed}){where}")
+    if options.profile is not None:
+        if options.refusal_aware:
+            lines.append(f"refusal-aware: {stats.avoided} program(s) avoided, "
+                         f"{stats.reprobes} re-probe(s)")
+        lines += options.profile.summary()
     lines.append(f"{len(stats.findings)} finding(s)")
     return lines
 

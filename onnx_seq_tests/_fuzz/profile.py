@@ -1,0 +1,183 @@
+"""Refusal-aware drawing: what each backend refuses outright, learned from a campaign's verdicts.
+
+A program's *features* are read from each of its suite forms (the case as written and its
+tensor-boundary variants), each prefixed by its form: its operators, its opset, the kinds of its
+graph inputs and outputs (tensor / sequence / optional), their element types, where the
+positions and splits come from (graph input, initializer, Constant node), the attributes set
+and the optional inputs given as "". Per backend, the profile counts for each feature the
+verdicts of that form that were `refused` and those that reached the runtime (any other
+outcome).
+
+The rule: a feature is *refused* by a backend once at least `k` (REFUSALS) refused verdicts held
+it and no verdict that reached the runtime did. A refusal-aware draw avoids a program holding a
+feature some backend refuses: it draws the program's seed again (`S:i~1`, `S:i~2`, ... at most
+REDRAWS tries in all) and drops it (counted as avoided) when every try is avoided, except that a
+re-probe share of the programs (REPROBE, by the seed text alone) is drawn freely, so a feature
+refused by chance can be accepted again and leave the refused set. Everything depends on the
+seed text and on the profile only, and a campaign learns from batch N before batch N+2 is
+drawn (the pipeline's order, whatever the timing): the same seed and profile file give the same
+programs.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from .._core.atomic import write_atomic
+from .._core.cases import Case, Graph, walk
+from .._core.problems import SeqTestsError
+from .._core.value_types import OptionalType, SequenceType, innermost
+
+#: A feature is refused after this many refusals and no acceptance.
+REFUSALS = 3
+#: The share of programs drawn freely (the profile not applied): re-probes.
+REPROBE = 0.05
+#: Tries per program (its seed, then `~1`, `~2`, ...) before it is dropped as avoided.
+REDRAWS = 8
+#: The input of each operator that holds a position or a split.
+_POSITIONS = {"SequenceAt": 1, "SequenceInsert": 2, "SequenceErase": 1, "SplitToSequence": 1}
+_FORMAT = "gen-seq-tests fuzz refusal profile"
+
+
+class ProfileError(SeqTestsError, ValueError):
+    """A --profile file that is not a profile: `path: why`."""
+
+
+def _kind(value_type) -> str:
+    if isinstance(value_type, SequenceType):
+        return "sequence"
+    if isinstance(value_type, OptionalType):
+        return "optional"
+    return "tensor"
+
+
+def case_features(case: Case) -> set[str]:
+    """The features of one case (no form prefix)."""
+    graph: Graph = case.graph
+    found = {f"opset:{case.opset}"}
+    for side, decls in (("input", graph.inputs), ("output", graph.outputs)):
+        for decl in decls:
+            found.add(f"{side}:{_kind(decl.type)}")
+            found.add(f"element:{innermost(decl.type).element.name}")
+    inputs = {d.name for d in graph.inputs}
+    initializers = {i.name for i in graph.initializers}
+    constants = {o for n in graph.nodes if n.op_type == "Constant" for o in n.outputs}
+    for node in walk(graph):
+        found.add(f"op:{node.op_type}")
+        for name, value in node.attributes:
+            if not isinstance(value, Graph):
+                found.add(f"attribute:{node.op_type}.{name}")
+        if "" in node.inputs:
+            found.add(f"omitted:{node.op_type}")
+        k = _POSITIONS.get(node.op_type)
+        if k is not None and k < len(node.inputs) and node.inputs[k]:
+            name = node.inputs[k]
+            origin = ("input" if name in inputs else "initializer" if name in initializers
+                      else "constant" if name in constants else "computed")
+            found.add(f"source:{node.op_type}.{k}:{origin}")
+    return found
+
+
+def features(forms) -> set[str]:
+    """The features of a program: `forms` is (form, case) pairs; each prefixed `form|`."""
+    return {f"{form}|{f}" for form, case in forms for f in case_features(case)}
+
+
+def reprobe(seed_text: str, share: float = REPROBE) -> bool:
+    """Whether the program of `seed_text` is drawn freely (depends on the seed text only)."""
+    return random.Random(f"reprobe:{seed_text}").random() < share
+
+
+class Profile:
+    """Per backend and feature, [refused verdicts, verdicts that reached the runtime]; per
+    backend and form, [programs that reached the runtime, programs judged]."""
+
+    def __init__(self, k: int = REFUSALS, share: float = REPROBE):
+        self.k, self.share = k, share
+        self.counts: dict[str, dict[str, list[int]]] = {}
+        self.reached: dict[str, dict[str, list[int]]] = {}
+
+    def learn(self, backend: str, form: str, outcome: str, feats) -> None:
+        """One verdict: `feats` are the program's features of that form (prefixed)."""
+        refused = outcome == "refused"
+        counts = self.counts.setdefault(backend, {})
+        for feature in feats:
+            if feature.startswith(form + "|"):
+                pair = counts.setdefault(feature, [0, 0])
+                pair[0 if refused else 1] += 1
+        reached = self.reached.setdefault(backend, {}).setdefault(form, [0, 0])
+        reached[0] += not refused
+        reached[1] += 1
+
+    def refused(self, backend: str) -> list[str]:
+        """The features `backend` refuses by the rule, sorted."""
+        return sorted(f for f, (no, yes) in self.counts.get(backend, {}).items()
+                      if no >= self.k and yes == 0)
+
+    def avoids(self, feats) -> bool:
+        """Whether a program with these features holds one some backend refuses."""
+        return any(f in feats for backend in self.counts for f in self.refused(backend))
+
+    def refused_set(self) -> set[str]:
+        return {f for backend in self.counts for f in self.refused(backend)}
+
+    # -- JSON ------------------------------------------------------------------------------
+
+    def as_json(self) -> dict:
+        return {"format": _FORMAT, "version": 1,
+                "rule": {"refusals": self.k, "reprobe": self.share},
+                "backends": {b: {"features": {f: list(c) for f, c in sorted(counts.items())},
+                                 "reached": {form: list(r) for form, r in
+                                             sorted(self.reached.get(b, {}).items())},
+                                 "refused": self.refused(b)}
+                             for b, counts in sorted(self.counts.items())}}
+
+    def save(self, path: Path) -> None:
+        write_atomic(path, json.dumps(self.as_json(), indent=2) + "\n")
+
+    @classmethod
+    def from_json(cls, data) -> Profile:
+        """The profile `as_json` gave; ValueError, KeyError, TypeError... for anything else."""
+        if not isinstance(data, dict) or data.get("format") != _FORMAT:
+            raise ValueError(f"not a {_FORMAT} (no \"format\": \"{_FORMAT}\")")
+        rule = data["rule"]
+        profile = cls(int(rule["refusals"]), float(rule["reprobe"]))
+        if profile.k < 1 or not 0 <= profile.share <= 1:
+            raise ValueError("rule: refusals must be >= 1 and reprobe in [0, 1]")
+        for backend, entry in data["backends"].items():
+            profile.counts[str(backend)] = {
+                str(f): [int(c[0]), int(c[1])] for f, c in entry["features"].items()}
+            profile.reached[str(backend)] = {
+                str(form): [int(r[0]), int(r[1])] for form, r in entry["reached"].items()}
+        return profile
+
+    @classmethod
+    def load(cls, path: Path) -> Profile:
+        """The profile in `path`; an empty one when it does not exist yet; ProfileError for
+        a file that is not a profile."""
+        if not path.exists():
+            return cls()
+        try:
+            return cls.from_json(json.loads(path.read_text(encoding="utf-8")))
+        except OSError as error:
+            raise ProfileError(f"{path}: cannot read: {error.strerror or error}") from None
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as error:
+            why = f"missing {error}" if isinstance(error, KeyError) else str(error)
+            raise ProfileError(f"{path}: not a refusal profile: {why}; give a file "
+                               "`fuzz --profile` wrote, or a new path") from None
+
+    def summary(self) -> list[str]:
+        """One line per backend: the share of programs that reached it per form, and its
+        refused features."""
+        lines = []
+        for backend in sorted(self.reached):
+            shares = ", ".join(f"{form} {r}/{n} ({100 * r / n:.0f}%)" for form, (r, n) in
+                               sorted(self.reached[backend].items()) if n)
+            refused = self.refused(backend)
+            shown = ", ".join(refused[:20]) + (f" and {len(refused) - 20} more"
+                                               if len(refused) > 20 else "")
+            lines.append(f"profile {backend}: reached the runtime: {shares or 'none judged'}; "
+                         f"{len(refused)} refused feature(s){': ' + shown if refused else ''}")
+        return lines

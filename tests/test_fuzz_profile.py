@@ -1,0 +1,154 @@
+"""Refusal-aware drawing (_fuzz/profile.py): the learning rule, a campaign that draws around what
+a backend refuses while still re-probing it, `--profile` saved and loaded, and the same seed
+and profile giving the same programs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from click.testing import CliRunner
+
+from onnx_seq_tests._cli import main
+from onnx_seq_tests._fuzz import campaign
+from onnx_seq_tests._fuzz.campaign import Options
+from onnx_seq_tests._fuzz.profile import Profile, case_features
+
+SPEC = "faulty_backends:RefuseFloat"
+FLOAT = "sequence_optional|element:float"
+
+
+def test_a_feature_is_refused_after_k_refusals_and_no_acceptance():
+    profile = Profile(k=3)
+    held = {"f|op:A", "f|element:float", "g|element:float"}
+    for _ in range(2):
+        profile.learn("b", "f", "refused", held)
+    assert profile.refused("b") == [] and not profile.avoids(held)
+    profile.learn("b", "f", "refused", held)
+    assert profile.refused("b") == ["f|element:float", "f|op:A"]  # only form f's features
+    assert profile.avoids({"f|op:A"}) and not profile.avoids({"g|element:float"})
+    profile.learn("b", "f", "fail", {"f|op:A"})  # reached the runtime: A is taken after all
+    assert profile.refused("b") == ["f|element:float"]
+    assert profile.refused("other") == [] and profile.reached["b"]["f"] == [1, 4]
+
+
+def _refused_float_verdicts(monkeypatch, aware: bool, share: float = 0.2):
+    monkeypatch.setattr(campaign, "BATCH", 8)
+    profile = Profile(k=2, share=share)
+    stats = campaign.run(Options([SPEC], seed=5, max_examples=120, max_findings=0,
+                                 profile=profile, refusal_aware=aware))
+    return stats, profile, sum(profile.counts[SPEC].get(FLOAT, [0, 0]))  # programs with float
+
+
+def test_a_campaign_draws_around_a_refused_element_type_and_still_reprobes(monkeypatch):
+    free, _, with_float_free = _refused_float_verdicts(monkeypatch, aware=False)
+    aware, profile, with_float = _refused_float_verdicts(monkeypatch, aware=True)
+    assert FLOAT in profile.refused(SPEC)
+    assert aware.invalid == 0 and aware.valid > 0  # still 100% valid
+    assert with_float < with_float_free / 2, (with_float, with_float_free)
+    # re-probes: programs drawn freely after float was learned, some of them refused again
+    assert aware.reprobes > 0 and profile.counts[SPEC][FLOAT][0] > profile.k
+
+
+def _fuzz(tmp_path, name, *extra):
+    json_path = tmp_path / f"{name}.json"
+    result = CliRunner().invoke(main, ["fuzz", "-b", SPEC, "--seed", "3", "--max-examples",
+                                       "80", "--max-findings", "1", "--json", str(json_path),
+                                       *extra])
+    return result, json_path
+
+
+def test_profile_is_saved_loaded_and_reported(tmp_path):
+    path = tmp_path / "profile.json"
+    result, _ = _fuzz(tmp_path, "first", "--profile", str(path))
+    assert result.exit_code == 0, result.output
+    saved = json.loads(path.read_text())
+    assert FLOAT in saved["backends"][SPEC]["refused"]
+    assert f"profile {SPEC}: reached the runtime" in result.output
+    assert "refusal-aware:" in result.output and FLOAT in result.output
+    loaded = Profile.load(path)
+    assert loaded.as_json() == saved
+    # a second campaign starts from it: float avoided from its first batch
+    again, _ = _fuzz(tmp_path, "second", "--profile", str(path))
+    assert again.exit_code == 0, again.output
+    grown = json.loads(path.read_text())["backends"][SPEC]["reached"]
+    assert grown["sequence_optional"][1] > saved["backends"][SPEC]["reached"][
+        "sequence_optional"][1]
+
+
+def test_a_file_that_is_not_a_profile_is_one_line_and_exit_2(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "something else"}')
+    result, _ = _fuzz(tmp_path, "x", "--profile", str(bad))
+    assert result.exit_code == 2 and "not a refusal profile" in result.output
+    assert "Traceback" not in result.output
+    result, _ = _fuzz(tmp_path, "y", "--profile", str(tmp_path))  # a folder
+    assert result.exit_code == 2 and "--profile" in result.output
+
+
+def test_the_same_seed_and_profile_give_the_same_programs(tmp_path):
+    start = tmp_path / "start.json"
+    assert _fuzz(tmp_path, "learn", "--profile", str(start))[0].exit_code == 0
+    runs = []
+    for k in range(2):
+        copy = tmp_path / f"p{k}.json"
+        shutil.copy(start, copy)
+        result, json_path = _fuzz(tmp_path, f"run{k}", "--profile", str(copy))
+        assert result.exit_code == 0, result.output
+        stats = json.loads(json_path.read_text())
+        stats.pop("seconds")
+        runs.append((stats, copy.read_text()))
+    assert runs[0] == runs[1]
+    assert runs[0][0]["refusal_aware"]["avoided"] + runs[0][0]["refusal_aware"]["reprobes"] > 0
+
+
+def test_a_profile_the_disk_refuses_at_the_end_is_kept_elsewhere(tmp_path):
+    """A --profile write over a file-size limit (EFBIG, after the checks passed): the profile
+    reaches the user (on stdout: the temporary folder is under the same limit), one line says
+    so, exit 1, no traceback, no half file."""
+    import resource
+    import signal
+
+    path = tmp_path / "profile.json"
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (200, limits[1]))
+    try:
+        result = CliRunner().invoke(main, ["fuzz", "-b", "oracle", "--max-examples", "10",
+                                           "--profile", str(path)])
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, handler)
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert f"error: --profile {path}: File too large" in result.output
+    assert '"format": "gen-seq-tests fuzz refusal profile"' in result.output
+    assert not path.exists()
+
+
+def test_a_seed_replayed_from_the_database_is_judged_as_it_is(tmp_path):
+    """A finding's seed in --database is judged unchanged even when its program holds a feature
+    the profile refuses (it is never redrawn)."""
+    from onnx_seq_tests._fuzz.campaign import DATABASE_KEY, campaign_seeds
+    from onnx_seq_tests._fuzz.database import open_database
+    from onnx_seq_tests._fuzz.programs import NoResult, generate
+    from onnx_seq_tests._fuzz.recipes import to_case
+    from onnx_seq_tests._suite.layout import SUITE
+
+    def holds_float(seed):
+        try:
+            case = to_case(generate(seed), "x")
+        except NoResult:
+            return False
+        return "element:float" in case_features(case)
+
+    seed = next(f"3:{i}" for i in range(200) if holds_float(f"3:{i}"))
+    database = open_database(str(tmp_path / "db"))
+    database.save(DATABASE_KEY, seed.encode())
+    profile = Profile(k=1, share=0.0)
+    profile.learn(SPEC, SUITE, "refused", {FLOAT})
+    options = Options([SPEC], seed=9, max_examples=1, max_findings=0, database=database,
+                      profile=profile, refusal_aware=True)
+    assert list(campaign_seeds(options)) == [seed]
+    stats = campaign.run(options)
+    assert stats.valid == 1 and stats.avoided == 0 and stats.runs[SPEC][SUITE]["refused"] == 1
