@@ -57,9 +57,9 @@ conformance: build
 	$(BIN)/gen-seq-tests verify generated $(foreach b,$(RUNTIMES) onnxruntime reference,--backend $(b)) \
 		-j 2 --notes docs/conformance-notes.yaml --markdown docs/conformance.md \
 		--html docs/conformance.html --json dist/conformance.json > /dev/null; test $$? -le 1
-	$(BIN)/python -c 'from onnx_seq_tests._verify.report import record_verdicts; \
+	$(BIN)/python -c 'from onnx_seq_tests._reports.report import record_verdicts; \
 		record_verdicts("dist/conformance.json", "$(RUNTIMES)".split(), "docs/conformance-runtimes.json")'
-	$(BIN)/python -m onnx_seq_tests._verify.refresh --recorded dist/conformance.json
+	$(BIN)/python -m onnx_seq_tests._reports.refresh --recorded dist/conformance.json
 
 # After adding or changing cases (docs/adding-a-case.md): everything derived and committed is
 # brought up to date: generated/, docs/operators/, docs/coverage.md, the third-party runtimes'
@@ -69,7 +69,7 @@ conformance: build
 refresh: build
 	$(BIN)/gen-seq-tests docs generated -o docs/operators
 	$(BIN)/gen-seq-tests coverage generated --markdown docs/coverage.md > /dev/null
-	$(BIN)/python -m onnx_seq_tests._verify.refresh -j 2
+	$(BIN)/python -m onnx_seq_tests._reports.refresh -j 2
 
 # Each third-party runtime on the generated suite, green when it stands where xfail/<runtime>.txt
 # says (refresh those files with `make xfail` after a runtime upgrade or a change of generated/).

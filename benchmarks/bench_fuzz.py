@@ -116,8 +116,8 @@ def cpu(count: int, seed: int) -> None:
     """CPU milliseconds per valid program and stage (time.process_time, which the load changes
     far less than wall time): the parent's drawing, building and writing, and what verify's
     worker does per program on onnxruntime (its own functions, run in this process)."""
-    from onnx_seq_tests._verify import worker_main
-    from onnx_seq_tests._verify.backends import load_backend
+    from onnx_seq_tests._run import worker_main
+    from onnx_seq_tests._runtimes.backends import load_backend
 
     clock = time.process_time
     began, cases = clock(), []
@@ -175,7 +175,7 @@ def throughput(n: int, seed: int) -> None:
     print(f"build        {len(built) / seconds:8.1f} valid programs/s  ({invalid} invalid, "
           f"validity {100 * (len(built) - invalid) / max(1, len(built)):.1f}%; {load()})")
     from onnx_seq_tests._fuzz.oracle_backend import SPEC as ORACLE_WORKERS
-    from onnx_seq_tests._verify.mutants import CATALOGUE
+    from onnx_seq_tests._oracle.mutants import CATALOGUE
 
     every = [f"mutant:{m.name}" for m in CATALOGUE]
     for spec in ("oracle", ORACLE_WORKERS, "mutants", "onnxruntime"):

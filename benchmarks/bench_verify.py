@@ -47,7 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # faulty_runtime, for the workers too
 
-from onnx_seq_tests._verify.verifier import find_cases, verify  # noqa: E402
+from onnx_seq_tests._run.verifier import find_cases, verify  # noqa: E402
 
 HANGS = 5
 
@@ -212,9 +212,9 @@ def stage_seconds(suite: Path) -> tuple[dict[str, float], dict[str, float]]:
     from onnx_seq_tests._core.compare import compare_outputs
     from onnx_seq_tests._published.bounded import ReadError
     from onnx_seq_tests._published.case_folder import read_case_folder
-    from onnx_seq_tests._verify.backends import load_backend, prepare, run_prepared
-    from onnx_seq_tests._verify.outputs import contract_problem
-    from onnx_seq_tests._verify.worker_main import case_elements, model_operators, model_opset
+    from onnx_seq_tests._run.worker_main import case_elements, model_operators, model_opset
+    from onnx_seq_tests._runtimes.backends import load_backend, prepare, run_prepared
+    from onnx_seq_tests._runtimes.outputs import contract_problem
 
     onnxruntime.set_default_logger_severity(4)
     backend = load_backend("onnxruntime")

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from onnx_seq_tests._verify import mutation
+from onnx_seq_tests._run import mutation
 
 
 def main() -> None:

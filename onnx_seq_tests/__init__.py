@@ -24,14 +24,14 @@ _PUBLIC = {
     "check": ("._suite.build", "check"),
     "BuildReport": ("._suite.build", "BuildReport"),
     "OutputError": ("._suite.build", "OutputError"),
-    "verify": ("._verify.verifier", "verify"),
-    "Result": ("._verify.verifier", "Result"),
+    "verify": ("._run.verifier", "verify"),
+    "Result": ("._run.verifier", "Result"),
     "read_case_folder": ("._published.case_folder", "read_case_folder"),
     "CaseFolder": ("._published.case_folder", "CaseFolder"),
     "ReadError": ("._published.bounded", "ReadError"),
     "compare": ("._core.compare", "compare_outputs"),
     "assert_outputs_match": ("._core.compare", "assert_outputs_match"),
-    "backend_test": ("._verify.backend_test", "backend_test"),
+    "backend_test": ("._run.backend_test", "backend_test"),
     "Case": ("._core.cases", "Case"),
     "Graph": ("._core.cases", "Graph"),
     "Node": ("._core.cases", "Node"),
@@ -64,9 +64,9 @@ if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__
     from ._published.bounded import ReadError
     from ._published.case_folder import CaseFolder, read_case_folder
     from ._published.resources import suite_dir
+    from ._run.backend_test import backend_test
+    from ._run.verifier import Result, verify
     from ._suite.build import BuildReport, OutputError, build, check
-    from ._verify.backend_test import backend_test
-    from ._verify.verifier import Result, verify
 
 
 def __getattr__(name: str):

@@ -99,7 +99,7 @@ def once_per_run(tmp_path_factory, name: str, compute):
 def suite_verification(tmp_path_factory) -> list:
     """Every case of the committed suite on onnxruntime and the reference evaluator, once per
     run (about 1500 results, sorted by case then backend; no --xfail applied)."""
-    from onnx_seq_tests._verify.verifier import verify
+    from onnx_seq_tests._run.verifier import verify
 
     return once_per_run(tmp_path_factory, "suite_verification", lambda: verify(
         ROOT / "generated", ["onnxruntime", "reference"], jobs=2))

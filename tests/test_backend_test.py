@@ -17,7 +17,7 @@ from foreign_suite import FAULT_TARGETS, case_names, write_foreign_suite
 from onnx.backend.test import BackendTest
 
 import onnx_seq_tests
-from onnx_seq_tests._verify.backend_test import CATEGORY
+from onnx_seq_tests._run.backend_test import CATEGORY
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +118,7 @@ def test_xfail_entries_that_pass_are_unexpected_successes(suite, tmp_path):
 
 def test_xfail_name_and_mistakes(suite, tmp_path):
     from onnx_seq_tests._published.resources import SuiteError
-    from onnx_seq_tests._verify.verifier import XfailError
+    from onnx_seq_tests._run.verifier import XfailError
 
     packaged = onnx_seq_tests.backend_test(onnxruntime.backend, suite, xfail="onnxruntime")
     assert isinstance(packaged, BackendTest)  # a name is the checkout's xfail/onnxruntime.txt

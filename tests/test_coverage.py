@@ -17,14 +17,14 @@ from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core import operators as schemas
-from onnx_seq_tests._core import oracle
 from onnx_seq_tests._core.cases import Node
 from onnx_seq_tests._core.compare import compare_outputs
-from onnx_seq_tests._core.oracle import MISSING, OracleError
 from onnx_seq_tests._core.problems import Where
 from onnx_seq_tests._fuzz import mutant_score
+from onnx_seq_tests._oracle import oracle
+from onnx_seq_tests._oracle.oracle import MISSING, OracleError
 from onnx_seq_tests._published import coverage, structure
-from onnx_seq_tests._verify import mutation
+from onnx_seq_tests._run import mutation
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Where("test", 1, 1)

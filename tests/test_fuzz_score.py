@@ -15,8 +15,8 @@ from onnx_seq_tests._fuzz import inprocess, judge, mutant_score
 from onnx_seq_tests._fuzz.campaign import program_seed
 from onnx_seq_tests._fuzz.programs import generate
 from onnx_seq_tests._fuzz.recipes import to_case
-from onnx_seq_tests._verify import mutation
-from onnx_seq_tests._verify.mutants import by_name
+from onnx_seq_tests._oracle.mutants import by_name
+from onnx_seq_tests._run import mutation
 
 ROOT = Path(__file__).resolve().parent.parent
 STORED = ROOT / "docs" / "mutation-fuzz.json"

@@ -18,7 +18,8 @@ from click.testing import CliRunner
 
 import onnx_seq_tests
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._core import operators, oracle, versions
+from onnx_seq_tests._core import operators, versions
+from onnx_seq_tests._oracle import oracle
 from onnx_seq_tests._published import coverage
 from onnx_seq_tests._suite.build import fingerprint
 from onnx_seq_tests._suite.manifest import MANIFEST

@@ -1,8 +1,9 @@
 """The flow is in the layout: each layer imports only from the layers below it.
 
-Top to bottom: the CLI, the fuzzer, the verifier, the readers of cases for people (show,
-operator pages, import), the readers of a built suite as a whole (resources, coverage, diff,
-pack, archive), the suite writer (the build), the case-file reader, the core.
+Top to bottom: the CLI, the fuzzer, the reports, the runner, the runtime adapters, the readers of
+cases for people (show, operator pages, import), the readers of a built suite as a whole
+(resources, coverage, diff, pack, archive), the suite writer (the build), the case-file reader,
+the spec oracle and its mutants, the core.
 """
 
 import ast
@@ -12,8 +13,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "onnx_seq_tests"
-LAYERS = ["_cli", "_fuzz", "_verify", "_read", "_published", "_suite", "_casefile",
-          "_core"]  # top to bottom
+LAYERS = ["_cli", "_fuzz", "_reports", "_run", "_runtimes", "_read", "_published", "_suite",
+          "_casefile", "_oracle", "_core"]  # top to bottom
 
 
 ROOT = "the package root"  # onnx_seq_tests/__init__.py: it imports every layer, so it is above
@@ -89,9 +90,9 @@ def test_every_module_is_in_a_layer():
 def test_the_check_sees_an_upward_import(tmp_path):
     """The checker itself can fail: an import of the verifier from the core is found."""
     probe = PACKAGE / "_core" / "_layer_probe_tmp.py"
-    probe.write_text("from .._verify import verifier\n")
+    probe.write_text("from .._run import verifier\n")
     try:
-        with pytest.raises(AssertionError, match="_verify is above _core"):
+        with pytest.raises(AssertionError, match="_run is above _core"):
             test_imports_go_only_downward(probe)
     finally:
         probe.unlink()
@@ -220,8 +221,8 @@ def _probe(relative: str, text: str):
 
 def test_the_reach_in_check_can_fail():
     with _probe("_suite/_layer_probe_private_tmp.py",
-                "from .._core import oracle\nfrom .manifest import _x\n"
-                "oracle._present\nfrom .. import _core\n_core.oracle\n") as probe:
+                "from .._oracle import oracle\nfrom .manifest import _x\n"
+                "oracle._present\nfrom .. import _oracle\n_oracle.oracle\n") as probe:
         assert _reach_ins(probe) == [
             f"{probe.name}:2: from onnx_seq_tests._suite.manifest import _x",
             f"{probe.name}:3: oracle._present"]

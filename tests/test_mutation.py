@@ -1,4 +1,4 @@
-"""The suite kills every mutant backend of the catalogue (onnx_seq_tests/_verify/mutants/): each
+"""The suite kills every mutant backend of the catalogue (onnx_seq_tests/_oracle/mutants/): each
 is the spec oracle with one plausible runtime bug, run in-process over the committed suite."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from onnx_seq_tests._core import oracle
 from onnx_seq_tests._core.problems import SeqTestsError
-from onnx_seq_tests._verify import mutation
-from onnx_seq_tests._verify.mutants import CATALOGUE, MutantError, by_name, operator_table
+from onnx_seq_tests._oracle import oracle
+from onnx_seq_tests._oracle.mutants import CATALOGUE, MutantError, by_name, operator_table
+from onnx_seq_tests._run import mutation
 
 ROOT = Path(__file__).resolve().parent.parent
 ZERO_ELEMENT_CASE = "test_optional_has_element_v18_zero_element_tensor"
@@ -153,7 +153,7 @@ def test_every_mutant_names_its_targets_and_a_table_must_name_every_mutant():
     """Each mutant of the catalogue names the features it targets (the test in
     test_coverage.py checks that the suite can hold each); `targeted` refuses a table that
     leaves a mutant out or names one the catalogue does not have."""
-    from onnx_seq_tests._verify.mutants.kit import targeted
+    from onnx_seq_tests._oracle.mutants.kit import targeted
 
     assert [m.name for m in CATALOGUE if not m.targets] == []
     assert all(isinstance(label, str) and label for m in CATALOGUE for label in m.targets)

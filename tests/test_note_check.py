@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from onnx_seq_tests._verify import note_check
-from onnx_seq_tests._verify.note_check import Decision, NoteError, Quote
+from onnx_seq_tests._reports import note_check
+from onnx_seq_tests._reports.note_check import Decision, NoteError, Quote
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTES = ROOT / "docs" / "conformance-notes.yaml"

@@ -1,4 +1,4 @@
-"""`make refresh` (onnx_seq_tests/_verify/refresh.py): the third-party runtimes re-run only on the
+"""`make refresh` (onnx_seq_tests/_reports/refresh.py): the third-party runtimes re-run only on the
 case folders that are new or changed since their verdicts were recorded, and the recorded
 verdicts, their digests, docs/conformance.md and the README's table rewritten."""
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from onnx_seq_tests._reports import refresh
+from onnx_seq_tests._run.verifier import Result
 from onnx_seq_tests._suite.build import build
-from onnx_seq_tests._verify import refresh
-from onnx_seq_tests._verify.verifier import Result
 
 ROOT = Path(__file__).resolve().parent.parent
 

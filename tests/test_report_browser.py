@@ -16,8 +16,8 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from onnx_seq_tests._verify import report
-from onnx_seq_tests._verify.verifier import Result
+from onnx_seq_tests._reports import report
+from onnx_seq_tests._run.verifier import Result
 
 
 @dataclass(frozen=True)

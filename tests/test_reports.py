@@ -21,9 +21,10 @@ import pytest
 from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._verify import merge, report, verifier
-from onnx_seq_tests._verify.tally import MESSAGE_LIMIT, SHOWN, WORST_FIRST
-from onnx_seq_tests._verify.verifier import OUTCOMES, Result
+from onnx_seq_tests._reports import merge, report
+from onnx_seq_tests._reports.tally import MESSAGE_LIMIT, SHOWN, WORST_FIRST
+from onnx_seq_tests._run import verifier
+from onnx_seq_tests._run.verifier import OUTCOMES, Result
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,8 @@ from foreign_suite import (
 from onnx import OptionalProto, TensorProto, helper, numpy_helper
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._verify import backends
-from onnx_seq_tests._verify.verifier import verify
+from onnx_seq_tests._run.verifier import verify
+from onnx_seq_tests._runtimes import backends
 
 RUNTIMES = ["openvino", "tinygrad", "tract", "tvm", "iree"]
 BF16 = ml_dtypes.bfloat16
@@ -166,7 +166,7 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 def test_openvino_tensors_round_trip_by_their_bits(name):
     import openvino as ov
 
-    from onnx_seq_tests._verify.runtimes.openvino import _from_tensor, _to_tensor
+    from onnx_seq_tests._runtimes.openvino import _from_tensor, _to_tensor
 
     array = SAMPLES[name]
     assert _same_bits(array, _from_tensor(ov, _to_tensor(ov, array)))
@@ -175,7 +175,7 @@ def test_openvino_tensors_round_trip_by_their_bits(name):
 def test_openvino_strings_round_trip():
     import openvino as ov
 
-    from onnx_seq_tests._verify.runtimes.openvino import _from_tensor, _to_tensor
+    from onnx_seq_tests._runtimes.openvino import _from_tensor, _to_tensor
 
     for array in (np.array(["ab", "", "é"], dtype=object), np.array("x", dtype=object)):
         back = _from_tensor(ov, _to_tensor(ov, array))
@@ -186,8 +186,8 @@ def test_openvino_strings_round_trip():
 def test_openvino_refuses_a_string_ending_in_nul_rather_than_cut_it():
     import openvino as ov
 
-    from onnx_seq_tests._verify.runtimes import CannotTake
-    from onnx_seq_tests._verify.runtimes.openvino import _from_tensor, _to_tensor
+    from onnx_seq_tests._runtimes import CannotTake
+    from onnx_seq_tests._runtimes.openvino import _from_tensor, _to_tensor
 
     inside = np.array(["a\0b", "\0x"], dtype=object)  # a NUL inside a string travels
     assert _from_tensor(ov, _to_tensor(ov, inside)).tolist() == ["a\0b", "\0x"]
@@ -200,7 +200,7 @@ def test_openvino_refuses_a_string_ending_in_nul_rather_than_cut_it():
 @pytest.mark.parametrize("name", [n for n in SAMPLES if n != "float64"])
 def test_tinygrad_tensors_round_trip_by_their_bits(name):
     """float64 is left out: tinygrad's PYTHON device holds it as a Python float, the same bits."""
-    from onnx_seq_tests._verify.runtimes.tinygrad import _from_value, _to_value
+    from onnx_seq_tests._runtimes.tinygrad import _from_value, _to_value
 
     backends.load_backend("tinygrad")
     array = SAMPLES[name]
@@ -208,7 +208,7 @@ def test_tinygrad_tensors_round_trip_by_their_bits(name):
 
 
 def test_tinygrad_takes_sequences_and_empty_optionals_as_they_are():
-    from onnx_seq_tests._verify.runtimes.tinygrad import _from_value, _to_value
+    from onnx_seq_tests._runtimes.tinygrad import _from_value, _to_value
 
     backends.load_backend("tinygrad")
     value = [np.array([1, 2], np.int32), np.array([3, 4], np.int32)]
@@ -261,9 +261,9 @@ def test_tvm_and_iree_tensors_round_trip_by_their_bits():
     """What each runtime holds comes back bit for bit; what it cannot hold is CannotTake."""
     import iree.runtime as rt
 
-    from onnx_seq_tests._verify.runtimes import CannotTake
-    from onnx_seq_tests._verify.runtimes.iree import from_device
-    from onnx_seq_tests._verify.runtimes.tvm import from_value, to_tensor
+    from onnx_seq_tests._runtimes import CannotTake
+    from onnx_seq_tests._runtimes.iree import from_device
+    from onnx_seq_tests._runtimes.tvm import from_value, to_tensor
 
     device = rt.get_device("local-sync")
     for name, array in SAMPLES.items():
@@ -279,7 +279,7 @@ def test_iree_compiles_once_per_model_and_ends_a_compiler_that_overruns(iree_cac
                                                                          monkeypatch):
     """The module is cached by model hash (a second prepare compiles nothing); a compiler that
     overruns its timeout is ended and its verdict not cached; a refusal is cached."""
-    from onnx_seq_tests._verify.runtimes import iree
+    from onnx_seq_tests._runtimes import iree
 
     graph = helper.make_graph([helper.make_node("Neg", ["x"], ["y"])], "g",
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
@@ -303,7 +303,7 @@ def test_iree_compiles_once_per_model_and_ends_a_compiler_that_overruns(iree_cac
 def test_xfail_update_writes_a_runtimes_file_from_a_json_report(outcomes, tmp_path):
     """`gen-seq-tests xfail-update`: every case a runtime did not pass, grouped by message; a
     report without that runtime is one line, exit 2."""
-    from onnx_seq_tests._verify.xfail_files import xfail_text
+    from onnx_seq_tests._reports.xfail_files import xfail_text
 
     results = [{"backend": b, "outcome": o, "message": m, "name": c}
                for (c, b), (o, m) in outcomes.items()]

@@ -22,9 +22,10 @@ from onnx import TensorProto, helper
 
 import onnx_seq_tests
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._core import budgets, oracle, work
+from onnx_seq_tests._core import budgets, work
 from onnx_seq_tests._core.cases import Graph, Node
 from onnx_seq_tests._core.problems import ArgumentError, SeqTestsError, Where
+from onnx_seq_tests._oracle import oracle
 from onnx_seq_tests._published.case_folder import read_case_folder
 from onnx_seq_tests._suite.layout import SUITE
 

@@ -38,12 +38,14 @@ PACKAGE = Path(freshness.__file__).resolve().parent.parent
 def test_the_build_key_covers_the_modules_a_build_runs_and_no_other():
     modules = freshness.build_modules()
     for needed in ("_suite/build.py", "_suite/publish.py", "_suite/tensor_io.py",
-                   "_core/oracle.py", "_casefile/reader.py", "_core/versions.py"):
+                   "_oracle/oracle.py", "_casefile/reader.py", "_core/versions.py"):
         assert needed in modules
     # the layers above the build: the readers of a built suite (_published: resources,
     # coverage, diff, pack, archive), show and import, the verifier, the fuzzer
-    above = [m for m in modules if m.split("/")[0] in ("_published", "_read", "_verify", "_fuzz")]
+    above = [m for m in modules if m.split("/")[0]
+             in ("_published", "_read", "_run", "_runtimes", "_reports", "_fuzz")]
     assert above == []
+    assert not [m for m in modules if m.startswith("_oracle/mutants/")]  # never built
 
 
 def test_editing_a_module_that_does_not_build_keeps_a_no_op_build_a_no_op(tmp_path,
@@ -58,11 +60,11 @@ def test_editing_a_module_that_does_not_build_keeps_a_no_op_build_a_no_op(tmp_pa
     assert run("build", cases_file, "-o", out).returncode == 0
     assert freshness.unchanged([cases_file], out, "undefined") == 2
     for reader in ("_published/diff.py", "_published/pack.py", "_published/case_folder.py",
-                   "_published/bounded.py", "_published/discovery.py", "_verify/report.py"):
+                   "_published/bounded.py", "_published/discovery.py", "_reports/report.py"):
         with open(package / reader, "a") as file:
             file.write("# a comment\n")
     assert freshness.unchanged([cases_file], out, "undefined") == 2  # still a no-op
-    with open(package / "_core" / "oracle.py", "a") as file:
+    with open(package / "_oracle" / "oracle.py", "a") as file:
         file.write("# a comment\n")
     assert freshness.unchanged([cases_file], out, "undefined") is None  # the build's code
 

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from faulty_backends import daemon_file
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._verify.verifier import verify
+from onnx_seq_tests._run.verifier import verify
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent

@@ -35,11 +35,11 @@ from onnx_seq_tests._published.coverage import suite_coverage
 from onnx_seq_tests._published.discovery import case_folders, find_cases, suite_info
 from onnx_seq_tests._read.importer import import_folders
 from onnx_seq_tests._read.load import ReadError, read_folder, resolve
+from onnx_seq_tests._run import worker_main
+from onnx_seq_tests._run.mutation import suite_subjects
+from onnx_seq_tests._run.verifier import verify
 from onnx_seq_tests._suite.layout import SUITE
 from onnx_seq_tests._suite.tensor_io import TENSOR_IO_SUITE
-from onnx_seq_tests._verify import worker_main
-from onnx_seq_tests._verify.mutation import suite_subjects
-from onnx_seq_tests._verify.verifier import verify
 
 #: A small case of the committed suite with one input and one output (a sequence).
 CASE = "test_sequence_construct_v11_float"

@@ -28,8 +28,8 @@ from selenium.webdriver.common.by import By
 from test_report_browser import browser  # noqa: F401  (the headless Chromium fixture)
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._verify import merge, report
-from onnx_seq_tests._verify.verifier import Result
+from onnx_seq_tests._reports import merge, report
+from onnx_seq_tests._run.verifier import Result
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "generated"

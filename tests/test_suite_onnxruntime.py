@@ -18,9 +18,9 @@ from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._published.discovery import case_folders
-from onnx_seq_tests._verify import refresh, report
-from onnx_seq_tests._verify.refresh import CONFORMANCE_SPECS, RUNTIMES
-from onnx_seq_tests._verify.verifier import apply_xfail, load_xfail
+from onnx_seq_tests._reports import refresh, report
+from onnx_seq_tests._reports.refresh import CONFORMANCE_SPECS, RUNTIMES
+from onnx_seq_tests._run.verifier import apply_xfail, load_xfail
 
 ROOT = Path(__file__).resolve().parent.parent
 

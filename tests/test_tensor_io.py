@@ -23,10 +23,10 @@ from onnx_seq_tests._core import operators as schemas
 from onnx_seq_tests._core.elements import ELEMENTS
 from onnx_seq_tests._core.value_types import OptionalType, SequenceType, TensorType
 from onnx_seq_tests._published.pack import pack
+from onnx_seq_tests._run.verifier import verify
 from onnx_seq_tests._suite import tensor_io
 from onnx_seq_tests._suite.build import build, check
 from onnx_seq_tests._suite.manifest import verify as verify_manifest
-from onnx_seq_tests._verify.verifier import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 FORM_DIR = tensor_io.TENSOR_IO_SUITE

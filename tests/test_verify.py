@@ -17,8 +17,9 @@ from click.testing import CliRunner
 from foreign_suite import FAULT_TARGETS, case_names, write_foreign_suite
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._verify import report, worker_main
-from onnx_seq_tests._verify.verifier import case_elements, model_operators, verify
+from onnx_seq_tests._reports import report
+from onnx_seq_tests._run import worker_main
+from onnx_seq_tests._run.verifier import case_elements, model_operators, verify
 
 TESTS = Path(__file__).resolve().parent
 CLI = Path(sys.executable).parent / "gen-seq-tests"

@@ -21,9 +21,8 @@ from foreign_suite import case_names, write_foreign_suite
 
 import onnx_seq_tests
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._verify import report
-from onnx_seq_tests._verify.backends import BackendSpecError, load_backend, prepare, probe_model
-from onnx_seq_tests._verify.verifier import (
+from onnx_seq_tests._reports import report
+from onnx_seq_tests._run.verifier import (
     NoCasesError,
     Result,
     apply_xfail,
@@ -32,6 +31,7 @@ from onnx_seq_tests._verify.verifier import (
     load_xfail,
     verify,
 )
+from onnx_seq_tests._runtimes.backends import BackendSpecError, load_backend, prepare, probe_model
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -125,7 +125,7 @@ def test_a_timeout_spares_the_callers_own_processes(suite):
 # -- loud mistakes ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("spec", ["onnxruntime.backend", "onnxruntime:backend",
-                                  "onnx_seq_tests._verify.backends:ReferenceBackend"])
+                                  "onnx_seq_tests._runtimes.backends:ReferenceBackend"])
 def test_backend_specs_import_what_they_name(spec):
     assert callable(load_backend(spec).prepare)
 

@@ -19,7 +19,7 @@ from foreign_suite import case_names, write_foreign_suite
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.problems import SeqTestsError
-from onnx_seq_tests._verify.verifier import (
+from onnx_seq_tests._run.verifier import (
     OUTCOMES,
     UNEXPECTED,
     Result,
@@ -27,8 +27,8 @@ from onnx_seq_tests._verify.verifier import (
     load_xfail,
     verify,
 )
-from onnx_seq_tests._verify.worker_main import MAX_TEXT
-from onnx_seq_tests._verify.workers import WorkerStartError
+from onnx_seq_tests._run.worker_main import MAX_TEXT
+from onnx_seq_tests._run.workers import WorkerStartError
 
 TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))  # module:attr backends from faulty_backends

@@ -8,8 +8,8 @@ import signal
 
 import pytest
 
-from onnx_seq_tests._verify import messages
-from onnx_seq_tests._verify.verifier import verify
+from onnx_seq_tests._run import messages
+from onnx_seq_tests._run.verifier import verify
 
 RECORDS = [
     messages.CaseTask("suite/test_x", ("onnxruntime", "reference"), ("reference",)),

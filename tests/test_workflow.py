@@ -158,7 +158,7 @@ def test_a_tag_builds_and_uploads_the_release():
 def test_the_scoreboard_is_a_matrix_of_runtimes_merged_by_report():
     """This repository's scoreboard: one verify --json per runtime and job (a matrix over every
     backend of docs/conformance.md), then one job merging them with `gen-seq-tests report`."""
-    from onnx_seq_tests._verify.refresh import CONFORMANCE_SPECS
+    from onnx_seq_tests._reports.refresh import CONFORMANCE_SPECS
 
     workflow = load(SCOREBOARD)
     assert workflow["permissions"] == {"contents": "read"}

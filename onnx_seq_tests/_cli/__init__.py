@@ -175,13 +175,13 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     """
     import re
 
-    from .._verify.workers import start_fork_server
+    from .._run.workers import start_fork_server
 
     start_fork_server(backends)  # it imports onnx and the backends while this process does
     from .._published.discovery import NoCasesError
     from .._published.resources import default_suite, resolve_suite, xfail_file
-    from .._verify import session
-    from .._verify.backends import BackendSpecError, check_spec
+    from .._runtimes.backends import BackendSpecError, check_spec
+    from . import session
 
     resolved = [resolve_suite(s) for s in suite_dirs] or [default_suite()]
     xfail_path = xfail_file(xfail_path) if xfail_path else None
@@ -245,7 +245,7 @@ def report_command(reports: tuple[Path, ...], markdown_path: Path | None,
                    html_path: Path | None, notes_path: Path | None) -> None:
     """Merge `verify --json` reports (one per runtime, e.g. one per CI job) into one scoreboard;
     exit 2 for reports of different suites (manifest sha256) or one that cannot be read."""
-    from .._verify import report
+    from .._reports import report
 
     folders_exist(markdown=markdown_path, html=html_path)
     check_outputs({"--markdown": markdown_path, "--html": html_path}, [*reports, notes_path])
@@ -345,8 +345,8 @@ def coverage(root: Path, markdown_path: Path | None) -> None:
     from .._fuzz.mutant_score import COMMITTED as COMMITTED_FUZZ
     from .._fuzz.mutant_score import committed as committed_fuzz_score
     from .._published import coverage as measure
+    from .._run import mutation
     from .._suite.freshness import onnx_drift
-    from .._verify import mutation
 
     check_outputs({"--markdown": markdown_path}, [root, COMMITTED_FUZZ])
     drift = onnx_drift()
@@ -503,7 +503,7 @@ def mutation_score(root: Path, markdown_path: Path | None, fuzz_alone: bool, see
     suite at ROOT. With --fuzz, score `gen-seq-tests fuzz` alone instead."""
     from .._fuzz.mutant_score import COMMITTED as COMMITTED_FUZZ
     from .._fuzz.mutant_score import committed as committed_fuzz_score
-    from .._verify import mutation
+    from .._run import mutation
 
     check_outputs({"--markdown": markdown_path, "--json": json_path},
                   [] if fuzz_alone else [root, COMMITTED_FUZZ])
@@ -540,7 +540,7 @@ main.add_command(fuzz)
 def xfail_update(report_path: Path, backends: tuple[str, ...], out_dir: Path) -> None:
     """Write OUTPUT/<NAME>.txt, the known failures of each runtime, from a `verify --json`
     report: every case folder it did not pass, grouped under the message that says why."""
-    from .._verify.xfail_files import runtime_name, write_xfail_files
+    from .._reports.xfail_files import runtime_name, write_xfail_files
 
     written = write_xfail_files(report_path, list(backends), out_dir, runtime_name)  # exit 2
     say(f"wrote {', '.join(str(p) for p in written)}")

@@ -137,7 +137,7 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
         return
     if not backends:
         raise click.UsageError("name at least one backend with -b SPEC", ctx=ctx)
-    from .._verify.backends import BackendSpecError, load_backend
+    from .._runtimes.backends import BackendSpecError, load_backend
     from . import campaign, inprocess
     from .judge import ALIASES
 

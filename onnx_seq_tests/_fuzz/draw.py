@@ -8,10 +8,10 @@ import random
 
 import numpy as np
 
-from .._core import oracle
 from .._core.cases import Graph, Node, ValueDecl
 from .._core.elements import ELEMENTS, ElementType
 from .._core.value_types import SequenceType, ValueType
+from .._oracle import oracle
 from .recipes import WHERE, NoResult, Source
 from .schemas import seq, tensor
 from .values import draw_shape, draw_tensor

@@ -1,5 +1,5 @@
 """Backends judged in this process, with no worker and no file: `oracle` (the spec oracle) and
-`mutant:NAME` (a mutant of the catalogue, `_verify/mutants/`: the oracle with one plausible
+`mutant:NAME` (a mutant of the catalogue, `_oracle/mutants/`: the oracle with one plausible
 runtime bug). Both are oracle operator tables, so a program's case (and each tensor-boundary
 variant) is run straight from the case model with `mutation.run_mutant` and judged with the
 project's comparator, as verify would judge a runtime's outputs.
@@ -18,8 +18,8 @@ import numpy as np
 from .._core.cases import Case
 from .._core.compare import compare_outputs
 from .._core.problems import SeqTestsError
-from .._verify.mutants import CATALOGUE, Mutant
-from .._verify.mutation import run_mutant
+from .._oracle.mutants import CATALOGUE, Mutant
+from .._run.mutation import run_mutant
 
 ORACLE = "oracle"
 MUTANT_PREFIX = "mutant:"

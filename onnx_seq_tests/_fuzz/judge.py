@@ -19,10 +19,10 @@ from pathlib import Path
 
 from .._core.cases import Case
 from .._core.problems import Problems
+from .._run.verifier import CaseRef, verify
 from .._suite.build import compile_case
 from .._suite.layout import SUITE
 from .._suite.tensor_io import TENSOR_IO_SUITE, derive
-from .._verify.verifier import CaseRef, verify
 from . import inprocess
 from .oracle_backend import SPEC as ORACLE_SPEC
 

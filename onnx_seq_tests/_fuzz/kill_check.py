@@ -28,8 +28,8 @@ from pathlib import Path
 
 from .._casefile.reader import load_file
 from .._core.problems import Problems
+from .._oracle.mutants import CATALOGUE, Mutant
 from .._suite.build import compile_case
-from .._verify.mutants import CATALOGUE, Mutant
 from . import inprocess, judge, shrink
 from .findings import case_text
 from .programs import generate

@@ -14,8 +14,8 @@ from collections import Counter
 
 import numpy as np
 
-from .._core import oracle
 from .._core.cases import Case, outer_names
+from .._oracle import oracle
 from .._suite.tensor_io import derive
 
 

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from .._core.atomic import write_atomic
 from .._core.problems import CheckFailed
-from .._verify import mutation
-from .._verify.mutation import Score
+from .._run import mutation
+from .._run.mutation import Score
 from . import inprocess, judge, shrink
 from .campaign import program_seed
 from .kill_check import rivals_for

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from onnx.backend.base import Backend, BackendRep
 
-from .._core import oracle
+from .._oracle import oracle
 
 #: The spec `verify` loads for `-b oracle`.
 SPEC = "onnx_seq_tests._fuzz.oracle_backend:OracleBackend"

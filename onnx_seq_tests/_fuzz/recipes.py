@@ -8,10 +8,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .._core import oracle
 from .._core.cases import Case, DataSet, Graph, Initializer, Node, ValueDecl
 from .._core.problems import SeqTestsError, Where
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
+from .._oracle import oracle
 
 WHERE = Where("fuzz", 1, 1)
 

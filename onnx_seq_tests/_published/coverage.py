@@ -22,10 +22,11 @@ import numpy as np
 import onnx
 from onnx import shape_inference
 
-from .._core import operators, oracle
+from .._core import operators
 from .._core.cases import proto_subgraphs, walk
 from .._core.elements import BY_DTYPE, PACKED_PER_BYTE
 from .._core.value_types import from_type_proto
+from .._oracle import oracle
 from .._suite.manifest import MANIFEST, case_entries
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .case_folder import read_case_folder

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import oracle
 from .._core.cases import Graph, outer_names, walk
+from .._oracle import oracle
 
 #: The structural features the report counts: (what, operator or None for any, label).
 STRUCTURE = (

@@ -20,10 +20,11 @@ from pathlib import Path
 import numpy as np
 
 from .._casefile import reader as casefile
-from .._core import expectations, ir_checks
+from .._core import ir_checks
 from .._core.cases import Case
 from .._core.elements import ElementType
 from .._core.problems import CaseFileError, Problem, Problems
+from .._oracle import expectations
 from .layout import SUITE, case_files
 from .manifest import CaseEntry
 from .model import ModelError, build_model

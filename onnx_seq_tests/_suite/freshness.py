@@ -26,7 +26,9 @@ from .publish import CACHE, folders_of, locked, scan_tree, work_dir
 #: The package folder.
 _PACKAGE = Path(__file__).resolve().parent.parent
 #: The layers of the package a build's code lives in.
-BUILD_LAYERS = ("_core", "_casefile", "_suite")
+BUILD_LAYERS = ("_core", "_oracle", "_casefile", "_suite")
+#: Folders of those layers that a build never imports: the mutant catalogue beside the oracle.
+NOT_BUILT = ("_oracle/mutants",)
 
 def onnx_drift() -> str | None:
     """What to do when the installed onnx is not the pinned one; None when it is."""
@@ -83,14 +85,16 @@ def build_key(empty_optional: str) -> str:
 
 
 def build_modules() -> list[str]:
-    """The package's modules a build may run: every module of the layers `_core`, `_casefile`
-    and `_suite` (BUILD_LAYERS; a build imports nothing above them, which tests/test_layers.py
-    keeps true), as sorted '/'-separated paths relative to the package folder. Listed, not
-    parsed: a no-op build lists three folders rather than parsing each module's imports.
+    """The package's modules a build may run: every module of the layers `_core`, `_oracle`,
+    `_casefile` and `_suite` (BUILD_LAYERS; a build imports nothing above them, which
+    tests/test_layers.py keeps true) but the mutants (NOT_BUILT), as sorted '/'-separated paths
+    relative to the package folder. Listed, not parsed: a no-op build lists four folders rather
+    than parsing each module's imports.
     Editing a module of any other layer (a report, diff, pack, the verifier) leaves the build
     key, and so a no-op build, as it is."""
-    return sorted(path.relative_to(_PACKAGE).as_posix() for layer in BUILD_LAYERS
-                  for path in (_PACKAGE / layer).rglob("*.py"))
+    listed = (path.relative_to(_PACKAGE).as_posix() for layer in BUILD_LAYERS
+              for path in (_PACKAGE / layer).rglob("*.py"))
+    return sorted(p for p in listed if not p.startswith(tuple(f"{n}/" for n in NOT_BUILT)))
 
 
 def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = False

@@ -1,0 +1,93 @@
+"""One `verify` run as the command line makes it: what to run (the cases, the known failures,
+the notes, the warnings about them), then the run with its progress line, what it prints and
+the reports it writes, and the exit status."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .._core.problems import SeqTestsError
+from .._reports import report
+from .._run.verifier import (
+    UNEXPECTED,
+    CaseRef,
+    XfailEntry,
+    check_xfail,
+    find_cases,
+    load_xfail,
+    select_cases,
+    suite_info,
+)
+from .._run.verifier import verify as run_verify
+
+
+@dataclass
+class Plan:
+    """What one `verify` runs: every case of the suites (`everything`), those selected
+    (`cases`), the --xfail entries, the notes, and the warnings about the entries."""
+
+    everything: list[CaseRef]
+    cases: list[CaseRef]
+    xfail: list[XfailEntry]
+    notes: list
+    warnings: list[str]
+
+
+def plan(suites: list[Path], select: tuple[str, ...], xfail_path: Path | None,
+         notes_path: Path | None) -> Plan:
+    """The cases under `suites` (those a regex of `select` finds), the --xfail file and the
+    notes read. Raises NoCasesError for a suite without cases, XfailError or NotesError for a
+    bad file; an empty `cases` is the caller's to refuse."""
+    everything = find_cases(suites)
+    cases = select_cases(everything, select)
+    xfail = load_xfail(xfail_path) if xfail_path else []
+    notes = report.load_notes(notes_path) if notes_path else []
+    return Plan(everything, cases, xfail, notes, [])
+
+
+def check_entries(plan: Plan, specs: list[str], strict: bool) -> None:
+    """Collect in `plan.warnings` every --xfail entry that matches no case or names a backend
+    not run; with `strict`, raise them instead as one SeqTestsError (exit 2)."""
+    plan.warnings = check_xfail(plan.xfail, specs, plan.everything)
+    if plan.warnings and strict:
+        raise SeqTestsError("\n".join(plan.warnings).replace(": warning: ", ": "))
+
+
+def run(plan: Plan, suites: list[Path], names: list[str], specs: list[str], *, jobs: int,
+        timeout: float | None, style: str | None, progress: bool | None, command: str,
+        paths: dict[str, Path | None], echo: Callable[[str], None],
+        warn: Callable[[str], None]) -> int:
+    """Run `plan` on `specs`, with a progress line on stderr (`progress`; None: on a terminal
+    only), `echo` what `style` prints, write the reports of `paths` (junit_path, json_path,
+    markdown_path, html_path: None for a report not asked for) quoting `command`, `warn` each
+    warning, and return the exit status: 1 when an outcome is unexpected, else 0; 130 after
+    Ctrl-C (the workers ended, no report written). `names` are the suites as reports show
+    them."""
+    shown = sys.stderr.isatty() if progress is None else progress
+    bar = report.Progress(len(plan.cases), sys.stderr, sys.stderr.isatty(),
+                          shown=report.progress_shown(style)) if shown else None
+    try:
+        try:
+            results = run_verify(suites, specs, xfail=plan.xfail, jobs=jobs, timeout=timeout,
+                                 cases=plan.cases, on_case=bar.update if bar else None)
+        finally:
+            if bar:
+                bar.close()
+    except KeyboardInterrupt:  # Ctrl-C: the workers and their process groups are ended by now
+        warn("verify: interrupted; no report written")
+        return 130
+    about = report.load_about(suites)
+    echo(report.printed(style, results, specs, about))
+    infos = [{**suite_info(s), "name": name} for s, name in zip(suites, names, strict=True)]
+    report.write_reports(results, specs, infos, command, plan.notes, about, **paths)
+    warnings = list(plan.warnings)
+    for note in plan.notes:
+        if not note.matched:
+            warnings.append(f"{note.where}: warning: this note matched no case that did not "
+                            "pass")
+    for line in warnings:
+        warn(line)
+    return 1 if any(r.outcome in UNEXPECTED for r in results) else 0

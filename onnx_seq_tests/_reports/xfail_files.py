@@ -1,0 +1,109 @@
+"""Write a runtime's xfail file (xfail/<backend>.txt) from a `gen-seq-tests verify --json`
+report: every case folder the runtime did not pass, grouped under the message that says why
+(`gen-seq-tests xfail-update`).
+
+Each entry is a whole case folder name, so a case that starts to pass shows as xpass and a new
+failure as fail: the file records where a runtime stands; it is not a judgement of the cases.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+from .._core.outputs import check_outputs, write_output
+from .._core.problems import SeqTestsError, one_line
+from .._core.regular_files import read_regular
+from .merge import MAX_REPORT_BYTES
+from .report import message_key
+
+#: Outcomes that are not a pass: each becomes an entry.
+NOT_PASSED = ("fail", "refused", "error", "crash", "timeout", "xfail")
+
+
+class XfailReportError(SeqTestsError, ValueError):
+    """A --json report that cannot be read, or that has no result of a named backend."""
+
+
+#: The longest backend name `xfail-update` makes a file name of (in bytes, `.txt` added).
+MAX_NAME_BYTES = 200
+
+
+def file_name(backend: str) -> str:
+    """`<backend>.txt`, when the backend's name is one plain file name (no '/', not '.' or '..',
+    not empty, no NUL, at most MAX_NAME_BYTES bytes); XfailReportError (exit 2) if not, so that
+    no name writes outside the output folder."""
+    size = len(backend.encode("utf-8", "surrogatepass"))
+    if (not backend or "/" in backend or "\0" in backend or backend in (".", "..")
+            or size > MAX_NAME_BYTES):
+        raise XfailReportError(f"backend name {one_line(repr(backend[:80]))}: not a plain file "
+                               f"name (no '/', not '.' or '..', not empty, no NUL, at most "
+                               f"{MAX_NAME_BYTES} bytes); xfail-update writes <NAME>.txt into "
+                               "the output folder")
+    return f"{backend}.txt"
+
+
+def xfail_text(results: list[dict], backend: str, describe: str) -> str:
+    """The xfail file of `backend` for the results of a JSON report; `describe` names the
+    runtime and its version in the file's first line."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for r in results:
+        if r["backend"] == backend and r["outcome"] in NOT_PASSED:
+            groups[message_key(r["message"]) or "(no message)"].append(r["name"])
+    total = sum(len(set(v)) for v in groups.values())
+    lines = [f"# Case folders {describe} does not pass ({total}), for `gen-seq-tests verify "
+             f"-b {backend} --xfail xfail/{backend}.txt`.",
+             "# Written by `gen-seq-tests xfail-update` from a verify --json report; why each "
+             "group fails is in docs/conformance.md.",
+             "# Format: `BACKEND PATTERN` per line, PATTERN a case folder name (a regex "
+             "matching the whole name); `#` starts a comment.", ""]
+    for key, names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        lines.append(f"# {len(names)}: {' '.join(key.split())[:150]}")
+        lines.extend(f"{backend} {name}" for name in sorted(set(names)))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def runtime_name(backend: str) -> str:
+    """The runtime a backend spec runs, as `xfail-update` names it in a file's header: the
+    first part of `backends.describe`, or the spec as given when it cannot be imported here."""
+    from .._runtimes.backends import describe  # onnx and the backend: only when a file is written
+
+    try:
+        return describe(backend).split(",")[0]
+    except Exception:  # a backend that cannot be imported here is named as given
+        return backend
+
+
+def write_xfail_files(report: Path, backends: list[str], folder: Path,
+                      describe=None) -> list[Path]:
+    """Write <folder>/<backend>.txt for each backend from the JSON report at `report`; the
+    paths written. `describe(backend)` names the runtime (default: the backend as named).
+    Each backend must be a plain file name (`file_name`); the files must not be the report
+    (`check_outputs`)."""
+    paths = [folder / file_name(backend) for backend in backends]
+    check_outputs([("-o", path) for path in paths], [report])
+    try:
+        data = read_regular(report, MAX_REPORT_BYTES + 1)  # a regular file only: never blocks
+        if len(data) > MAX_REPORT_BYTES:
+            raise ValueError(f"larger than {MAX_REPORT_BYTES} bytes (MAX_REPORT_BYTES)")
+        results = json.loads(data)["results"]
+        results = [{k: r[k] for k in ("backend", "outcome", "message", "name")}
+                   for r in results]
+    except OSError as error:
+        raise XfailReportError(f"{one_line(str(report))}: cannot read it: "
+                               f"{error.strerror or error}") from None
+    except (ValueError, KeyError, TypeError) as error:
+        raise XfailReportError(f"{report}: not a `gen-seq-tests verify --json` report "
+                               f"({type(error).__name__}: {error})") from None
+    found = {r["backend"] for r in results}
+    missing = [b for b in backends if b not in found]
+    if missing:
+        raise XfailReportError(f"{report}: no result of backend {', '.join(missing)} (it has "
+                               f"{', '.join(sorted(found)) or 'none'}); run verify with "
+                               f"-b {missing[0]}")
+    for backend, path in zip(backends, paths, strict=True):
+        name = describe(backend) if describe is not None else backend
+        write_output(path, xfail_text(results, backend, name), make_folder=True)
+    return paths

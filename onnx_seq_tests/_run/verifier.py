@@ -1,0 +1,250 @@
+"""Run suites in the standard layout on backends and judge each case with the comparator.
+
+A suite is any folder holding case folders (`test_*/model.onnx`) at any depth, symbolic links
+followed (found by _published/discovery.py, which also gives each case its key and manifest entry).
+Each case is read like any consumer reads it (case_folder.read_case_folder: .pb files decoded by the
+model's graph types, bounded, external data refused), prepared once per backend and run on
+every data set. Per case and
+backend the outcome is (the message says why, for all but a pass)
+  pass     every data set's outputs match
+  fail     an output differs (the comparator's messages are kept)
+  refused  the runtime would not prepare the model (prepare raised), or its API cannot take a
+           value kind (the adapter raised CannotTake, or a message saying "cannot take")
+  error    a run raised after a successful prepare, the outputs broke the adapter's output
+           contract (outputs.py; the message starts `adapter error:`), or the case folder could
+           not be read
+  crash    the process running the backend died (its signal or exit code, its stderr's end)
+  timeout  the backend overran --timeout (which counts reading the case folder too)
+  xfail    any of the above but pass, and the case is listed in the --xfail file
+  xpass    pass, but the case is listed in the --xfail file
+Cases run in worker processes (workers.py), so a backend that crashes or hangs ends as a crash
+or timeout of the case it was running rather than ending the run. A case's operators, opset and
+source come from the suite's manifest.json when it lists the case, else from its model.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .._core.problems import ArgumentError, Problems, ProblemsError, Where, quote
+from .._published.discovery import CaseRef, NoCasesError, find_cases, select_cases, suite_info
+from .._runtimes.backends import BackendSpecError, check_spec
+from .worker_main import case_elements, model_operators, model_opset
+from .workers import Pool, Task, WorkerStartError, start_fork_server
+
+__all__ = ["OUTCOMES", "UNEXPECTED", "CaseRef", "NoCasesError", "Result", "XfailEntry",
+           "XfailError", "apply_xfail", "case_elements", "check_xfail", "find_cases",
+           "load_xfail", "model_operators", "model_opset", "select_cases", "suite_info",
+           "verify"]
+
+OUTCOMES = ("pass", "fail", "refused", "error", "crash", "timeout", "xfail", "xpass")
+#: Outcomes that make `verify` exit 1 (unless the case is listed in the --xfail file).
+UNEXPECTED = ("fail", "refused", "error", "crash", "timeout")
+
+
+@dataclass(frozen=True)
+class Result:
+    """One case on one backend."""
+
+    case: str  # the case folder's path relative to the suite root, '/'-separated
+    name: str  # the case folder's name, test_<name>
+    backend: str  # the backend spec
+    outcome: str  # one of OUTCOMES
+    message: str  # why it did not pass; empty for a pass
+    operators: tuple[str, ...]  # the case's operator types (manifest, else the model's nodes)
+    element: str  # the element type(s) it moves, see case_elements
+    seconds: float  # wall time of this backend on this case, also when it crashed or hung
+    opset: int | None = None  # the case's opset (manifest, else the model's)
+    source: str = ""  # where the case is written, `file:line`, when the manifest says
+    raw_outcome: str = ""  # the outcome before the --xfail list was applied; "": the same
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.operators, tuple):  # a '+'-joined str would pass silently
+            raise TypeError("Result.operators is a tuple of operator names, not "
+                            f"{type(self.operators).__name__}")
+
+    @property
+    def operator(self) -> str:
+        """The operators as reports show them: '+'-joined ("" for none); the JSON report's
+        "operator" key and the JUnit "operator" property hold this text."""
+        return "+".join(self.operators)
+
+
+class XfailError(ProblemsError, ValueError):
+    """A bad --xfail file, carrying every bad line as `file:line:col: what is wrong`."""
+
+
+@dataclass
+class XfailEntry:
+    """One line of an --xfail file: a regex over case names, for one backend or all."""
+
+    pattern: re.Pattern
+    backend: str | None
+    where: str  # file:line
+    used: bool = False
+
+
+def load_xfail(path: Path) -> list[XfailEntry]:
+    """Read an --xfail file: per line `PATTERN` or `BACKEND PATTERN`; `#` starts a comment.
+
+    A pattern is a case name or a regex that must match the whole case name, with or without
+    its `test_` prefix (or the case's path relative to the suite root); with BACKEND it applies
+    to that --backend spec only. XfailError lists every bad line as `file:line:col: ...`.
+    """
+    problems = Problems()
+    entries = []
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        problems.add(Where(str(path), 1, 1), f"cannot read the file: {error}")
+        lines = []
+    for number, line in enumerate(lines, start=1):
+        text = re.sub(r"(^|\s)#.*$", "", line).strip()
+        if not text:
+            continue
+        fields = text.split()
+        if len(fields) > 2:
+            problems.add(Where(str(path), number, 1), "expected `PATTERN` or `BACKEND PATTERN`, "
+                         f"got {len(fields)} fields; write \\s for a space inside a regex")
+            continue
+        backend, pattern = (None, fields[0]) if len(fields) == 1 else fields
+        try:
+            compiled = re.compile(pattern)
+        except re.error as error:
+            problems.add(Where(str(path), number, line.index(pattern) + 1),
+                         f"{pattern!r} is not a valid regex: {error}")
+            continue
+        entries.append(XfailEntry(compiled, backend, f"{path}:{number}"))
+    problems.raise_if_any(XfailError)
+    return entries
+
+
+def apply_xfail(result: Result, entries: list[XfailEntry]) -> Result:
+    """The result with any unexpected outcome (UNEXPECTED) turned into xfail, and pass into
+    xpass, when listed; `raw_outcome` then keeps the outcome it had."""
+    for entry in entries:
+        if entry.backend not in (None, result.backend):
+            continue
+        if _xfail_matches(entry, result.name, result.case):
+            entry.used = True
+            if result.outcome in UNEXPECTED:
+                return replace(result, outcome="xfail", raw_outcome=result.outcome)
+            if result.outcome == "pass":
+                return replace(result, outcome="xpass", raw_outcome="pass",
+                               message=f"listed as an expected failure at {entry.where}")
+    return result
+
+
+
+
+def _xfail_matches(entry: XfailEntry, name: str, case: str) -> bool:
+    short = name.removeprefix("test_")
+    folder, _, _ = case.rpartition("/")
+    candidates = (name, short, case, f"{folder}/{short}" if folder else short)
+    return any(entry.pattern.fullmatch(text) for text in candidates)
+
+
+def check_xfail(entries: list[XfailEntry], specs: list[str], cases: list[CaseRef]) -> list[str]:
+    """Warnings about --xfail entries: each that names a backend not being run, or matches no
+    case of the suite; `file:line: warning: ...`."""
+    warnings = []
+    for entry in entries:
+        if entry.backend is not None and entry.backend not in specs:
+            warnings.append(f"{entry.where}: warning: backend {entry.backend!r} is not being run "
+                            f"(--backend {', '.join(specs)}); the entry is ignored")
+        elif not any(_xfail_matches(entry, c.name, c.case) for c in cases):
+            warnings.append(f"{entry.where}: warning: {entry.pattern.pattern!r} matched no case")
+    return warnings
+
+
+def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
+           jobs: int = 1, on_case=None, timeout: float | None = None,
+           select: list[str] | tuple[str, ...] = (), cases: list[CaseRef] | None = None
+           ) -> list[Result]:
+    """Run every case folder under `root` (a folder or a list of them) on every backend spec,
+    in `jobs` worker processes (0: one per CPU).
+
+    `select` keeps the cases whose name or path a regex finds; `cases` (from find_cases) is
+    used as given instead. `on_case(results)` is called as each case finishes. Results come back
+    sorted by case, then in the order of `specs`. With `timeout`, a backend that gives no result
+    for a case within that many seconds has its process group ended, and the case is its
+    `timeout`; the limit is per backend and case, whatever other backends are listed, and for
+    the first backend of a case it counts reading the case folder too. Every process a worker
+    or a backend started in the worker's process group is ended before this returns.
+
+    Raises ValueError for a bad argument (`specs` not a non-empty list of strings, `jobs` not
+    an int >= 0, `timeout` not a number > 0), NoCasesError for a root without cases and
+    BackendSpecError for a backend that cannot be used (checked once, up front:
+    prepare(model, device) must give a rep with run).
+    """
+    specs = _checked_arguments(specs, jobs, timeout)
+    start_fork_server(specs)  # it imports the backends while this process goes on
+    for spec in specs:  # fail early, in this process, on a spec that names nothing
+        check_spec(spec)
+    refs = find_cases(root, select) if cases is None else cases
+    if not refs:
+        raise NoCasesError(f"no case under {root} matches -k {' -k '.join(select)}")
+    order = {spec: i for i, spec in enumerate(specs)}
+    position = {ref.case: i for i, ref in enumerate(refs)}
+    infos: dict[int, dict] = {}
+    got: dict[int, list[Result]] = {}
+    collected: list[Result] = []
+
+    def add(index: int, spec: str, outcome: str, message: str, seconds: float) -> None:
+        ref, info = refs[index], infos.get(index, {})
+        operators = ref.operators if ref.operators is not None else info.get("operators", [])
+        result = Result(ref.case, ref.name, spec, outcome, message, tuple(operators),
+                        info.get("element", "(unknown)"), seconds,
+                        ref.opset if ref.opset is not None else info.get("opset"), ref.source)
+        got.setdefault(index, []).append(apply_xfail(result, xfail or []))
+        if len(got[index]) == len(specs):
+            done = sorted(got.pop(index), key=lambda r: order[r.backend])
+            collected.extend(done)
+            if on_case:
+                on_case(done)
+
+    def on_event(kind, task, spec, payload) -> None:
+        if kind == "case":
+            infos[task.key] = payload
+        elif kind == "result":
+            add(task.key, spec, *payload)
+        else:  # crash or timeout
+            add(task.key, spec, kind, *payload)
+
+    def probe(problems: list) -> list[str]:
+        return [p for p in problems if p]
+
+    jobs = jobs or os.cpu_count() or 1
+    pool = Pool(tuple(specs), max(1, jobs), timeout, on_event)
+    tasks = [Task(i, str(ref.path), tuple(specs)) for i, ref in enumerate(refs)]
+    try:
+        pool.run(tasks, probe)
+    except WorkerStartError as error:
+        raise BackendSpecError(str(error)) from None
+    return sorted(collected, key=lambda r: (position[r.case], order[r.backend]))
+
+
+def _checked_arguments(specs, jobs, timeout) -> list[str]:
+    """`specs` as a list; ArgumentError (a ValueError) naming the first bad argument of
+    verify."""
+    try:
+        listed = None if isinstance(specs, (str, bytes)) else list(specs)
+    except TypeError:
+        listed = None
+    if listed is None or not all(isinstance(s, str) and s for s in listed):
+        raise ArgumentError(f"verify: specs must be a list of backend specs (strings), got "
+                            f"{quote(specs)}")
+    specs = listed
+    if not specs:
+        raise ArgumentError("verify: specs is empty; name at least one backend")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
+        raise ArgumentError(f"verify: jobs must be an int >= 0 (0: one per CPU), got {jobs!r}")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not math.isfinite(timeout) or timeout <= 0):
+        raise ArgumentError(f"verify: timeout must be a number of seconds > 0 or None, got "
+                            f"{timeout!r}")
+    return specs

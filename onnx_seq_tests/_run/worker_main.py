@@ -1,0 +1,285 @@
+"""What a verify worker process does: load the backends once, then read each case folder it is
+sent, run it on each backend and judge every data set with the comparator.
+
+The messages to and from the parent are the records of messages.py, in the order it states.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from multiprocessing import connection
+from pathlib import Path
+
+import onnx
+
+from .._core.cases import graph_protos
+from .._core.compare import compare_outputs
+from .._core.elements import BY_PROTO
+from .._published.bounded import ReadError
+from .._published.case_folder import CaseFolder, read_case_folder
+from .._runtimes.backends import check_backend, load_backend, prepare, run_prepared
+from .._runtimes.outputs import contract_problem
+from .messages import BackendVerdict, Broken, CaseRead, ForkDied, Group, ProbeReport, Ready
+from .reaping import LIBC, become_subreaper, end_tree
+
+#: At most this many comparator messages are kept per case and backend.
+MAX_MESSAGES = 10
+#: A message (a backend's error, the comparator's findings) is cut to this many characters.
+MAX_TEXT = 64 * 1024
+
+
+def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
+    """The worker's loop; ends when the parent closes its pipe or sends None.
+
+    A task is a CaseTask. An isolated backend runs the case in a process forked from this one
+    (a few milliseconds), so when it crashes it takes that process down, not the worker, which
+    reports ForkDied and moves on (unless the backend is not fork-safe, see _fork_safe)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    os.setpgid(0, 0)  # a group of its own: what a backend starts here is ended with the worker
+    become_subreaper()  # and what leaves the group (setsid, a double fork) stays below it
+    conn.send(Group())
+    _end_with_parent()
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    try:
+        backends = {spec: load_backend(spec) for spec in specs}
+        for spec in specs:
+            _quiet(spec)
+    except Exception as error:  # reported by the parent as one line
+        conn.send(Broken(error_text(error)))
+        return
+    if probe:
+        conn.send(ProbeReport([check_backend(backends[spec], spec) for spec in specs]))
+    conn.send(Ready())
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        folder, info = read(Path(task.path))  # the first backend's clock runs meanwhile
+        conn.send(CaseRead(info, os.fstat(2).st_size))
+        for spec in task.specs:
+            if spec not in task.isolated or folder is None or not _fork_safe(backends[spec]):
+                _run_one(conn, folder, info, spec, backends[spec])
+                continue
+            done, told = os.pipe()  # a byte on it: the fork sent its verdict (an exit 0 alone
+            pid = os.fork()         # may be a backend's os._exit(0) before any verdict)
+            if pid == 0:  # the case's own process: it never returns into this loop
+                code = 1
+                try:
+                    _die_with_parent()
+                    _run_one(conn, folder, info, spec, backends[spec])
+                    os.write(told, b"1")
+                    code = 0
+                except SystemExit as stop:  # the backend's sys.exit(n): exit n, as a worker does
+                    code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+                finally:
+                    os._exit(code)
+            os.close(told)
+            _, status = os.waitpid(pid, 0)
+            code = os.waitstatus_to_exitcode(status)
+            os.set_blocking(done, False)  # a process the backend forked may hold `told` open
+            try:
+                answered = os.read(done, 1) == b"1"
+            except BlockingIOError:
+                answered = False
+            os.close(done)
+            if code != 0 or not answered:
+                conn.send(ForkDied(code))
+                break  # the parent gives the backends left to another run
+
+
+def _fork_safe(backend) -> bool:
+    """Whether a process forked from this worker can run `backend` (its `fork_safe`, default
+    true). A forked child inherits the locks of the threads a runtime started but not the
+    threads, so a runtime whose pool then deadlocks (OpenVINO's) says `fork_safe = False`: it
+    runs its cases in the worker itself, and a crash costs the worker, which the parent
+    replaces."""
+    return getattr(backend, "fork_safe", True)
+
+
+def _run_one(conn, folder: CaseFolder | None, info: dict, spec: str, backend) -> None:
+    start = time.perf_counter()
+    if folder is None:
+        outcome, message = "error", cap(info["error"])
+    else:
+        outcome, message = run_on(folder, backend)
+    conn.send(BackendVerdict(spec, outcome, message, round(time.perf_counter() - start, 6)))
+
+
+def _end_with_parent() -> None:
+    """End this worker, its process group and every process below it (what its backends
+    started, also what left the group) as soon as the process that started it ends, however
+    it ends, even while a backend is stuck: a thread waits on the parent's sentinel."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        connection.wait([parent.sentinel])
+        try:
+            end_tree(os.getpid())  # what left its group: below it, as it is a subreaper
+            os.killpg(0, signal.SIGKILL)  # its own group, itself included
+        finally:
+            os._exit(3)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _die_with_parent() -> None:
+    """On Linux, have the kernel end this process when the worker that forked it ends."""
+    try:
+        LIBC.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except AttributeError:  # no libc handle, or no prctl (not Linux)
+        pass
+
+
+def read(path: Path) -> tuple[CaseFolder | None, dict]:
+    """The case folder and what the report needs from its model: element types, operators,
+    opset; (None, {"error": message}) when it cannot be read."""
+    try:
+        folder = read_case_folder(path, strict=False)
+        return folder, {"element": case_elements(folder.model),
+                        "operators": model_operators(folder.model),
+                        "opset": model_opset(folder.model)}
+    except Exception as error:  # a broken folder is this case's error, not the run's end
+        text = str(error) if isinstance(error, ReadError) else error_text(error)
+        return None, {"error": f"cannot read the case folder: {text}",
+                      "element": "(unreadable)", "operators": [], "opset": None}
+
+
+def _quiet(spec: str) -> None:
+    """Keep onnxruntime's warnings out of the worker's output: what a backend reports for a
+    case is kept in its outcome's message."""
+    if spec == "onnxruntime":
+        import onnxruntime
+
+        onnxruntime.set_default_logger_severity(4)  # 3 still prints errors to stderr
+
+
+def run_on(folder: CaseFolder, backend) -> tuple[str, str]:
+    """(outcome, message) of one case folder on one backend (object or spec): `refused` when
+    prepare raises or the adapter cannot take a value kind (see refusal), `error` when a run
+    raises after a successful prepare or the outputs break the contract (outputs.py), `fail`
+    when the comparator finds a difference, else `pass`. The message is capped (cap)."""
+    if not folder.data_sets:
+        return "error", "the case folder has no test_data_set_* folder"
+    names = [o.name for o in folder.model.graph.output]
+    problems = []
+    try:
+        rep = prepare(backend, folder.model)
+    except Exception as error:  # the runtime would not prepare the model
+        return "refused", cap(error_text(error))
+    try:
+        for k, (inputs, expected) in enumerate(folder.data_sets):
+            actual = run_prepared(rep, inputs)
+            broken = contract_problem(actual, folder.output_types)
+            if broken:
+                return "error", cap(f"data set {k}: {broken}" if k else broken)
+            found = compare_outputs(expected, actual, atol=folder.atol, rtol=folder.rtol,
+                                    names=names, types=folder.output_types)
+            problems.extend(f"data set {k}: {p}" for p in found)
+    except Exception as error:  # the backend raised: an outcome, with its message kept
+        return ("refused" if refusal(error) else "error"), cap(error_text(error))
+    if problems:
+        hidden = len(problems) - MAX_MESSAGES
+        kept = problems[:MAX_MESSAGES] + ([f"... and {hidden} more"] if hidden > 0 else [])
+        return "fail", cap("\n".join(kept))
+    return "pass", ""
+
+
+def refusal(error: BaseException) -> bool:
+    """Whether an error raised while running says the runtime's API cannot take (or give) a
+    value kind: an adapter's CannotTake (any class of that name), or a message saying
+    "cannot take" / "cannot give"."""
+    if any(kind.__name__ == "CannotTake" for kind in type(error).__mro__):
+        return True
+    text = str(error).lower()
+    return "cannot take" in text or "cannot give" in text
+
+
+def cap(text: str, limit: int = MAX_TEXT) -> str:
+    """`text` cut to `limit` characters, with a note of how much was cut: no backend can make
+    a report grow without bound."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n... [{len(text) - limit} more characters cut]"
+
+
+def error_text(error: BaseException) -> str:
+    text = str(error).strip() or "(no message)"
+    return f"{type(error).__name__}: {text}"
+
+
+def model_opset(model: onnx.ModelProto) -> int | None:
+    """The model's opset of the default ONNX domain."""
+    for entry in model.opset_import:
+        if entry.domain in ("", "ai.onnx"):
+            return entry.version
+    return None
+
+
+def model_operators(model: onnx.ModelProto) -> list[str]:
+    """Every op type of the model and its subgraphs, sorted, once each."""
+    return sorted({node.op_type for graph in graph_protos(model.graph) for node in graph.node})
+
+
+def case_elements(model: onnx.ModelProto) -> str:
+    """The element types a case moves: those of its sequence and optional values (graph
+    boundary and, after shape inference, inside), else those of its graph inputs, else of its
+    outputs; joined with '+'. A graph whose nodes make no value beside its outputs, and whose
+    boundary types are complete, is not inferred: inference would add nothing."""
+    inferred = model
+    if not _nothing_to_infer(model.graph):
+        try:
+            inferred = onnx.shape_inference.infer_shapes(model)
+        except Exception:  # a model onnx cannot infer still gets a summary from its boundary
+            inferred = model
+    graph = inferred.graph
+    boundary = [*graph.input, *graph.output]
+    groups = ([v for v in [*boundary, *graph.value_info] if _is_container(v)],
+              list(graph.input), list(graph.output))
+    for group in groups:
+        names = sorted({_element_name(v) for v in group} - {None})
+        if names:
+            return "+".join(names)
+    return "(none)"
+
+
+def _nothing_to_infer(graph: onnx.GraphProto) -> bool:
+    """Whether shape inference would leave the summary's values as they are: every value a
+    node of the graph makes is a graph output, and every boundary type is complete."""
+    outputs = {value.name for value in graph.output}
+    if any(name and name not in outputs for node in graph.node for name in node.output):
+        return False
+    return all(_element_name(value) is not None for value in [*graph.input, *graph.output])
+
+
+def _is_container(value: onnx.ValueInfoProto) -> bool:
+    return value.type.WhichOneof("value") in ("sequence_type", "optional_type")
+
+
+def _element_name(value: onnx.ValueInfoProto) -> str | None:
+    """The name of the element type at the bottom of a value's type (the tensors inside its
+    sequences and optionals); None for a type this tool cannot read (a map, a sparse tensor,
+    no type, an element type it does not know)."""
+    proto = value.type
+    while True:
+        which = proto.WhichOneof("value")
+        if which == "tensor_type":
+            element = BY_PROTO.get(proto.tensor_type.elem_type)
+            return None if element is None else element.name
+        if which == "sequence_type":
+            proto = proto.sequence_type.elem_type
+        elif which == "optional_type":
+            proto = proto.optional_type.elem_type
+        else:
+            return None

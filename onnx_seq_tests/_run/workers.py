@@ -1,0 +1,532 @@
+"""Worker processes that run cases on backends: started once and reused, replaced cheaply when a
+backend crashes or hangs, each backend's time per case limited on its own.
+
+Workers are forked from multiprocessing's fork server, which imports onnx, this package and the
+backends' modules once, so a replacement costs a fork (milliseconds), not a fresh interpreter.
+A worker sends two messages per case and backend at most (the records of messages.py: the case
+read, each backend's verdict); the parent keeps each backend's clock itself and waits on the
+pipes and on the processes' sentinels together, so a crash is seen at once and a deadline is
+exact. After
+the first crash or hang a spare worker is kept ready, so the next case need not wait for one,
+and a backend that crashed once runs each later case in a process its worker forks (a few
+milliseconds), so a backend that crashes on many cases costs a fork each, not a worker each;
+the other backends keep running in the workers themselves.
+Each worker leads a process group of its own (in the caller's session), which every process it
+or a backend in it starts (a forked case, a compiler subprocess) belongs to unless it leaves it,
+and is a child subreaper, so what leaves the group (setsid, a double fork) stays below it
+(reaping.py); a worker is ended by stopping it, killing every process below it, then its whole
+group, on a crash, on a timeout and when the run ends, so nothing a backend started outlives the
+run. Only these processes are ever signalled. A worker's
+stdout and stderr go to a file of its own: what a backend printed before it crashed is quoted in
+the case's message.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import sys
+import tempfile
+import threading
+import time
+import types
+from collections import deque
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from multiprocessing import connection, forkserver, get_context, popen_forkserver
+from multiprocessing.context import ForkServerProcess
+from pathlib import Path
+
+from .._core.problems import SeqTestsError
+from .._runtimes.specs import spec_modules
+from .messages import (
+    BackendVerdict,
+    Broken,
+    CaseRead,
+    CaseTask,
+    ForkDied,
+    Group,
+    ProbeReport,
+    Ready,
+)
+from .reaping import end_tree
+
+#: Lines of a crashed worker's output quoted in the case's message.
+STDERR_LINES = 8
+#: Tasks a worker may hold (sent ahead, the first one running), so it never waits for the
+#: parent between cases, also when a busy machine is slow to wake the parent: up to
+#: QUEUE_DEPTH, and at least 2, while a quarter of the tasks left per worker allows it (the
+#: workers stay balanced near the end of a run).
+QUEUE_DEPTH = 64
+#: The environment variable that sizes numpy's BLAS thread pool (OpenBLAS).
+BLAS_THREADS = "OPENBLAS_NUM_THREADS"
+#: How long a starting worker may take to import its backends before the run stops.
+START_TIMEOUT = 300.0
+
+
+class WorkerStartError(SeqTestsError, RuntimeError):
+    """A worker process could not start or load a backend; the message says why."""
+
+
+@dataclass
+class Task:
+    """One case to run on some backends, in order."""
+
+    key: object  # the caller's handle for the case
+    path: str
+    specs: tuple[str, ...]
+
+
+@dataclass
+class _Worker:
+    process: object
+    conn: object
+    log: Path
+    ready: bool = False
+    queue: deque = field(default_factory=deque)  # tasks sent, the first one running
+    grouped: bool = False  # it said it leads a process group of its own (pgid = its pid)
+    reading: bool = False  # it is reading the case folder of its running task
+    finished: int = 0  # backends of the running task that gave a verdict
+    started: float = 0.0  # when the running backend's clock started
+    deadline: float | None = None
+    log_offset: int = 0
+    born: float = field(default_factory=time.monotonic)
+    readable: object = None  # a poll object on its pipe: is a message waiting?
+
+    def __post_init__(self) -> None:
+        self.readable = select.poll()
+        self.readable.register(self.conn.fileno(), select.POLLIN)
+
+    def has_message(self) -> bool:
+        """Whether its pipe holds a message (or was closed), without waiting: one poll(2), not
+        a selector made for each look as `Connection.poll` makes."""
+        return bool(self.readable.poll(0))
+
+    @property
+    def task(self) -> Task | None:
+        return self.queue[0] if self.queue else None
+
+    @property
+    def spec(self) -> str | None:
+        """The backend running now; None while the case folder is read, or when idle."""
+        task = self.task
+        if task is None or self.reading or self.finished >= len(task.specs):
+            return None
+        return task.specs[self.finished]
+
+    def begin(self, timeout: float | None) -> None:
+        """Its running task starts now (reading the case folder): the first backend's clock,
+        which counts the reading, starts."""
+        self.reading, self.finished = True, 0
+        self.restart(timeout)
+
+    def restart(self, timeout: float | None) -> None:
+        self.started = time.monotonic()
+        self.deadline = None if timeout is None else self.started + timeout
+
+    def end_task(self, timeout: float | None) -> None:
+        """Its running task is over: the next one it was sent, if any, starts now."""
+        self.queue.popleft()
+        self.reading, self.finished, self.deadline = False, 0, None
+        if self.queue:
+            self.begin(timeout)
+
+
+def start_fork_server(specs) -> None:
+    """Start the fork server the workers are forked from, if it is not running, without
+    waiting for it: it imports onnx, this package and the modules of `specs`' backends
+    (once per process: a server already running keeps what it imported) while the caller goes
+    on. The caller's `__main__` is never preloaded: a script that calls verify without an
+    `if __name__ == "__main__"` guard must not run again."""
+    context = get_context("forkserver")
+    context.set_forkserver_preload(["onnx_seq_tests._run.warm", *spec_modules(specs)])
+    with _one_blas_thread(), _safe_path():
+        forkserver.ensure_running()
+
+
+@contextmanager
+def _one_blas_thread():
+    """While the fork server starts, OPENBLAS_NUM_THREADS is 1 unless the caller set it: the
+    server and every worker forked from it then load numpy without a pool of BLAS threads
+    (which spin at start-up, and would only compete with the other workers, one per core);
+    the caller's environment is as it was afterwards."""
+    had = os.environ.get(BLAS_THREADS)
+    if had is None:
+        os.environ[BLAS_THREADS] = "1"
+    try:
+        yield
+    finally:
+        if had is None:
+            os.environ.pop(BLAS_THREADS, None)
+
+
+#: The environment variable that keeps the working folder off a new interpreter's sys.path
+#: (Python 3.11+), and the value that says this module set it (warm.py removes it again).
+SAFE_PATH, SAFE_PATH_OURS = "PYTHONSAFEPATH", "onnx-seq-tests"
+
+
+@contextmanager
+def _safe_path():
+    """While the fork server starts, PYTHONSAFEPATH is set unless the caller set it: the server
+    runs `python -c`, which would put the working folder first on its sys.path, so a folder
+    there named `numpy` or `torch` would be imported instead of the installed package by the
+    server and by every worker forked from it. The server's first import (warm.py) takes the
+    variable out of its environment again, so what a backend starts does not inherit it."""
+    had = os.environ.get(SAFE_PATH)
+    if had is None:
+        os.environ[SAFE_PATH] = SAFE_PATH_OURS
+    try:
+        yield
+    finally:
+        if had is None:
+            os.environ.pop(SAFE_PATH, None)
+
+
+class _WorkerPopen(popen_forkserver.Popen):
+    """multiprocessing's fork-server start, without telling the child to import the caller's
+    `__main__` (which a child started this way does first: a script without a main guard would
+    run again in every worker)."""
+
+    def _launch(self, process_obj):
+        with _main_hidden():
+            super()._launch(process_obj)
+
+
+class WorkerProcess(ForkServerProcess):
+    """A worker process, forked by the fork server; it never imports the caller's
+    `__main__`."""
+
+    @staticmethod
+    def _Popen(process_obj):
+        return _WorkerPopen(process_obj)
+
+
+@contextmanager
+def _main_hidden():
+    """While the child's start-up data is written, `__main__` is a blank module: the data then
+    names no main module to import (the rest, sys.path and the working folder, is kept)."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is None:
+            sys.modules.pop("__main__", None)
+        else:
+            sys.modules["__main__"] = main
+
+
+class Pool:
+    """Run tasks in at most `jobs` workers; `on_event(kind, task, spec, payload)` receives
+
+      ("case", task, None, info)                 the worker read the case (info: a dict)
+      ("result", task, spec, (outcome, message, seconds))
+      ("crash", task, spec, (message, seconds))  the worker died running `spec`
+      ("timeout", task, spec, (message, seconds)) `spec` gave no result within `timeout` s
+
+    A crash or a timeout ends that worker; the task's backends not yet run go to another.
+    """
+
+    def __init__(self, specs: tuple[str, ...], jobs: int, timeout: float | None, on_event):
+        self.specs, self.jobs, self.timeout, self.on_event = specs, jobs, timeout, on_event
+        start_fork_server(specs)
+        self.context = get_context("forkserver")
+        self.workers: list[_Worker] = []
+        self.pending: deque[Task] = deque()
+        self.spare = False  # after a crash or a hang: keep a spare worker ready
+        self.isolated: set[str] = set()  # backends that crashed: each case in a fork
+        self._logs = tempfile.TemporaryDirectory(prefix="seq-verify-")
+        self._count = 0
+
+    def run(self, tasks: list[Task], probe=None) -> None:
+        """Run every task. `probe(report)` judges the first worker's check of each backend
+        (a list of problems); a non-empty list raises WorkerStartError before any case runs.
+        Every worker is ended before this returns or raises."""
+        self.pending.extend(tasks)
+        restore = _exit_on_sigterm()
+        try:
+            first = self._start(probe is not None)
+            if probe is not None:
+                self._first_ready(first, probe)
+            while self.pending or any(w.task for w in self.workers):
+                self._step()
+        finally:
+            for worker in list(self.workers):
+                self._end(worker)
+            self._logs.cleanup()
+            restore()
+
+    def _start(self, with_probe: bool = False) -> _Worker:
+        from .worker_main import serve
+
+        self._count += 1
+        log = Path(self._logs.name) / f"worker-{self._count}.log"
+        log.touch()
+        parent, child = self.context.Pipe()
+        process = WorkerProcess(target=serve, args=(child, self.specs, str(log), with_probe),
+                                daemon=True, name="seq-verify-worker")
+        with _LIVE_LOCK:  # a sweep (_end) never takes it for a stray
+            process.start()
+            _LIVE.add(process.pid)
+        child.close()
+        worker = _Worker(process, parent, log)
+        self.workers.append(worker)
+        return worker
+
+    def _end(self, worker: _Worker) -> None:
+        """End the worker and every process of its group: a case it forked, whatever a backend
+        started (a compiler, a `sleep`), also when the worker itself has exited."""
+        self.workers.remove(worker)
+        pid = worker.process.pid
+        alive = worker.process.is_alive()
+        if alive:  # stopped, it starts nothing more while what is below it is ended
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:  # it ended meanwhile: what it left is at the server
+                alive = False
+        with _LIVE_LOCK:  # what left its group, and what dead workers left at the server
+            end_tree(pid if alive else None, _server_pid(), _LIVE - {pid})
+        if worker.grouped:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:  # the group has no process left
+                pass
+        if worker.process.is_alive():  # it died, or was ended, before starting its group
+            worker.process.kill()
+        worker.process.join()
+        with _LIVE_LOCK:
+            _LIVE.discard(pid)
+        worker.conn.close()
+        if worker.grouped:
+            _wait_until_gone(pid)
+
+    def _step(self) -> None:
+        busy = sum(1 for w in self.workers if w.queue)
+        wanted = min(self.jobs, busy + len(self.pending))
+        wanted += 1 if self.spare and self.pending else 0
+        while len(self.workers) < wanted:
+            self._start()
+        depth = min(QUEUE_DEPTH, max(2, len(self.pending) // (4 * self.jobs)))
+        for worker in self.workers:  # keep each busy worker tasks ahead: no round trip
+            while worker.ready and self.pending and len(worker.queue) < depth and (
+                    worker.queue or busy < self.jobs):
+                task = self.pending[0]
+                isolated = tuple(s for s in task.specs if s in self.isolated)
+                try:
+                    worker.conn.send(CaseTask(task.path, task.specs, isolated))
+                except OSError:  # it died: seen below, its tasks go to the others
+                    break
+                idle = not worker.queue
+                busy += 1 if idle else 0
+                worker.queue.append(self.pending.popleft())
+                if idle:  # it starts reading the case now
+                    worker.begin(self.timeout)
+        times = [w.deadline for w in self.workers if w.deadline is not None]
+        times += [w.born + START_TIMEOUT for w in self.workers if not w.ready]
+        wait_for = max(0.0, min(times) - time.monotonic()) if times else None
+        connection.wait([w.conn for w in self.workers]
+                        + [w.process.sentinel for w in self.workers], wait_for)
+        for worker in list(self.workers):
+            if self._drain(worker):
+                now = time.monotonic()
+                if worker.deadline is not None and now >= worker.deadline:
+                    self._end(worker)
+                    self.spare = True
+                    what = "the backend gave no result" if worker.spec else (
+                        "the case folder was not read")
+                    self._lost(worker, "timeout", f"{what} within {self.timeout:g} s; its "
+                                                  "process was ended")
+                elif not worker.ready and now >= worker.born + START_TIMEOUT:
+                    self._end(worker)
+                    raise WorkerStartError(f"a worker did not load its backends within "
+                                           f"{START_TIMEOUT:g} s")
+                continue
+            worker.process.join(5)  # the pipe closed: the process is ending
+            self._end(worker)
+            if not worker.ready:
+                raise WorkerStartError(_died(worker, "while starting"))
+            if worker.task is not None:
+                self.spare = True
+                self._lost(worker, "crash", _crash_text(worker, worker.process.exitcode))
+
+    def _drain(self, worker: _Worker) -> bool:
+        """Handle every message waiting from `worker`; False once its pipe is closed."""
+        while True:
+            try:
+                if not worker.has_message():
+                    return True
+                message = worker.conn.recv()
+            except (EOFError, OSError):
+                return False
+            self._handle(worker, message)
+
+    def _handle(self, worker: _Worker, message) -> None:
+        """One message of a running worker (messages.py), decoded by its type."""
+        if isinstance(message, BackendVerdict):
+            worker.finished += 1
+            self.on_event("result", worker.task, message.spec,
+                          (message.outcome, message.message, message.seconds))
+            if worker.finished >= len(worker.task.specs):
+                worker.end_task(self.timeout)
+            else:  # the next backend's clock starts
+                worker.restart(self.timeout)
+        elif isinstance(message, CaseRead):
+            worker.reading, worker.log_offset = False, message.log_offset
+            self.on_event("case", worker.task, None, message.info)
+        elif isinstance(message, ForkDied):  # the process it forked for the case crashed
+            self._lost(worker, "crash", _crash_text(worker, message.code), ended=False)
+            worker.end_task(self.timeout)
+        elif isinstance(message, Ready):
+            worker.ready = True
+        elif isinstance(message, Group):
+            worker.grouped = True
+        elif isinstance(message, Broken):  # a replacement worker could not load a backend
+            raise WorkerStartError(message.message)
+        else:
+            raise TypeError(f"unexpected message from a worker: {message!r}")
+
+    def _lost(self, worker: _Worker, kind: str, message: str, ended: bool = True) -> None:
+        """The running backend of an ended worker gets `message`; the task's backends not yet
+        run go back to the front of the queue."""
+        task = worker.task
+        seconds = time.monotonic() - worker.started if worker.started else 0.0
+        if worker.spec is None:  # it died reading the case: blame the next backend
+            spec = task.specs[min(worker.finished, len(task.specs) - 1)]
+        else:
+            spec = worker.spec
+        if kind == "crash":
+            self.isolated.add(spec)
+        self.on_event(kind, task, spec, (message, round(seconds, 6)))
+        waiting = list(worker.queue)[1:] if ended else []  # else the worker runs them
+        rest = task.specs[task.specs.index(spec) + 1:]
+        if rest:
+            waiting.insert(0, Task(task.key, task.path, rest))
+        self.pending.extendleft(reversed(waiting))
+        if ended:
+            worker.queue.clear()
+
+    def _first_ready(self, worker: _Worker, probe) -> None:
+        """Wait for the first worker's check of the backends; raise WorkerStartError on a
+        problem."""
+        while not worker.ready:
+            left = worker.born + START_TIMEOUT - time.monotonic()
+            if left <= 0:
+                raise WorkerStartError(f"a worker did not load its backends within "
+                                       f"{START_TIMEOUT:g} s")
+            connection.wait([worker.conn, worker.process.sentinel], left)
+            try:
+                message = worker.conn.recv() if worker.conn.poll() else None
+            except (EOFError, OSError):
+                worker.process.join(5)
+                raise WorkerStartError(_died(worker, "while loading the backends and preparing "
+                                                     "a one-node model on each")) from None
+            if isinstance(message, Broken):
+                raise WorkerStartError(message.message)
+            if isinstance(message, ProbeReport):
+                problems = probe(message.problems)
+                if problems:
+                    raise WorkerStartError("\n".join(problems))
+            elif isinstance(message, Group):
+                worker.grouped = True
+            elif isinstance(message, Ready):
+                worker.ready = True
+
+
+#: The pids of the workers running, of every Pool of this process: a sweep for strays at the
+#: fork server (reaping.strays) spares them. _LIVE_LOCK covers a start and a sweep.
+_LIVE: set[int] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def _server_pid() -> int | None:
+    """The pid of the fork server the workers are forked from (multiprocessing keeps it)."""
+    return getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+
+
+def _exit_on_sigterm():
+    """While the run lasts, SIGTERM (if not handled already) raises SystemExit in the main
+    thread, so the workers are ended on the way out; returns what restores the handler."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return lambda: None
+
+    def leave(signum, frame):
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, leave)
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
+def _crash_text(worker: _Worker, code: int | None) -> str:
+    return ("the backend crashed the process running this case: it " + _exit_text(code)
+            + _tail(worker))
+
+
+def _died(worker: _Worker, when: str) -> str:
+    return f"a worker process {_exit_text(worker.process.exitcode)} {when}" + _tail(worker)
+
+
+def _exit_text(code: int | None) -> str:
+    if code is None:
+        return "ended without an exit code"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "an unknown signal"
+        return f"was killed by signal {-code} ({name})"
+    return f"exited with code {code}"
+
+
+def _tail(worker: _Worker) -> str:
+    """The last lines the worker wrote since its current case started."""
+    try:
+        with open(worker.log, "rb") as f:
+            f.seek(worker.log_offset)
+            data = f.read()[-16384:]
+    except OSError:
+        return ""
+    lines = [line.rstrip() for line in data.decode("utf-8", "replace").splitlines()
+             if line.strip()]
+    if not lines:
+        return "; it wrote nothing on stderr"
+    return "; last lines of its stderr:\n" + "\n".join(lines[-STDERR_LINES:])
+
+
+#: How long `_end` waits for a killed process group to be gone.
+GROUP_GONE_SECONDS = 2.0
+
+
+def _wait_until_gone(pgid: int) -> None:
+    """Wait until no process of group `pgid` is running, at most GROUP_GONE_SECONDS. killpg
+    only sends SIGKILL: a process of the group (a `sleep` a backend left behind) may still be
+    running when it returns, so without this wait a run could end, or its caller look, before
+    it is gone. An empty group returns at once; a killed process left as a zombie for init to
+    reap counts as gone."""
+    deadline, pause = time.monotonic() + GROUP_GONE_SECONDS, 0.001
+    while _group_running(pgid) and time.monotonic() < deadline:
+        time.sleep(pause)
+        pause = min(2 * pause, 0.05)  # each look reads /proc: fewer looks the longer it takes
+
+
+def _group_running(pgid: int) -> bool:
+    """Whether a process of group `pgid` exists that is not a zombie (/proc where there is
+    one; elsewhere any process of the group counts)."""
+    try:
+        os.killpg(pgid, 0)
+    except OSError:  # no process of the group is left
+        return False
+    if not os.path.isdir("/proc/self"):
+        return True
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as file:
+                fields = file.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[0] not in (b"Z", b"X") and int(fields[2]) == pgid:
+            return True
+    return False

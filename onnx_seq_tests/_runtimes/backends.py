@@ -1,0 +1,238 @@
+"""Backends to verify, named by a spec, all run the same way: `prepare(backend, model)` once,
+then `run_prepared(rep, inputs)` per data set.
+
+A spec is one of
+  onnxruntime   onnxruntime's CPU backend (`onnxruntime.backend`), each session on one thread
+                (OnnxruntimeBackend below)
+  reference     onnx's ReferenceEvaluator, wrapped as an onnx backend below
+  openvino, tinygrad, tract, tvm, iree
+                third-party runtimes, adapted in runtimes/ (the `runtimes` extra installs them)
+  module, module:attr, package.module:Class
+                an `onnx.backend.base.Backend` class, or a module, with `prepare(model, device)`
+                returning a rep whose `run(inputs)` gives the outputs; imported from PYTHONPATH
+                (a submodule named after the colon is imported too), never from the working
+                folder unless PYTHONPATH names it.
+Names of built-in backends are in REGISTRY and RUNTIMES.
+Inputs and outputs follow onnx's backend convention: ndarray tensors, lists for sequences,
+None for an empty optional, the value itself for a present optional.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import re
+import sys
+import types
+from functools import cache
+
+from onnx import ModelProto
+from onnx.backend.base import Backend, BackendRep
+
+from .._core.problems import SeqTestsError
+from . import EXTRA, RUNTIMES
+from .specs import REGISTRY
+
+#: The device every backend is asked for.
+DEVICE = "CPU"
+BUILTIN = ("onnxruntime", "reference", *RUNTIMES)
+
+
+class BackendSpecError(SeqTestsError, ValueError):
+    """A --backend spec that names nothing usable; the message says how to fix it."""
+
+
+class ReferenceRep(BackendRep):
+    """A prepared ReferenceEvaluator, fed positionally like any backend rep."""
+
+    def __init__(self, model: ModelProto):
+        from onnx.reference import ReferenceEvaluator
+
+        self._evaluator = ReferenceEvaluator(model)
+        self._input_names = [i.name for i in model.graph.input]
+
+    def run(self, inputs, **kwargs):
+        feeds = dict(zip(self._input_names, inputs, strict=True))
+        return list(self._evaluator.run(None, feeds))
+
+
+class ReferenceBackend(Backend):
+    """onnx.reference.ReferenceEvaluator as an onnx backend (CPU only)."""
+
+    @classmethod
+    def prepare(cls, model: ModelProto, device: str = DEVICE, **kwargs) -> ReferenceRep:
+        return ReferenceRep(model)
+
+    @classmethod
+    def supports_device(cls, device: str) -> bool:
+        return device == "CPU"
+
+
+class OnnxruntimeBackend(Backend):
+    """onnxruntime's own backend (`onnxruntime.backend`), each session on one intra-op thread.
+    verify runs one worker per core (-j) and the suite's models are small: a pool of threads
+    per session only competes with the other workers, and costs a thread start per session
+    (a bare loop over the suite takes about a quarter less time with one thread). The spec
+    `onnxruntime.backend` runs it with onnxruntime's defaults."""
+
+    @classmethod
+    def prepare(cls, model: ModelProto, device: str = DEVICE, **kwargs):
+        import onnxruntime.backend
+
+        kwargs.setdefault("intra_op_num_threads", 1)
+        return onnxruntime.backend.prepare(model, device, **kwargs)
+
+    @classmethod
+    def supports_device(cls, device: str) -> bool:
+        import onnxruntime.backend
+
+        return onnxruntime.backend.supports_device(device)
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+@cache
+def load_backend(spec: str):
+    """The backend a spec names; BackendSpecError if it names nothing usable."""
+    if spec in RUNTIMES:
+        adapter = importlib.import_module(f"{__package__}.{spec}")
+        try:
+            return adapter.load()
+        except ImportError as error:
+            raise BackendSpecError(f"--backend {spec}: cannot import {error.name or spec} "
+                                   f"({error}); install it with `{EXTRA}`") from None
+    target = REGISTRY.get(spec, spec)
+    module_name, colon, attr = target.partition(":")
+    names = ", ".join(BUILTIN)
+    if not _DOTTED.fullmatch(module_name) or (colon and not _DOTTED.fullmatch(attr)):
+        raise BackendSpecError(f"--backend {spec!r}: not a backend name ({names}) nor "
+                               "`module`, `module:attr` naming an onnx backend on PYTHONPATH")
+    try:
+        backend = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        in_working_folder = _in_working_folder(module_name)
+        if in_working_folder and error.name == module_name.partition(".")[0]:
+            raise BackendSpecError(
+                f"--backend {spec!r}: {in_working_folder} is in the working folder, which "
+                f"backends are never imported from; put its folder on PYTHONPATH "
+                f"(PYTHONPATH={os.getcwd()})") from None
+        if spec in REGISTRY:
+            raise BackendSpecError(f"--backend {spec}: cannot import {module_name} ({error}); "
+                                   f"install {module_name.partition('.')[0]}") from None
+        if error.name and module_name.startswith(error.name) and not colon \
+                and "." not in module_name:
+            raise BackendSpecError(f"--backend {spec!r}: unknown backend; use {names}, or "
+                                   "`module`, `module:attr` naming an onnx backend on "
+                                   "PYTHONPATH") from None
+        raise BackendSpecError(f"--backend {spec!r}: cannot import module {module_name!r}: "
+                               f"{error}; is its folder on PYTHONPATH?") from None
+    except Exception as error:  # an import can fail in any way; report it, do not crash
+        raise BackendSpecError(f"--backend {spec!r}: cannot import module {module_name!r}: "
+                               f"{type(error).__name__}: {error}") from None
+    path = module_name
+    for part in attr.split(".") if colon else ():
+        if not hasattr(backend, part) and isinstance(backend, types.ModuleType):
+            try:  # a submodule not imported by its package: `onnxruntime:backend`
+                importlib.import_module(f"{path}.{part}")
+            except ImportError:
+                pass
+        if not hasattr(backend, part):
+            raise BackendSpecError(f"--backend {spec!r}: {path!r} has no attribute {part!r}")
+        backend, path = getattr(backend, part), f"{path}.{part}"
+    if not callable(getattr(backend, "prepare", None)):
+        raise BackendSpecError(f"--backend {spec!r}: {path!r} has no prepare(model, device); "
+                               "name an onnx.backend.base.Backend class or a module with prepare")
+    return OnnxruntimeBackend if spec == "onnxruntime" else backend
+
+
+def _in_working_folder(module_name: str) -> str | None:
+    """The file or folder of the working folder that `module_name`'s top package would be
+    imported from if the working folder were on sys.path (it is not: see __main__.py and
+    workers._safe_path), or None."""
+    top = module_name.partition(".")[0]
+    for name in (f"{top}.py", top):
+        if os.path.exists(name) and os.path.abspath(os.getcwd()) not in map(
+                os.path.abspath, filter(None, sys.path)):
+            return name
+    return None
+
+
+def check_spec(spec: str) -> None:
+    """BackendSpecError if `spec` names nothing usable, like load_backend, but a built-in
+    backend of REGISTRY whose package is installed is not imported here: a verify run's parent
+    process leaves importing onnxruntime (a third of a second) to its workers."""
+    module_name = REGISTRY.get(spec, "").partition(":")[0]
+    top = module_name.partition(".")[0]
+    if top and top not in sys.modules and importlib.util.find_spec(top) is not None:
+        return
+    load_backend(spec)
+
+
+def probe_model() -> ModelProto:
+    """A one-node model every backend runs: Identity of a float tensor, opset 13."""
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"])], "probe",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
+
+
+def check_backend(backend, spec: str) -> str | None:
+    """Why `backend` cannot be run (None if it can): prepare(model, device) on a one-node model
+    must return a rep with run(inputs)."""
+    try:
+        rep = backend.prepare(probe_model(), DEVICE)
+    except Exception as error:  # any failure of prepare makes the backend unusable
+        text = str(error).strip().splitlines()[0] if str(error).strip() else "(no message)"
+        return (f"--backend {spec}: prepare(model, {DEVICE!r}) failed on a one-node Identity "
+                f"model: {type(error).__name__}: {text}")
+    if rep is None:
+        return (f"--backend {spec}: prepare(model, {DEVICE!r}) returned None; it must return a "
+                "rep with run(inputs)")
+    if not callable(getattr(rep, "run", None)):
+        return (f"--backend {spec}: prepare(model, {DEVICE!r}) returned a "
+                f"{type(rep).__name__} without run(inputs)")
+    return None
+
+
+def resolve(backend):
+    """A backend object from a spec string, or the backend object itself."""
+    return load_backend(backend) if isinstance(backend, str) else backend
+
+
+def prepare(backend, model: ModelProto):
+    """The backend's rep for `model`, on the CPU."""
+    rep = resolve(backend).prepare(model, DEVICE)
+    if rep is None:
+        raise RuntimeError("prepare(model, device) returned None")
+    return rep
+
+
+def run_prepared(rep, inputs: list):
+    """Run a prepared rep on one data set's inputs; a list or tuple of outputs becomes a list,
+    anything else is returned as it is for the comparator to judge."""
+    outputs = rep.run(list(inputs))
+    return list(outputs) if isinstance(outputs, (list, tuple)) else outputs
+
+
+def describe(spec: str) -> str:
+    """What a spec runs, with versions, for reports."""
+    import onnx
+
+    if spec == "onnxruntime":
+        import onnxruntime
+
+        return (f"onnxruntime {onnxruntime.__version__}, CPU (onnxruntime.backend, one thread per "
+                "session)")
+    if spec == "reference":
+        return f"onnx.reference.ReferenceEvaluator, onnx {onnx.__version__}"
+    if spec in RUNTIMES:
+        adapter = importlib.import_module(f"{__package__}.{spec}")
+        return f"{spec} {adapter.version()}, CPU (onnx_seq_tests/_runtimes/{spec}.py)"
+    module_name = REGISTRY.get(spec, spec).partition(":")[0].partition(".")[0]
+    version = getattr(importlib.import_module(module_name), "__version__", None)
+    return f"{spec}" + (f" {version}" if version else "")

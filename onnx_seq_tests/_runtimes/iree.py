@@ -1,0 +1,258 @@
+"""IREE as an onnx backend: torch-mlir's ONNX importer (in `iree-base-compiler`), `iree-compile`
+for the llvm-cpu target in a subprocess, and `iree.runtime` on its local-sync driver.
+
+IREE's compiled functions take and give tensors only: a sequence or optional input or output
+is refused (CannotTake) before anything is compiled (its compiler fails on them with
+"unhandled torch type: '!torch.list<...>'"), as are string tensors at the boundary, and at run
+time the element types `iree.runtime` cannot map (int4, uint4, the 4-bit float). Other tensors
+travel by their bits.
+
+Compiling: `iree-compile` runs as a child of the process running the case, ended when that
+process ends (on Linux) or when it overruns COMPILE_TIMEOUT seconds
+(ONNX_SEQ_TESTS_IREE_COMPILE_TIMEOUT). What it gives, a module or an error message, is cached
+by the sha256 of the model's bytes, IREE's version and the flags, in
+`<cache>/iree-<version>/`, where `<cache>` is ONNX_SEQ_TESTS_CACHE, else
+`$XDG_CACHE_HOME/onnx-seq-tests`, else `~/.cache/onnx-seq-tests`; ONNX_SEQ_TESTS_CACHE=none
+turns the cache off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from onnx import ModelProto, TensorProto
+from onnx.backend.base import BackendRep
+
+from .._core.problems import SeqTestsError
+from . import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line, refuse_containers
+
+WHY = "IREE's compiled functions take and give tensors only"
+DRIVER = "local-sync"
+#: iree-compile's flags: llvm-cpu for any CPU of the machine's architecture, one thread (verify
+#: runs one case per core).
+FLAGS = ("--iree-hal-target-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=generic",
+         "--mlir-disable-threading")
+#: Bumped when what is cached (or how messages are written) changes.
+CACHE_FORMAT = "1"
+COMPILE_TIMEOUT = 300.0
+_CONFIG: list = []
+
+
+def load():
+    """The backend; ImportError when IREE's compiler or runtime is not installed."""
+    import iree.compiler  # noqa: F401
+    import iree.runtime  # noqa: F401
+
+    return IREEBackend
+
+
+def version() -> str:
+    from importlib.metadata import version as installed
+
+    return (f"{installed('iree-base-compiler')} (compiler), {installed('iree-base-runtime')} "
+            f"(runtime), llvm-cpu, {DRIVER}")
+
+
+class IREERep(BackendRep):
+    def __init__(self, model: ModelProto):
+        import iree.runtime as rt
+
+        refuse_containers("iree", model, WHY)
+        self._inputs, self._outputs = boundary(model)
+        for where, values in (("input", model.graph.input), ("output", model.graph.output)):
+            for value in values:
+                if value.type.tensor_type.elem_type == TensorProto.STRING:
+                    raise CannotTake(f"iree has no string tensors ({where} {value.name!r})")
+        module = compiled(model)
+        if not _CONFIG:
+            _CONFIG.append(rt.Config(DRIVER))
+        self._context = rt.SystemContext(config=_CONFIG[0])
+        self._context.add_vm_module(rt.VmModule.copy_buffer(self._context.instance, module))
+        self._device = _CONFIG[0].device
+        self._main = self._context.modules.module[model.graph.name]
+
+    def run(self, inputs, **kwargs):
+        if len(inputs) != len(self._inputs):
+            raise ValueError(f"the model has {len(self._inputs)} input(s), got {len(inputs)}")
+        feeds = [self._to_device(as_array(value, f"input {name!r}"), f"input {name!r}")
+                 for (name, _), value in zip(self._inputs, inputs, strict=True)]
+        try:
+            result = self._main(*feeds)
+        except Exception as error:
+            raise RuntimeError(first_line(str(error))) from None
+        results = [result] if len(self._outputs) == 1 else list(result)
+        return [from_device(r) for r in results]
+
+    def _to_device(self, array: np.ndarray, what: str):
+        import iree.runtime as rt
+
+        if array.dtype.kind in "OUS":
+            raise CannotTake(f"iree has no {dtype_name(array)} tensors ({what})")
+        try:
+            return rt.asdevicearray(self._device, np.require(array, requirements="C"))
+        except ValueError as error:  # "Could not map dtype int4 to IREE element type"
+            raise CannotTake(f"iree: {first_line(str(error))} ({what})") from None
+
+
+class IREEBackend(CPUBackend):
+    """IREE; see the module's docstring for what it can take."""
+
+    rep = IREERep
+
+
+def from_device(value):
+    """An IREE result as a numpy array of its own (the device buffer is not kept)."""
+    to_host = getattr(value, "to_host", None)
+    return np.array(to_host(), copy=True) if to_host is not None else value
+
+
+def compiled(model: ModelProto) -> bytes:
+    """The IREE module (a vmfb) for `model`, from the cache or compiled; RuntimeError with the
+    importer's or the compiler's first line when it cannot be compiled."""
+    data = model.SerializeToString()
+    folder = cache_folder()
+    key = hashlib.sha256(b"\0".join([CACHE_FORMAT.encode(), version().encode(),
+                                      *map(str.encode, FLAGS), data]))
+    stem = key.hexdigest()
+    kept = _cached(folder, stem)
+    if isinstance(kept, bytes):
+        return kept
+    if kept is not None:
+        raise RuntimeError(kept)
+    try:
+        module = _compile(_imported(model), timeout())
+    except CompileError as error:  # the compiler's verdict on this model: kept
+        _store(folder, f"{stem}.error", str(error).encode("utf-8"))
+        raise RuntimeError(str(error)) from None
+    _store(folder, f"{stem}.vmfb", module)
+    return module
+
+
+class CompileError(SeqTestsError, RuntimeError):
+    """The importer or iree-compile refused the model (not a timeout)."""
+
+
+def _imported(model: ModelProto) -> str:
+    """The model in MLIR's torch dialect, as iree-import-onnx makes it (shapes inferred
+    first)."""
+    import onnx
+    from iree.compiler.extras import onnx_importer
+    from iree.compiler.ir import Context
+
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model)
+        info = onnx_importer.ModelInfo(inferred)
+        module = info.create_module(context=Context()).operation
+        onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()
+        module.verify()
+        return module.get_asm(assume_verified=True)
+    except Exception as error:  # the importer raises many kinds
+        raise CompileError(f"importer: {first_line(str(error))}") from None
+
+
+def _compile(source: str, seconds: float) -> bytes:
+    from iree.compiler.tools.binaries import find_tool
+
+    with tempfile.TemporaryDirectory(prefix="iree-") as folder:
+        output = Path(folder) / "module.vmfb"
+        process = subprocess.Popen([find_tool("iree-compile"), "-", *FLAGS, "-o", str(output)],
+                                   stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
+        try:
+            _, errors = process.communicate(source.encode("utf-8"), timeout=seconds)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            raise RuntimeError(f"iree-compile gave no result within {seconds:g} s "
+                               "(ONNX_SEQ_TESTS_IREE_COMPILE_TIMEOUT); it was ended") from None
+        finally:
+            if process.poll() is None:  # interrupted: never leave the compiler behind
+                process.kill()
+                process.wait()
+        if process.returncode != 0:
+            text = errors.decode("utf-8", "replace")
+            raise CompileError(f"iree-compile: {_compiler_line(text, process.returncode)}")
+        return output.read_bytes()
+
+
+def _compiler_line(text: str, code: int) -> str:
+    """The first `error:` line of iree-compile's output, without its `<stdin>:L:C:` prefix,
+    the MLIR it quotes (value numbers differ from model to model; the ONNX operator is kept)
+    and the function's name (the graph's); the ONNX operator it is about is named."""
+    lines = text.splitlines()
+    for at, line in enumerate(lines):
+        _, found, rest = line.partition("error: ")
+        if found:  # the operator is named in the error, or in the source line quoted after it
+            operator = re.search(r'"onnx\.(\w+)"', " ".join([rest, *lines[at + 1:at + 2]]))
+            rest = re.sub(r": %.*$", "", rest)
+            rest = re.sub(r" in function @\S+$", "", rest).strip()
+            return rest + (f" (onnx.{operator.group(1)})" if operator else "")
+    return first_line(text) if text.strip() else f"exit code {code}"
+
+
+def timeout() -> float:
+    raw = os.environ.get("ONNX_SEQ_TESTS_IREE_COMPILE_TIMEOUT", "")
+    try:
+        return float(raw) if raw.strip() else COMPILE_TIMEOUT
+    except ValueError:
+        return COMPILE_TIMEOUT
+
+
+def cache_folder() -> Path | None:
+    """Where compiled modules are kept (see the module's docstring); None when turned off."""
+    chosen = os.environ.get("ONNX_SEQ_TESTS_CACHE", "").strip()
+    if chosen.lower() == "none":
+        return None
+    if chosen:
+        root = Path(chosen)
+    else:
+        base = os.environ.get("XDG_CACHE_HOME", "").strip()
+        root = (Path(base) if base else Path.home() / ".cache") / "onnx-seq-tests"
+    from importlib.metadata import version as installed
+
+    return root / f"iree-{installed('iree-base-compiler')}"
+
+
+def _cached(folder: Path | None, stem: str) -> bytes | str | None:
+    """The cached module (bytes) or compiler message (str) of `stem`, or None."""
+    if folder is None:
+        return None
+    try:
+        return (folder / f"{stem}.vmfb").read_bytes()
+    except OSError:
+        pass
+    try:
+        return (folder / f"{stem}.error").read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _store(folder: Path | None, name: str, data: bytes) -> None:
+    """Write `data` into the cache, atomically; a cache that cannot be written is skipped."""
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, delete=False, suffix=".part") as handle:
+            handle.write(data)
+        os.replace(handle.name, folder / name)
+    except OSError:
+        pass
+
+
+def _die_with_parent() -> None:
+    """In the compiler's process before it starts: on Linux, the kernel ends it when the
+    process that started it ends (a verify worker ended on --timeout, say)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # no libc handle, or no prctl (not Linux)
+        pass
