@@ -267,3 +267,41 @@ def test_the_size_check_can_fail():
             "split it by job",
             f"{probe.name}:1: class Big: {MAX_CLASS_LINES + 1} lines (at most "
             f"{MAX_CLASS_LINES}): split it by job"]
+
+
+# -- rooms: each layer is a room named by its job, none holding over a fifth of the package -------
+
+MAX_ROOM_SHARE = 0.20
+
+
+def _room_lines(package: Path = PACKAGE) -> dict[str, int]:
+    """Lines of code per layer (room) of the package, the package root's own modules apart."""
+    lines: dict[str, int] = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package).parts
+        room = parts[0] if len(parts) > 1 else ROOT
+        lines[room] = lines.get(room, 0) + len(path.read_text().splitlines())
+    return lines
+
+
+def _crowded(lines: dict[str, int]) -> list[str]:
+    total = sum(lines.values())
+    return [f"{room}: {count} of {total} lines ({count / total:.0%}, at most "
+            f"{MAX_ROOM_SHARE:.0%}): split it into rooms by job"
+            for room, count in sorted(lines.items()) if count > MAX_ROOM_SHARE * total]
+
+
+def test_every_folder_of_the_package_is_a_layer():
+    folders = sorted(p.name for p in PACKAGE.iterdir()
+                     if p.is_dir() and (p / "__init__.py").is_file())
+    assert sorted(set(folders) - set(LAYERS)) == [], "a room outside LAYERS: add it there"
+
+
+def test_no_room_holds_over_a_fifth_of_the_package():
+    assert not _crowded(_room_lines()), "\n".join(_crowded(_room_lines()))
+
+
+def test_the_room_check_can_fail():
+    assert _crowded({"_big": 30, "_a": 10, "_b": 10, "_c": 10, "_d": 10, "_e": 10,
+                     "_f": 10}) == ["_big: 30 of 90 lines (33%, at most 20%): split it into "
+                                    "rooms by job"]
