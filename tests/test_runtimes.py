@@ -34,8 +34,9 @@ from onnx import OptionalProto, TensorProto, helper, numpy_helper
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._run.verifier import verify
 from onnx_seq_tests._runtimes import backends
+from onnx_seq_tests._runtimes.records import names
 
-RUNTIMES = ["openvino", "tinygrad", "tract", "tvm", "iree"]
+RUNTIMES = list(names())
 BF16 = ml_dtypes.bfloat16
 
 
@@ -186,7 +187,7 @@ def test_openvino_strings_round_trip():
 def test_openvino_refuses_a_string_ending_in_nul_rather_than_cut_it():
     import openvino as ov
 
-    from onnx_seq_tests._runtimes import CannotTake
+    from onnx_seq_tests._runtimes.adapter import CannotTake
     from onnx_seq_tests._runtimes.openvino import _from_tensor, _to_tensor
 
     inside = np.array(["a\0b", "\0x"], dtype=object)  # a NUL inside a string travels
@@ -261,7 +262,7 @@ def test_tvm_and_iree_tensors_round_trip_by_their_bits():
     """What each runtime holds comes back bit for bit; what it cannot hold is CannotTake."""
     import iree.runtime as rt
 
-    from onnx_seq_tests._runtimes import CannotTake
+    from onnx_seq_tests._runtimes.adapter import CannotTake
     from onnx_seq_tests._runtimes.iree import from_device
     from onnx_seq_tests._runtimes.tvm import from_value, to_tensor
 
@@ -296,7 +297,7 @@ def test_iree_compiles_once_per_model_and_ends_a_compiler_that_overruns(iree_cac
     added = set(folder.glob("*")) - before
     assert [p.suffix for p in added] == [".vmfb"] and next(iter(added)).read_bytes() == module
     monkeypatch.setenv("ONNX_SEQ_TESTS_IREE_COMPILE_TIMEOUT", "0.001")  # no compile: cached
-    rep = iree.IREEBackend.prepare(model)
+    rep = iree.load().prepare(model)
     assert rep.run([np.array([1.5, -0.0, 2], np.float32)])[0].tolist() == [-1.5, 0.0, -2.0]
 
 
@@ -342,7 +343,7 @@ def test_a_missing_runtime_package_is_one_line_naming_the_extra(monkeypatch):
         backends.load_backend.cache_clear()
     assert done.exit_code == 2
     message = [line for line in done.output.splitlines() if "tract" in line]
-    assert len(message) == 1 and "pip install 'onnx-seq-tests[runtimes]'" in message[0]
+    assert len(message) == 1 and "pip install 'onnx-seq-tests[tract]'" in message[0]
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ from onnx_seq_tests._cli import main
 from onnx_seq_tests._reports import report
 from onnx_seq_tests._run import worker_main
 from onnx_seq_tests._run.verifier import case_elements, model_operators, verify
+from onnx_seq_tests._runtimes.records import names
 
 TESTS = Path(__file__).resolve().parent
 CLI = Path(sys.executable).parent / "gen-seq-tests"
@@ -191,8 +192,8 @@ def test_bad_xfail_file_is_usage_error(suite, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["-b", "nosuch"], "unknown backend; use onnxruntime, reference, openvino, tinygrad, "
-                       "tract, tvm, iree, or `module`, `module:attr`"),
+    (["-b", "nosuch"], f"unknown backend; use onnxruntime, reference, {', '.join(names())}, "
+                       "or `module`, `module:attr`"),
     (["-b", "no_such_module_xyz:Backend"], "cannot import module 'no_such_module_xyz'"),
     (["-b", "faulty_backends:Nope"], "'faulty_backends' has no attribute 'Nope'"),
     (["-b", "faulty_backends:FAULTS"], "has no prepare(model, device)"),

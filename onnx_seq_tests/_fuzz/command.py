@@ -15,6 +15,7 @@ import click
 
 from .._core.atomic import write_atomic
 from .._core.problems import one_line
+from .._runtimes.records import names as runtime_names
 from .database import open_database
 from .outputs import check_file, check_folder, keep_elsewhere
 
@@ -76,8 +77,9 @@ def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard,
 @click.group(name="fuzz", invoke_without_command=True,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("-b", "--backend", "backends", multiple=True, metavar="SPEC",
-              help="A backend as verify names it (onnxruntime, reference, openvino, tinygrad, "
-                   "tract, `module:attr`), or `oracle` (the spec oracle itself) or "
+              help="A backend as verify names it (onnxruntime, reference, "
+                   f"{', '.join(runtime_names())}, `module:attr`), or `oracle` (the spec "
+                   "oracle itself) or "
                    "`mutant:NAME` (a mutant of `gen-seq-tests mutation`), both judged in "
                    "this process. Repeat for several.")
 @click.option("--seed", default=0, show_default=True, type=int,

@@ -1,119 +1,14 @@
-"""Built-in adapters for third-party runtimes, each an onnx backend (`prepare(model, device)`
-returning a rep whose `run(inputs)` gives the outputs), following onnx's value convention:
-numpy arrays for tensors, lists for sequences, None for an empty optional and the value itself
-for a present optional. A runtime whose API cannot take or give a value of some kind refuses
-it with `CannotTake`, naming the kind; nothing is faked.
+"""The runtimes room: how a backend is named, loaded, run and described.
 
-Each module here imports its runtime only in `load()`, so a missing package is one clear line.
+  records.py    the record of each built-in third-party runtime, read from its module's source
+                (standard library only: setup.py, the CLI's help and the Makefile read it)
+  adapter.py    what the adapters share (CPUBackend, CannotTake, the boundary helpers)
+  <name>.py     one adapter per built-in runtime, with its RUNTIME record; `xfail/<name>.txt`
+                of the checkout is where it stands
+  backends.py   a --backend spec to a backend: load, check, prepare, run, describe
+  specs.py      what a spec imports, known without importing it (the fork server's preload)
+  outputs.py    the contract a backend's outputs are held to
+
+Adding a runtime: one module here with its RUNTIME record, `load()` and its backend, and its
+`xfail/<name>.txt` (docs/runtimes.md). Importing this package imports nothing.
 """
-
-from __future__ import annotations
-
-import re
-
-import numpy as np
-from onnx import ModelProto, TypeProto
-from onnx.backend.base import Backend
-
-from .._core.problems import SeqTestsError
-
-#: The spec of each built-in runtime adapter -> the module under this package.
-RUNTIMES = ("openvino", "tinygrad", "tract", "tvm", "iree")
-#: What to install when a runtime's package is missing.
-EXTRA = "pip install 'onnx-seq-tests[runtimes]'"
-
-
-class CPUBackend(Backend):
-    """An adapter's backend: `prepare` wraps the model in the adapter's rep (`rep`), on CPU."""
-
-    rep: type
-
-    @classmethod
-    def prepare(cls, model: ModelProto, device: str = "CPU", **kwargs):
-        return cls.rep(model)
-
-    @classmethod
-    def supports_device(cls, device: str) -> bool:
-        return device == "CPU"
-
-
-class CannotTake(SeqTestsError, RuntimeError):
-    """The runtime's API cannot take (or give) a value of this kind or element type."""
-
-
-def kind(type_proto: TypeProto) -> str:
-    """`tensor`, `sequence`, `optional` (or another TypeProto kind) of a graph value's type."""
-    found = type_proto.WhichOneof("value") or "undefined"
-    return found.removesuffix("_type")
-
-
-def sequence_inputs(model: ModelProto) -> list[str]:
-    """Names of the graph inputs (initializers aside) that hold a sequence: of sequence type,
-    or optional of a sequence."""
-    initialized = {t.name for t in model.graph.initializer}
-    found = []
-    for value in model.graph.input:
-        what = kind(value.type)
-        if what == "optional":
-            what = kind(value.type.optional_type.elem_type)
-        if what == "sequence" and value.name not in initialized:
-            found.append(value.name)
-    return found
-
-
-def boundary(model: ModelProto) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(name, kind) of every graph input that is not an initializer, and of every output."""
-    initialized = {t.name for t in model.graph.initializer}
-    inputs = [(v.name, kind(v.type)) for v in model.graph.input if v.name not in initialized]
-    outputs = [(v.name, kind(v.type)) for v in model.graph.output]
-    return inputs, outputs
-
-
-def refuse_containers(runtime: str, model: ModelProto, why: str,
-                      allow_inputs: tuple[str, ...] = ()) -> None:
-    """CannotTake for the first graph input or output that is not a plain tensor (inputs of a
-    kind in `allow_inputs` are let through)."""
-    inputs, outputs = boundary(model)
-    for name, what in inputs:
-        if what != "tensor" and what not in allow_inputs:
-            raise CannotTake(f"{runtime} cannot take {_a(what)} input ({name!r}): {why}")
-    for name, what in outputs:
-        if what != "tensor":
-            raise CannotTake(f"{runtime} cannot give {_a(what)} output ({name!r}): {why}")
-
-
-def _a(word: str) -> str:
-    return f"an {word}" if word[0] in "aeiou" else f"a {word}"
-
-
-def dtype_name(array: np.ndarray) -> str:
-    """The element type of an array, as a reader knows it (`string` for object arrays)."""
-    return "string" if array.dtype.kind in "OUS" else str(array.dtype)
-
-
-def as_array(value, what: str) -> np.ndarray:
-    """`value` as a numpy array; CannotTake when a tensor is due and something else came."""
-    if isinstance(value, np.generic):
-        value = np.asarray(value)
-    if not isinstance(value, np.ndarray):
-        raise CannotTake(f"{what}: expected a tensor (numpy array), got {type(value).__name__}")
-    return value
-
-
-_LOCATION = re.compile(r"^(Exception from \S+:\d+:|Check '.*' failed at \S+:\d+:?|\[ *\w+ *\] *)$")
-
-
-def first_line(text: str) -> str:
-    """The first line of a runtime's message that says something: source locations and
-    backtrace frames dropped; a line ending in ':' is joined with the line after it."""
-    lines = [line.strip() for line in str(text).splitlines()]
-    kept = [line for line in lines if line and not _LOCATION.match(line)
-            and not line.startswith(("Stack backtrace", "at ", "0:"))]
-    if not kept:
-        return str(text).strip() or "(no message)"
-    found = kept[0]
-    for line in kept[1:3]:
-        if not found.endswith(":"):
-            break
-        found = f"{found} {line}"
-    return found

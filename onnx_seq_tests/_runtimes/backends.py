@@ -5,14 +5,15 @@ A spec is one of
   onnxruntime   onnxruntime's CPU backend (`onnxruntime.backend`), each session on one thread
                 (OnnxruntimeBackend below)
   reference     onnx's ReferenceEvaluator, wrapped as an onnx backend below
-  openvino, tinygrad, tract, tvm, iree
-                third-party runtimes, adapted in runtimes/ (the `runtimes` extra installs them)
+  a built-in third-party runtime
+                each adapted by a module of this package with its RUNTIME record (records.py,
+                `gen-seq-tests runtimes` lists them); the extra of its name installs it
   module, module:attr, package.module:Class
                 an `onnx.backend.base.Backend` class, or a module, with `prepare(model, device)`
                 returning a rep whose `run(inputs)` gives the outputs; imported from PYTHONPATH
                 (a submodule named after the colon is imported too), never from the working
                 folder unless PYTHONPATH names it.
-Names of built-in backends are in REGISTRY and RUNTIMES.
+Names of built-in backends are in REGISTRY and the records (`builtin()`).
 Inputs and outputs follow onnx's backend convention: ndarray tensors, lists for sequences,
 None for an empty optional, the value itself for a present optional.
 """
@@ -26,17 +27,22 @@ import re
 import sys
 import types
 from functools import cache
+from typing import Any
 
 from onnx import ModelProto
 from onnx.backend.base import Backend, BackendRep
 
 from .._core.problems import SeqTestsError
-from . import EXTRA, RUNTIMES
+from .records import Record, names, record
 from .specs import REGISTRY
 
 #: The device every backend is asked for.
 DEVICE = "CPU"
-BUILTIN = ("onnxruntime", "reference", *RUNTIMES)
+
+
+def builtin() -> tuple[str, ...]:
+    """Every built-in backend name: onnxruntime, reference, then the third-party runtimes."""
+    return (*REGISTRY, *names())
 
 
 class BackendSpecError(SeqTestsError, ValueError):
@@ -94,18 +100,21 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 
 @cache
-def load_backend(spec: str):
-    """The backend a spec names; BackendSpecError if it names nothing usable."""
-    if spec in RUNTIMES:
+def load_backend(spec: str) -> Any:
+    """The backend a spec names; BackendSpecError if it names nothing usable. This cache is
+    the one place the backend objects of built-in runtimes live, one per spec and process,
+    with what they keep (adapter.py)."""
+    runtime = record(spec)
+    if runtime is not None:
         adapter = importlib.import_module(f"{__package__}.{spec}")
         try:
             return adapter.load()
         except ImportError as error:
             raise BackendSpecError(f"--backend {spec}: cannot import {error.name or spec} "
-                                   f"({error}); install it with `{EXTRA}`") from None
+                                   f"({error}); install it with `{runtime.install}`") from None
     target = REGISTRY.get(spec, spec)
     module_name, colon, attr = target.partition(":")
-    names = ", ".join(BUILTIN)
+    names = ", ".join(builtin())
     if not _DOTTED.fullmatch(module_name) or (colon and not _DOTTED.fullmatch(attr)):
         raise BackendSpecError(f"--backend {spec!r}: not a backend name ({names}) nor "
                                "`module`, `module:attr` naming an onnx backend on PYTHONPATH")
@@ -161,13 +170,33 @@ def _in_working_folder(module_name: str) -> str | None:
 
 def check_spec(spec: str) -> None:
     """BackendSpecError if `spec` names nothing usable, like load_backend, but a built-in
-    backend of REGISTRY whose package is installed is not imported here: a verify run's parent
-    process leaves importing onnxruntime (a third of a second) to its workers."""
+    backend whose package is installed is not imported here: a verify run's parent process
+    leaves importing onnxruntime (a third of a second) or a third-party runtime (its record's
+    `imports`, found without importing them) to its workers."""
+    runtime = record(spec)
+    if runtime is not None:
+        _check_installed(runtime)
+        return
     module_name = REGISTRY.get(spec, "").partition(":")[0]
     top = module_name.partition(".")[0]
     if top and top not in sys.modules and importlib.util.find_spec(top) is not None:
         return
     load_backend(spec)
+
+
+def _check_installed(runtime: Record) -> None:
+    """BackendSpecError naming the runtime's extra when a module its `load()` imports is not
+    installed; nothing is imported but the parents of dotted names."""
+    for module in runtime.imports:
+        try:
+            found = importlib.util.find_spec(module)
+        except (ImportError, ValueError) as error:  # a missing parent package, a broken one
+            found, why = None, str(error)
+        else:
+            why = f"No module named {module!r}"
+        if found is None:
+            raise BackendSpecError(f"--backend {runtime.name}: cannot import {module} ({why}); "
+                                   f"install it with `{runtime.install}`")
 
 
 def probe_model() -> ModelProto:
@@ -220,19 +249,27 @@ def run_prepared(rep, inputs: list):
 
 
 def describe(spec: str) -> str:
-    """What a spec runs, with versions, for reports."""
-    import onnx
-
+    """What a spec runs, with versions, for reports: a built-in backend's version from package
+    metadata where it is installed as a distribution of its name (nothing is imported)."""
     if spec == "onnxruntime":
-        import onnxruntime
+        from importlib.metadata import PackageNotFoundError, version
 
-        return (f"onnxruntime {onnxruntime.__version__}, CPU (onnxruntime.backend, one thread per "
+        try:
+            installed = version("onnxruntime")
+        except PackageNotFoundError:  # another distribution (onnxruntime-gpu, say)
+            import onnxruntime
+
+            installed = onnxruntime.__version__
+        return (f"onnxruntime {installed}, CPU (onnxruntime.backend, one thread per "
                 "session)")
     if spec == "reference":
+        import onnx
+
         return f"onnx.reference.ReferenceEvaluator, onnx {onnx.__version__}"
-    if spec in RUNTIMES:
-        adapter = importlib.import_module(f"{__package__}.{spec}")
-        return f"{spec} {adapter.version()}, CPU (onnx_seq_tests/_runtimes/{spec}.py)"
+    runtime = record(spec)
+    if runtime is not None:  # from its record and package metadata: nothing is imported
+        return (f"{spec} {runtime.installed_version()}, CPU "
+                f"(onnx_seq_tests/_runtimes/{spec}.py)")
     module_name = REGISTRY.get(spec, spec).partition(":")[0].partition(".")[0]
     version = getattr(importlib.import_module(module_name), "__version__", None)
     return f"{spec}" + (f" {version}" if version else "")

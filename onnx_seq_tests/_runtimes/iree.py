@@ -25,14 +25,35 @@ import signal
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from onnx import ModelProto, TensorProto
 from onnx.backend.base import BackendRep
 
 from .._core.problems import SeqTestsError
-from . import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line, refuse_containers
+from .adapter import (
+    CannotTake,
+    CPUBackend,
+    as_array,
+    boundary,
+    dtype_name,
+    first_line,
+    refuse_containers,
+)
+from .records import record
 
+#: This runtime's record (records.py says what each key means).
+RUNTIME: dict[str, Any] = {
+    "name": "iree",
+    "label": "IREE (llvm-cpu)",
+    "summary": "torch-mlir's ONNX importer, iree-compile for llvm-cpu, iree.runtime on "
+               "local-sync",
+    "requires": ["iree-base-compiler==3.13.0", "iree-base-runtime==3.13.0"],
+    "imports": ["iree.compiler", "iree.runtime"],
+    "version": "{iree-base-compiler} (compiler), {iree-base-runtime} (runtime), llvm-cpu, "
+               "local-sync",
+}
 WHY = "IREE's compiled functions take and give tensors only"
 DRIVER = "local-sync"
 #: iree-compile's flags: llvm-cpu for any CPU of the machine's architecture, one thread (verify
@@ -42,26 +63,25 @@ FLAGS = ("--iree-hal-target-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=gener
 #: Bumped when what is cached (or how messages are written) changes.
 CACHE_FORMAT = "1"
 COMPILE_TIMEOUT = 300.0
-_CONFIG: list = []
 
 
-def load():
+def load() -> IREEBackend:
     """The backend; ImportError when IREE's compiler or runtime is not installed."""
     import iree.compiler  # noqa: F401
     import iree.runtime  # noqa: F401
 
-    return IREEBackend
+    return IREEBackend()
 
 
 def version() -> str:
-    from importlib.metadata import version as installed
-
-    return (f"{installed('iree-base-compiler')} (compiler), {installed('iree-base-runtime')} "
-            f"(runtime), llvm-cpu, {DRIVER}")
+    """IREE's versions and settings, as reports name them (the cache's key has it too)."""
+    found = record("iree")
+    assert found is not None, "iree.py has its RUNTIME record"
+    return found.installed_version()
 
 
 class IREERep(BackendRep):
-    def __init__(self, model: ModelProto):
+    def __init__(self, model: ModelProto, backend: IREEBackend):
         import iree.runtime as rt
 
         refuse_containers("iree", model, WHY)
@@ -71,14 +91,13 @@ class IREERep(BackendRep):
                 if value.type.tensor_type.elem_type == TensorProto.STRING:
                     raise CannotTake(f"iree has no string tensors ({where} {value.name!r})")
         module = compiled(model)
-        if not _CONFIG:
-            _CONFIG.append(rt.Config(DRIVER))
-        self._context = rt.SystemContext(config=_CONFIG[0])
+        config = backend.config()
+        self._context = rt.SystemContext(config=config)
         self._context.add_vm_module(rt.VmModule.copy_buffer(self._context.instance, module))
-        self._device = _CONFIG[0].device
+        self._device = config.device
         self._main = self._context.modules.module[model.graph.name]
 
-    def run(self, inputs, **kwargs):
+    def run(self, inputs: list[Any], **kwargs: Any) -> list[Any]:
         if len(inputs) != len(self._inputs):
             raise ValueError(f"the model has {len(self._inputs)} input(s), got {len(inputs)}")
         feeds = [self._to_device(as_array(value, f"input {name!r}"), f"input {name!r}")
@@ -102,9 +121,21 @@ class IREERep(BackendRep):
 
 
 class IREEBackend(CPUBackend):
-    """IREE; see the module's docstring for what it can take."""
+    """IREE; see the module's docstring for what it can take. It holds the driver's
+    configuration (made on first use) that every model it prepares runs on."""
 
     rep = IREERep
+
+    def __init__(self) -> None:
+        self._config: Any = None
+
+    def config(self) -> Any:
+        """iree.runtime's Config of DRIVER, one per backend."""
+        if self._config is None:
+            import iree.runtime as rt
+
+            self._config = rt.Config(DRIVER)
+        return self._config
 
 
 def from_device(value):

@@ -17,15 +17,25 @@ import io
 import multiprocessing
 import os
 import re
+from typing import Any
 
 import ml_dtypes
 import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import BackendRep
 
-from . import CannotTake, CPUBackend, as_array, boundary, dtype_name, refuse_containers
-from . import first_line as _first_line
+from .adapter import CannotTake, CPUBackend, as_array, boundary, dtype_name, refuse_containers
+from .adapter import first_line as _first_line
 
+#: This runtime's record (records.py says what each key means).
+RUNTIME: dict[str, Any] = {
+    "name": "openvino",
+    "label": "OpenVINO (CPU)",
+    "summary": "OpenVINO's CPU plugin, EXECUTION_MODE_HINT=ACCURACY",
+    "requires": ["openvino==2026.4.1"],
+    "imports": ["openvino"],
+    "version": "{openvino}",
+}
 CONFIG = {"EXECUTION_MODE_HINT": "ACCURACY"}
 WHY = "OpenVINO's runtime API passes tensors only"
 #: numpy (ml_dtypes) element types OpenVINO holds bit for bit under another numpy view.
@@ -35,33 +45,25 @@ _RAW_TYPES = {
     np.dtype(ml_dtypes.float8_e5m2): "f8e5m2",
     np.dtype(ml_dtypes.float8_e8m0fnu): "f8e8m0",
 }
-#: Requests that held string tensors: destroying them can kill the process (a double free in
-#: OpenVINO's string tensors), so they are kept until the process ends.
-_KEPT: list = []
 
 
-def load():
+def load() -> OpenVINOBackend:
     """The backend; ImportError when openvino is not installed."""
     import openvino  # noqa: F401
 
-    return OpenVINOBackend
-
-
-def version() -> str:
-    import openvino
-
-    return openvino.__version__.split("-")[0]
+    return OpenVINOBackend()
 
 
 class OpenVINORep(BackendRep):
-    def __init__(self, model: ModelProto):
+    def __init__(self, model: ModelProto, backend: OpenVINOBackend):
         import openvino as ov
 
         refuse_containers("openvino", model, WHY, allow_inputs=("optional",))
         self._ov = ov
+        self._backend = backend
         self._inputs, self._outputs = boundary(model)
         try:
-            core = _core()
+            core = backend.core()
             read = core.read_model(io.BytesIO(model.SerializeToString()))
             self._compiled = core.compile_model(read, "CPU", CONFIG)
         except RuntimeError as error:
@@ -69,7 +71,7 @@ class OpenVINORep(BackendRep):
         self._input_ports = _match([n for n, _ in self._inputs], self._compiled.inputs)
         self._output_ports = _match([n for n, _ in self._outputs], self._compiled.outputs)
 
-    def run(self, inputs, **kwargs):
+    def run(self, inputs: list[Any], **kwargs: Any) -> list[np.ndarray]:
         ov = self._ov
         if len(inputs) != len(self._inputs):
             raise ValueError(f"the model has {len(self._inputs)} input(s), got {len(inputs)}")
@@ -98,27 +100,37 @@ class OpenVINORep(BackendRep):
             strings |= tensor.element_type == ov.Type.string
             outputs.append(_from_tensor(ov, tensor))
         if strings:
-            _keep(request)
+            self._backend.keep(request)
         return outputs
 
 
 class OpenVINOBackend(CPUBackend):
-    """OpenVINO's CPU plugin; see the module's docstring for what it can take."""
+    """OpenVINO's CPU plugin; see the module's docstring for what it can take. It holds the
+    process's OpenVINO Core (made on first use) and the requests that must outlive it."""
 
     rep = OpenVINORep
     #: A process forked after OpenVINO has started its thread pool deadlocks in it.
     fork_safe = False
 
+    def __init__(self) -> None:
+        self._core: Any = None
+        #: Requests that held string tensors: destroying them can kill the process (a double
+        #: free in OpenVINO's string tensors), so they are kept until the process ends.
+        self._kept: list[Any] = []
 
-_CORE = []
+    def core(self) -> Any:
+        """The OpenVINO Core every model of this backend is compiled by."""
+        if self._core is None:
+            import openvino as ov
 
+            self._core = ov.Core()
+        return self._core
 
-def _core():
-    if not _CORE:
-        import openvino as ov
-
-        _CORE.append(ov.Core())
-    return _CORE[0]
+    def keep(self, request: Any) -> None:
+        """Keep `request` alive; in a worker process, end it without destroying them."""
+        if not self._kept and multiprocessing.parent_process() is not None:
+            atexit.register(_end_now)
+        self._kept.append(request)
 
 
 def _match(names: list[str], ports) -> dict[str, int]:
@@ -182,13 +194,6 @@ def first_line(text: str) -> str:
         return "the model was not fully converted: " + "; ".join(missing)
     # node names OpenVINO numbers per process (NullNode_146100) would make reports differ
     return re.sub(r"(Operation name: [A-Za-z]+)_\d+\b", r"\1", _first_line(text))
-
-
-def _keep(request) -> None:
-    """Keep `request` alive; in a worker process, end it without destroying them."""
-    if not _KEPT and multiprocessing.parent_process() is not None:
-        atexit.register(_end_now)
-    _KEPT.append(request)
 
 
 def _end_now() -> None:

@@ -10,16 +10,27 @@ from __future__ import annotations
 
 import os
 import warnings
+from typing import Any
 
 import ml_dtypes
 import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import BackendRep
 
-from . import CannotTake, CPUBackend, as_array, boundary, dtype_name
+from .adapter import CannotTake, CPUBackend, as_array, boundary, dtype_name
 
-#: The device used unless DEV names another: it works on any machine, without a compiler.
-DEFAULT_DEVICE = "PYTHON"
+#: This runtime's record (records.py says what each key means).
+RUNTIME: dict[str, Any] = {
+    "name": "tinygrad",
+    "label": "tinygrad",
+    "summary": "tinygrad's ONNX runner on its PYTHON device (DEV picks another)",
+    "requires": ["tinygrad==0.14.0"],
+    "imports": ["tinygrad"],
+    "version": "{tinygrad}, device {DEV}",
+    # the device used unless DEV names another: it works on any machine, without a compiler
+    "environment": {"DEV": "PYTHON"},
+}
+DEFAULT_DEVICE = RUNTIME["environment"]["DEV"]
 #: ml_dtypes element types -> (tinygrad dtype name, numpy type of the same bits).
 _BITS = {
     np.dtype(ml_dtypes.bfloat16): ("bfloat16", np.uint16),
@@ -31,30 +42,21 @@ _BITS = {
 _PLAIN = "?bBhHiIlLqQefd"  # numpy type characters tinygrad holds as they are
 
 
-def load():
+def load() -> TinygradBackend:
     """The backend; ImportError when tinygrad is not installed."""
     os.environ["DEV"] = os.environ.get("DEV") or DEFAULT_DEVICE  # read when tinygrad is imported
     from tinygrad.helpers import DEV
 
     DEV.value = os.environ["DEV"]
-    return TinygradBackend
-
-
-def version() -> str:
-    from importlib.metadata import version as installed
-
-    load()
-    from tinygrad import Device
-
-    return f"{installed('tinygrad')}, device {Device.DEFAULT}"
+    return TinygradBackend()
 
 
 class TinygradRep(BackendRep):
-    def __init__(self, model: ModelProto):
+    def __init__(self, model: ModelProto, backend: TinygradBackend | None = None):
         self._bytes = model.SerializeToString()
         self._inputs, self._outputs = boundary(model)
 
-    def run(self, inputs, **kwargs):
+    def run(self, inputs: list[Any], **kwargs: Any) -> list[Any]:
         from tinygrad import Tensor
         from tinygrad.nn.onnx import OnnxRunner
 

@@ -2,46 +2,79 @@
 
 tract has no sequence or optional values at all, and its Python API takes numeric and bool
 tensors only: any sequence or optional input or output, and string, bfloat16 or float8 tensors,
-are refused (CannotTake). RUST_BACKTRACE is set to 0: a backtrace per error costs ~0.2 s.
+are refused (CannotTake).
+
+RUST_BACKTRACE is 0 while tract loads, prepares and runs a model (`_no_backtrace`): a backtrace
+per error costs ~0.2 s. Rust reads the variable once, at the first error of the process, and
+keeps what it read, so the setting must be in force at that moment; it is set only around
+tract's own calls, and the environment is as it was after each.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import BackendRep
 
-from . import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line, refuse_containers
+from .adapter import (
+    CannotTake,
+    CPUBackend,
+    as_array,
+    boundary,
+    dtype_name,
+    first_line,
+    refuse_containers,
+)
 
+#: This runtime's record (records.py says what each key means).
+RUNTIME: dict[str, Any] = {
+    "name": "tract",
+    "label": "tract",
+    "summary": "tract's Python bindings",
+    "requires": ["tract==0.23.9"],
+    "imports": ["tract"],
+    "version": "{tract}",
+}
 WHY = "tract has no sequence or optional values"
 _PLAIN = "?bBhHiIlLqQefdFD"  # numpy type characters tract's Python API takes
 
 
-def load():
+def load() -> TractBackend:
     """The backend; ImportError when tract is not installed."""
+    with _no_backtrace():
+        import tract  # noqa: F401
+
+    return TractBackend()
+
+
+@contextmanager
+def _no_backtrace() -> Iterator[None]:
+    """RUST_BACKTRACE=0 for the time of the block, then the environment as it was."""
+    had = os.environ.get("RUST_BACKTRACE")
     os.environ["RUST_BACKTRACE"] = "0"
-    import tract  # noqa: F401
-
-    return TractBackend
-
-
-def version() -> str:
-    from importlib.metadata import version as installed
-
-    return installed("tract")
+    try:
+        yield
+    finally:
+        if had is None:
+            del os.environ["RUST_BACKTRACE"]
+        else:
+            os.environ["RUST_BACKTRACE"] = had
 
 
 class TractRep(BackendRep):
-    def __init__(self, model: ModelProto):
+    def __init__(self, model: ModelProto, backend: TractBackend | None = None):
         import tract
 
         refuse_containers("tract", model, WHY)
         self._inputs, self._outputs = boundary(model)
-        with tempfile.TemporaryDirectory() as folder:
+        with tempfile.TemporaryDirectory() as folder, _no_backtrace():
             path = Path(folder) / "model.onnx"
             path.write_bytes(model.SerializeToString())
             try:
@@ -49,7 +82,7 @@ class TractRep(BackendRep):
             except Exception as error:  # tract raises its own TractError
                 raise RuntimeError(first_line(str(error))) from None
 
-    def run(self, inputs, **kwargs):
+    def run(self, inputs: list[Any], **kwargs: Any) -> list[np.ndarray]:
         if len(inputs) != len(self._inputs):
             raise ValueError(f"the model has {len(self._inputs)} input(s), got {len(inputs)}")
         arrays = []
@@ -60,7 +93,8 @@ class TractRep(BackendRep):
                                  f"(input {name!r})")
             arrays.append(array)
         try:
-            results = self._runnable.run(arrays)
+            with _no_backtrace():
+                results = self._runnable.run(arrays)
         except Exception as error:
             raise RuntimeError(first_line(str(error))) from None
         return [r.to_numpy() for r in results]

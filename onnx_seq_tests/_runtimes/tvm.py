@@ -18,36 +18,51 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import BackendRep
 
-from . import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line, sequence_inputs
+from .adapter import (
+    CannotTake,
+    CPUBackend,
+    as_array,
+    boundary,
+    dtype_name,
+    first_line,
+    sequence_inputs,
+)
 
+#: This runtime's record (records.py says what each key means).
+RUNTIME: dict[str, Any] = {
+    "name": "tvm",
+    "label": "TVM (Relax, llvm)",
+    "summary": "the Relax ONNX frontend, tvm.compile(target=\"llvm\"), the Relax VM on the CPU",
+    "requires": ["apache-tvm==0.27.0.post1"],
+    "imports": ["tvm"],
+    "version": "{apache-tvm}, Relax VM, target llvm",
+    # verify runs one case per core
+    "environment": {"TVM_NUM_THREADS": "1"},
+}
 WHY = "TVM's Relax frontend reads every graph input as a tensor"
 TARGET = "llvm"
 #: ml_dtypes kinds narrower than a byte: numpy stores one per byte, TVM's runtime packs them.
 _PACKED = ("int4", "uint4", "int2", "uint2")
 
 
-def load():
+def load() -> TVMBackend:
     """The backend; ImportError when apache-tvm is not installed."""
-    os.environ["TVM_NUM_THREADS"] = os.environ.get("TVM_NUM_THREADS") or "1"
+    os.environ["TVM_NUM_THREADS"] = (os.environ.get("TVM_NUM_THREADS")
+                                     or RUNTIME["environment"]["TVM_NUM_THREADS"])
     import tvm  # noqa: F401
     from tvm.relax.frontend import onnx  # noqa: F401
 
-    return TVMBackend
-
-
-def version() -> str:
-    from importlib.metadata import version as installed
-
-    return f"{installed('apache-tvm')}, Relax VM, target {TARGET}"
+    return TVMBackend()
 
 
 class TVMRep(BackendRep):
-    def __init__(self, model: ModelProto):
+    def __init__(self, model: ModelProto, backend: TVMBackend | None = None):
         import tvm
         from tvm import relax
         from tvm.relax.frontend.onnx import from_onnx
@@ -62,7 +77,7 @@ class TVMRep(BackendRep):
             raise RuntimeError(first_line(str(error))) from None
         self._main = relax.VirtualMachine(executable, tvm.cpu())["main"]
 
-    def run(self, inputs, **kwargs):
+    def run(self, inputs: list[Any], **kwargs: Any) -> list[Any]:
         if len(inputs) != len(self._inputs):
             raise ValueError(f"the model has {len(self._inputs)} input(s), got {len(inputs)}")
         feeds = []
