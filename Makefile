@@ -50,7 +50,9 @@ clean:
 # onnxruntime and the reference evaluator, so a stale report fails the tests. (A CI matrix does
 # the same with one `verify --json` per runtime and job, then
 # `gen-seq-tests report *.json --markdown ... --html ...`: docs/reports.md.)
-RUNTIMES := openvino tinygrad tract tvm iree
+# The built-in third-party runtimes, from their records (`gen-seq-tests runtimes`); expanded
+# where a target uses them, after the install.
+RUNTIMES = $(shell $(BIN)/gen-seq-tests runtimes --names)
 .PHONY: conformance
 conformance: build
 	mkdir -p dist
@@ -59,7 +61,7 @@ conformance: build
 		--html docs/conformance.html --json dist/conformance.json > /dev/null; test $$? -le 1
 	$(BIN)/python -c 'from onnx_seq_tests._reports.report import record_verdicts; \
 		record_verdicts("dist/conformance.json", "$(RUNTIMES)".split(), "docs/conformance-runtimes.json")'
-	$(BIN)/python -m onnx_seq_tests._reports.refresh --recorded dist/conformance.json
+	$(BIN)/gen-seq-tests refresh --recorded dist/conformance.json
 
 # After adding or changing cases (docs/adding-a-case.md): everything derived and committed is
 # brought up to date: generated/, docs/operators/, docs/coverage.md, the third-party runtimes'
@@ -69,7 +71,7 @@ conformance: build
 refresh: build
 	$(BIN)/gen-seq-tests docs generated -o docs/operators
 	$(BIN)/gen-seq-tests coverage generated --markdown docs/coverage.md > /dev/null
-	$(BIN)/python -m onnx_seq_tests._reports.refresh -j 2
+	$(BIN)/gen-seq-tests refresh -j 2
 
 # Each third-party runtime on the generated suite, green when it stands where xfail/<runtime>.txt
 # says (refresh those files with `make xfail` after a runtime upgrade or a change of generated/).

@@ -1,6 +1,7 @@
-"""`make refresh` (onnx_seq_tests/_reports/refresh.py): the third-party runtimes re-run only on the
-case folders that are new or changed since their verdicts were recorded, and the recorded
-verdicts, their digests, docs/conformance.md and the README's table rewritten."""
+"""`gen-seq-tests refresh`, what `make refresh` runs (onnx_seq_tests/_reports/refresh.py): the
+third-party runtimes re-run only on the case folders that are new or changed since their
+verdicts were recorded, and the recorded verdicts, their digests, docs/conformance.md and the
+README's table rewritten."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from onnx_seq_tests._cli import main
 from onnx_seq_tests._reports import refresh
 from onnx_seq_tests._run.verifier import Result
 from onnx_seq_tests._suite.build import build
@@ -111,10 +114,37 @@ def test_stale_cases_and_malformed_digests(tmp_path):
     assert refresh.read_digests(tmp_path / "absent") == {}
 
 
-def test_a_readme_without_the_markers_is_one_line_exit_2(tmp_path, capsys):
+def test_a_readme_without_the_markers_is_one_line_exit_2(tmp_path):
     (tmp_path / "README.md").write_text("# no table here\n")
     (tmp_path / "dist.json").write_text(json.dumps({"results": []}))
     (tmp_path / "generated").mkdir()
-    assert refresh.main(["--root", str(tmp_path), "--recorded", str(tmp_path / "dist.json")]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("error: ")
+    done = CliRunner().invoke(main, ["refresh", "--root", str(tmp_path),
+                                     "--recorded", str(tmp_path / "dist.json")])
+    assert done.exit_code == 2
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ")
+    assert "Traceback" not in done.output
+
+
+def test_refresh_recorded_marks_every_case_and_writes_the_table(checkout):
+    """`gen-seq-tests refresh --recorded FILE` (after `make conformance`): the digests of every
+    case folder and the README's table, from the report; nothing is run."""
+    results = [{"backend": spec, "case": case, "outcome": "pass"}
+               for case in refresh.case_digests(checkout / "generated")
+               for spec in refresh.CONFORMANCE_SPECS]
+    (checkout / "dist.json").write_text(json.dumps({"results": results}))
+    done = CliRunner().invoke(main, ["refresh", "--root", str(checkout),
+                                     "--recorded", str(checkout / "dist.json")])
+    assert done.exit_code == 0, done.output
+    assert done.stdout == f"wrote {refresh.DIGESTS} and the table in README.md\n"
+    assert refresh.read_digests(checkout / refresh.DIGESTS) == refresh.case_digests(
+        checkout / "generated")
+    table = (checkout / "README.md").read_text()
+    for spec in refresh.CONFORMANCE_SPECS:
+        assert f"| {refresh.LABELS[spec]} | 2 / 0 / 0 |" in table
+
+
+def test_refresh_help_and_bad_usage():
+    done = CliRunner().invoke(main, ["refresh", "--help"])
+    assert done.exit_code == 0 and "--recorded FILE" in done.output and "--jobs" in done.output
+    done = CliRunner().invoke(main, ["refresh", "-j", "-1"])
+    assert done.exit_code == 2 and "Traceback" not in done.output

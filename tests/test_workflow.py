@@ -4,6 +4,7 @@ they run is one the CLI accepts."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from importlib.metadata import metadata
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import click
 import yaml
+from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
 
@@ -157,13 +159,23 @@ def test_a_tag_builds_and_uploads_the_release():
 
 def test_the_scoreboard_is_a_matrix_of_runtimes_merged_by_report():
     """This repository's scoreboard: one verify --json per runtime and job (a matrix over every
-    backend of docs/conformance.md), then one job merging them with `gen-seq-tests report`."""
+    backend of docs/conformance.md, listed as JSON by a job from the runtimes' records), then
+    one job merging them with `gen-seq-tests report`."""
     from onnx_seq_tests._reports.refresh import CONFORMANCE_SPECS
 
     workflow = load(SCOREBOARD)
     assert workflow["permissions"] == {"contents": "read"}
+    listing = workflow["jobs"]["runtimes"]
+    (step,) = [s for s in listing["steps"] if "gen-seq-tests" in s.get("run", "")]
+    (listed,) = [shlex.split(c) for c in re.findall(r"\$\((gen-seq-tests [^)]*)\)", step["run"])]
+    assert listed[:2] == ["gen-seq-tests", "runtimes"] and parse(listed).params["as_json"]
+    done = CliRunner().invoke(main, listed[1:])
+    assert done.exit_code == 0 and sorted(json.loads(done.output)) == sorted(CONFORMANCE_SPECS)
+    assert listing["outputs"]["list"] == f"${{{{ steps.{step['id']}.outputs.list }}}}"
+    assert '>> "$GITHUB_OUTPUT"' in step["run"]
     runs, merge = workflow["jobs"]["verify"], workflow["jobs"]["scoreboard"]
-    assert sorted(runs["strategy"]["matrix"]["runtime"]) == sorted(CONFORMANCE_SPECS)
+    assert runs["needs"] == "runtimes"
+    assert runs["strategy"]["matrix"]["runtime"] == "${{ fromJSON(needs.runtimes.outputs.list) }}"
     assert runs["strategy"]["fail-fast"] is False
     assert merge["needs"] == "verify" and "!cancelled()" in merge["if"]
     for job in (runs, merge):

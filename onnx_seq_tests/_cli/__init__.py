@@ -20,7 +20,9 @@ import click
 from .._core.outputs import check_outputs, write_output
 from .._core.problems import CheckFailed, one_line
 from .._fuzz.command import SECONDS, fuzz
+from .._runtimes.records import names as runtime_names
 from .._suite.manifest import EMPTY_OPTIONAL_FORMS
+from .checkout import refresh, runtimes
 from .conventions import (
     Commands,
     SuiteRoot,
@@ -109,8 +111,8 @@ def list_cases(paths: tuple[Path, ...]) -> None:
 @click.argument("suite_dirs", nargs=-1, metavar="[SUITE_DIR]...",
                 type=click.Path(file_okay=False, path_type=Path))
 @click.option("-b", "--backend", "backends", multiple=True, required=True, metavar="SPEC",
-              help="onnxruntime, reference (onnx's ReferenceEvaluator), openvino, tinygrad, "
-                   "tract, tvm, iree, or `module`, "
+              help="onnxruntime, reference (onnx's ReferenceEvaluator), "
+                   f"{', '.join(runtime_names())} (`gen-seq-tests runtimes`), or `module`, "
                    "`module:attr`, `package.module:attr` naming an onnx backend on PYTHONPATH. "
                    "Repeat for a side-by-side table.")
 @click.option("-k", "select", multiple=True, metavar="REGEX",
@@ -529,6 +531,8 @@ def mutation_score(root: Path, markdown_path: Path | None, fuzz_alone: bool, see
 
 
 main.add_command(fuzz)
+main.add_command(runtimes)
+main.add_command(refresh)
 
 
 @main.command("xfail-update")
