@@ -32,15 +32,8 @@ from onnx import ModelProto, TensorProto
 from onnx.backend.base import BackendRep
 
 from .._core.problems import SeqTestsError
-from .adapter import (
-    CannotTake,
-    CPUBackend,
-    as_array,
-    boundary,
-    dtype_name,
-    first_line,
-    refuse_containers,
-)
+from . import adapter
+from .adapter import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line
 from .records import record
 
 #: This runtime's record (records.py says what each key means).
@@ -84,7 +77,7 @@ class IREERep(BackendRep):
     def __init__(self, model: ModelProto, backend: IREEBackend):
         import iree.runtime as rt
 
-        refuse_containers("iree", model, WHY)
+        adapter.refuse_containers("iree", model, WHY)
         self._inputs, self._outputs = boundary(model)
         for where, values in (("input", model.graph.input), ("output", model.graph.output)):
             for value in values:

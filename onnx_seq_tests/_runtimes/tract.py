@@ -23,15 +23,8 @@ import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import BackendRep
 
-from .adapter import (
-    CannotTake,
-    CPUBackend,
-    as_array,
-    boundary,
-    dtype_name,
-    first_line,
-    refuse_containers,
-)
+from . import adapter
+from .adapter import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line
 
 #: This runtime's record (records.py says what each key means).
 RUNTIME: dict[str, Any] = {
@@ -72,7 +65,7 @@ class TractRep(BackendRep):
     def __init__(self, model: ModelProto, backend: TractBackend | None = None):
         import tract
 
-        refuse_containers("tract", model, WHY)
+        adapter.refuse_containers("tract", model, WHY)
         self._inputs, self._outputs = boundary(model)
         with tempfile.TemporaryDirectory() as folder, _no_backtrace():
             path = Path(folder) / "model.onnx"

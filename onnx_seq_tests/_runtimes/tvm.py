@@ -24,15 +24,8 @@ import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import BackendRep
 
-from .adapter import (
-    CannotTake,
-    CPUBackend,
-    as_array,
-    boundary,
-    dtype_name,
-    first_line,
-    sequence_inputs,
-)
+from . import adapter
+from .adapter import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line
 
 #: This runtime's record (records.py says what each key means).
 RUNTIME: dict[str, Any] = {
@@ -68,7 +61,7 @@ class TVMRep(BackendRep):
         from tvm.relax.frontend.onnx import from_onnx
 
         self._inputs, self._outputs = boundary(model)
-        for name in sequence_inputs(model):
+        for name in adapter.sequence_inputs(model):
             raise CannotTake(f"tvm cannot take a sequence input ({name!r}): {WHY}")
         try:
             module = from_onnx(model, keep_params_in_input=False)
