@@ -12,16 +12,15 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from onnx import TensorProto, helper
 
-from onnx_seq_tests._cli import main
 from onnx_seq_tests._runtimes import backends, records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,61 +98,72 @@ def test_no_file_writes_the_runtime_list():
     assert re.search(r'^dynamic = \["optional-dependencies"\]', pyproject, re.MULTILINE)
 
 
-def _setup_extras() -> dict[str, list[str]]:
-    """The extras as setup.py computes them (loaded by its path; setup() is not run)."""
-    spec = importlib.util.spec_from_file_location("setup_under_test", ROOT / "setup.py")
+def _setup_extras(root: Path = ROOT) -> dict[str, list[str]]:
+    """The extras as the setup.py of `root` computes them (loaded by its path; setup() is not
+    run)."""
+    spec = importlib.util.spec_from_file_location("setup_under_test", root / "setup.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.extras()
 
 
-def _help(*command: str) -> str:
-    """`gen-seq-tests COMMAND --help` in a fresh process: help texts are made at import."""
-    done = subprocess.run([sys.executable, "-m", "onnx_seq_tests._cli", *command, "--help"],
-                          capture_output=True, text=True, cwd=ROOT, check=True)
+def _cli(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """`gen-seq-tests ARGS` in a fresh process on the package of `root` (help texts are made
+    when the CLI is imported)."""
+    return subprocess.run([sys.executable, "-m", "onnx_seq_tests._cli", *args],
+                          capture_output=True, text=True, cwd=root,
+                          env={**os.environ, "PYTHONPATH": str(root)})
+
+
+def _make_runtimes(root: Path) -> str:
+    """What `make -n verify-runtimes` would run in `root` (the Makefile's RUNTIMES expanded,
+    with this Python's gen-seq-tests on the package of `root`)."""
+    done = subprocess.run(["make", "-n", "--no-print-directory", "verify-runtimes",
+                           f"BIN={Path(sys.executable).parent}"], capture_output=True,
+                          text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+                          check=True)
     return done.stdout
 
 
-def _make_runtimes() -> str:
-    """What `make -n verify-runtimes` would run (the Makefile's RUNTIMES expanded)."""
-    done = subprocess.run(["make", "-n", "--no-print-directory", "verify-runtimes"],
-                          capture_output=True, text=True, cwd=ROOT, check=True)
-    return done.stdout
-
-
-def _seen(name: str) -> dict[str, bool]:
-    """Where `name` shows as a built-in runtime."""
-    extras = _setup_extras()
-    listed = CliRunner().invoke(main, ["runtimes", "--all", "--json"])
-    assert listed.exit_code == 0, listed.output
+def _seen(name: str, root: Path) -> dict[str, bool]:
+    """Where `name` shows as a built-in runtime, in the checkout copy `root`."""
+    extras = _setup_extras(root)
+    listed = _cli(root, "runtimes", "--all", "--json")
+    assert listed.returncode == 0, listed.stderr
     return {
-        "verify --help": name in " ".join(_help("verify").split()),
-        "fuzz --help": name in " ".join(_help("fuzz").split()),
+        "verify --help": name in " ".join(_cli(root, "verify", "--help").stdout.split()),
+        "fuzz --help": name in " ".join(_cli(root, "fuzz", "--help").stdout.split()),
         "extra": extras.get(name) == [f"{name}-package==1.0"],
         "runtimes extra": f"{name}-package==1.0" in extras["runtimes"],
         "dev extra": f"{name}-package==1.0" in extras["dev"],
-        "runtimes --json": name in json.loads(listed.output),
-        "Makefile": bool(re.search(rf"for b in [^;]*\b{name}\b", _make_runtimes())),
+        "runtimes --json": name in json.loads(listed.stdout),
+        "Makefile": bool(re.search(rf"for b in [^;]*\b{name}\b", _make_runtimes(root))),
     }
 
 
-def test_a_new_runtime_module_shows_everywhere_and_goes_when_removed():
+def test_a_new_runtime_module_shows_everywhere_and_goes_when_removed(tmp_path):
     """One module with its record is a runtime: verify's and fuzz's help, the extras setup.py
     computes, `gen-seq-tests runtimes`, the Makefile; `verify -b` names its extra when its
-    package is missing. Removing the module removes it from all of them."""
-    assert not any(_seen(FAKE).values())
-    module = PACKAGE / "_runtimes" / f"{FAKE}.py"
-    try:
-        module.write_text(FAKE_MODULE, encoding="utf-8")
-        assert _seen(FAKE) == dict.fromkeys(_seen(FAKE), True)
-        done = CliRunner().invoke(main, ["verify", "generated", "-b", FAKE])
-        assert done.exit_code == 2
-        assert (f"--backend {FAKE}: cannot import {FAKE}_package_not_installed" in done.output
-                and f"install it with `pip install 'onnx-seq-tests[{FAKE}]'`" in done.output)
-    finally:
-        module.unlink()
-        backends.load_backend.cache_clear()
-    assert not any(_seen(FAKE).values())
+    package is missing. Removing the module removes it from all of them. (On a copy of the
+    checkout's package, setup.py, pyproject.toml and Makefile: tests running beside this one
+    see the package as it is.)"""
+    root = tmp_path / "checkout"
+    shutil.copytree(PACKAGE, root / PACKAGE.name,
+                    ignore=shutil.ignore_patterns("__pycache__", "_data"))
+    for name in ("setup.py", "pyproject.toml", "Makefile"):
+        shutil.copy(ROOT / name, root / name)
+    assert not any(_seen(FAKE, root).values())
+    module = root / PACKAGE.name / "_runtimes" / f"{FAKE}.py"
+    module.write_text(FAKE_MODULE, encoding="utf-8")
+    seen = _seen(FAKE, root)
+    assert seen == dict.fromkeys(seen, True)
+    done = _cli(root, "verify", str(ROOT / "generated"), "-b", FAKE)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert (f"--backend {FAKE}: cannot import {FAKE}_package_not_installed" in done.stderr
+            and f"install it with `pip install 'onnx-seq-tests[{FAKE}]'`" in done.stderr)
+    module.unlink()
+    assert not any(_seen(FAKE, root).values())
 
 
 def test_the_verifying_process_imports_no_runtime_to_check_or_describe_it(tmp_path):
