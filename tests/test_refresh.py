@@ -54,6 +54,8 @@ def checkout(tmp_path) -> Path:
     build([tmp_path / "cases"], tmp_path / "generated")
     (tmp_path / "docs").mkdir()
     shutil.copy(ROOT / refresh.NOTES, tmp_path / refresh.NOTES)
+    markers = f"{refresh.PAGE_START}\n{refresh.PAGE_END}"
+    (tmp_path / refresh.RUNTIMES_PAGE).write_text(f"# runtimes\n\n{markers}\n")
     markers = f"{refresh.TABLE_START}\n{refresh.TABLE_END}"
     (tmp_path / "README.md").write_text(f"# x\n\n{markers}\n\nend\n")
     return tmp_path
@@ -135,7 +137,10 @@ def test_refresh_recorded_marks_every_case_and_writes_the_table(checkout):
     done = CliRunner().invoke(main, ["refresh", "--root", str(checkout),
                                      "--recorded", str(checkout / "dist.json")])
     assert done.exit_code == 0, done.output
-    assert done.stdout == f"wrote {refresh.DIGESTS} and the table in README.md\n"
+    assert done.stdout == (f"wrote {refresh.DIGESTS} and the tables in README.md and "
+                           f"{refresh.RUNTIMES_PAGE}\n")
+    page = (checkout / refresh.RUNTIMES_PAGE).read_text()
+    assert page == f"# runtimes\n\n{refresh.runtimes_page_table()}\n"
     assert refresh.read_digests(checkout / refresh.DIGESTS) == refresh.case_digests(
         checkout / "generated")
     table = (checkout / "README.md").read_text()

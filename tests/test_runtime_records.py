@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
+from onnx_seq_tests._reports import refresh
 from onnx_seq_tests._runtimes import backends, records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,14 +76,16 @@ def test_the_runtimes_are_the_modules_with_a_record_each_with_its_xfail_file():
     assert extras["runtimes"] == [r for record in records.records() for r in record.requires]
 
 
-def test_the_runtimes_page_has_a_row_per_record():
-    """docs/runtimes.md's table: one row per runtime, naming its pinned packages."""
-    page = (ROOT / "docs" / "runtimes.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| `(\w+)` \| (.*?) \|", page, re.MULTILINE)
-    assert {name for name, _ in rows} == set(records.names())
-    for name, packages in rows:
-        for requirement in records.record(name).requires:
-            assert f"`{requirement}`" in packages, (name, requirement)
+def test_the_runtimes_page_table_is_rendered_from_the_records():
+    """docs/runtimes.md's table of the runtimes (name, pinned packages, what runs) is what
+    `gen-seq-tests refresh` renders from the records: nobody writes a row by hand."""
+    page = (ROOT / refresh.RUNTIMES_PAGE).read_text(encoding="utf-8")
+    table = refresh.runtimes_page_table()
+    assert page == refresh.with_table(page, table, refresh.RUNTIMES_PAGE,
+                                      (refresh.PAGE_START, refresh.PAGE_END)), (
+        f"the table in {refresh.RUNTIMES_PAGE} is stale: run `make refresh`")
+    for record in records.records():
+        assert f"| `{record.name}` | `{record.requires[0]}`" in table
 
 
 def test_no_file_writes_the_runtime_list():

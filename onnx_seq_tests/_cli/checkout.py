@@ -48,7 +48,7 @@ def runtimes(as_json: bool, names_only: bool, with_builtin: bool) -> None:
               metavar="N", help="Run cases in N worker processes (0: one per CPU).")
 @click.option("--recorded", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path),
               help="The verify --json report of a full run (`make conformance`): mark every "
-                   "case recorded and rewrite the README's table; nothing is run.")
+                   "case recorded and rewrite the tables; nothing is run.")
 @click.option("--root", default=Path("."), show_default=True,
               type=click.Path(file_okay=False, path_type=Path), help="The checkout.")
 def refresh(jobs: int, recorded: Path | None, root: Path) -> None:
@@ -58,7 +58,8 @@ def refresh(jobs: int, recorded: Path | None, root: Path) -> None:
     generated/ that are new or changed since their verdicts were recorded
     (docs/conformance-runtimes.json and .sha256); onnxruntime and the reference evaluator run
     on the whole suite; docs/conformance.md, docs/conformance.html and the README's table of
-    runtimes are rewritten from both.
+    runtimes are rewritten from both, and docs/runtimes.md's table from the runtimes'
+    records.
 
     Exit status: 0 when the files are written, 2 with one line when a runtime cannot be
     loaded or a file is not what it should be, 130 when interrupted."""
