@@ -16,7 +16,9 @@ import pytest
 from test_publish import run, write_cases
 
 from onnx_seq_tests._casefile import discovery
+from onnx_seq_tests._suite import freshness
 from onnx_seq_tests._suite import manifest as manifests
+from onnx_seq_tests._suite.build import OutputError, build_known
 
 
 def _wrap_everywhere(monkeypatch, original, counting) -> None:
@@ -114,3 +116,17 @@ def test_no_module_sets_state_with_global():
     assert found == {}
     assert _global_statements("_channel = None\ndef start(c):\n    global _channel\n") \
         == ["_channel"]  # the probe: the shape compiling.py had
+
+
+def test_what_the_no_op_check_read_is_trusted_only_while_the_file_is_unchanged(tmp_path):
+    """The manifest `look` read is handed to the build; when the root's manifest went away
+    since (another process), the build reads the root again: no manifest, so every path in
+    the root is foreign, and the build refuses (exit 2) rather than run over it."""
+    cases, out = _cases(tmp_path), tmp_path / "out"
+    assert run("build", cases, "-o", out).returncode == 0
+    write_cases(cases / "c1.yaml", [1], {1: 2.5})  # something to build
+    known = freshness.look([cases], out, "undefined")
+    assert known.count is None and known.manifest is not None
+    (out / manifests.MANIFEST).unlink()
+    with pytest.raises(OutputError, match="path.s. that no build wrote"):
+        build_known(known, [cases], out, "undefined", 1)
