@@ -71,7 +71,7 @@ def compose_file(path: Path, problems: Problems):
     return compose_source(CaseSource(path, raw, None), problems)
 
 
-def compose_source(source: CaseSource, problems: Problems):
+def compose_source(source: CaseSource, problems: Problems) -> yaml.Node | _Invalid | None:
     """`compose_file` of a case file already read (`discovery.read_sources`)."""
     shown, raw = str(source.path), source.data
     if raw is None:
