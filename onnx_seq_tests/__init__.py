@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 _PUBLIC = {
     "load_cases": ("._casefile.reader", "load_cases"),
     "build": ("._suite.build", "build"),
-    "check": ("._suite.build", "check"),
+    "check": ("._suite.build_check", "check"),
     "BuildReport": ("._suite.build", "BuildReport"),
     "OutputError": ("._suite.build", "OutputError"),
     "verify": ("._run.verifier", "verify"),
@@ -66,7 +66,8 @@ if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__
     from ._published.resources import suite_dir
     from ._run.backend_test import backend_test
     from ._run.verifier import Result, verify
-    from ._suite.build import BuildReport, OutputError, build, check
+    from ._suite.build import BuildReport, OutputError, build
+    from ._suite.build_check import check
 
 
 def __getattr__(name: str):

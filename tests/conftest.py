@@ -145,7 +145,7 @@ def small_suite(folder: Path, names) -> Path:
     """A suite of some of the committed cases (by name), with its manifest."""
     from onnx_seq_tests._suite import manifest as manifests
 
-    full = manifests.read(GENERATED)
+    full = manifests.read(GENERATED).to_json()
     cases = {name: full["cases"][name] for name in names}
     files = {}
     for entry in cases.values():

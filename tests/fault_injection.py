@@ -22,7 +22,7 @@ import shutil
 import signal
 
 from onnx_seq_tests._suite import build as build_module
-from onnx_seq_tests._suite import publish
+from onnx_seq_tests._suite import new_tree, output_root, publish
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
@@ -75,7 +75,7 @@ class Faults:
         fake_os.open = open_
         fake_shutil = _Proxy(shutil, self, {"rmtree": "rmtree", "copyfile": "copyfile",
                                             "copytree": "copytree"})
-        for module in (publish, build_module):
+        for module in (publish, build_module, new_tree, output_root):
             setattr(module, "os", fake_os)
             if hasattr(module, "shutil"):  # build.py deletes through publish.py's Staging
                 setattr(module, "shutil", fake_shutil)

@@ -27,8 +27,8 @@ def run(*args: str):
 
 
 @pytest.fixture(scope="module")
-def committed() -> dict:
-    return manifests.read(GENERATED)
+def committed() -> dict:  # as JSON, to edit
+    return manifests.read(GENERATED).to_json()
 
 
 def _sha(fake: str) -> dict:

@@ -56,7 +56,7 @@ def test_a_field_of_the_wrong_type_reads_as_none():
 def test_file_entries_are_exactly_sha256_and_size():
     good = {"sha256": "ab", "size": 2}
     assert FileEntry.from_json(good) == FileEntry("ab", 2)
-    assert FileEntry.of(b"xy").to_json() == manifests.file_entry(b"xy")
+    assert FileEntry.of(b"xy").to_json() == {"sha256": FileEntry.of(b"xy").sha256, "size": 2}
     assert FileEntry.of(b"xy").size == 2 and len(FileEntry.of(b"xy").sha256) == 64
     for bad in ({**good, "more": 1}, {"sha256": "ab", "size": "2"}, {"sha256": 1, "size": 2},
                 {"sha256": "ab", "size": False}, ["ab", 2]):

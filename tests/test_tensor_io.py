@@ -25,7 +25,8 @@ from onnx_seq_tests._core.value_types import OptionalType, SequenceType, TensorT
 from onnx_seq_tests._published.pack import pack
 from onnx_seq_tests._run.verifier import verify
 from onnx_seq_tests._suite import tensor_io
-from onnx_seq_tests._suite.build import build, check
+from onnx_seq_tests._suite.build import build
+from onnx_seq_tests._suite.build_check import check
 from onnx_seq_tests._suite.manifest import verify as verify_manifest
 
 ROOT = Path(__file__).resolve().parent.parent

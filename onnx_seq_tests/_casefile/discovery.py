@@ -5,6 +5,10 @@ Nothing here imports onnx or yaml: a no-op build finds its case files with this 
 
 from __future__ import annotations
 
+import hashlib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from .._core.budgets import MAX_FILE_BYTES
@@ -28,3 +32,28 @@ def case_files(paths) -> list[Path]:
         else:
             found.append(path)
     return sorted(set(found))
+
+
+@dataclass(frozen=True)
+class CaseSource:
+    """A case file read once: its path, its bytes (None when it cannot be read: `error` is
+    the system's reason) and their sha256. A build lists, reads and hashes each case file once
+    (`read_sources`) and hands these on, from the no-op check to the compile."""
+
+    path: Path
+    data: bytes | None
+    sha256: str | None
+    error: str | None = None
+
+
+def read_sources(paths: Iterable[str | os.PathLike[str]]) -> list[CaseSource]:
+    """Each case file of `paths` (`case_files`), read (`read_case_file`) and hashed."""
+    sources = []
+    for path in case_files(paths):
+        try:
+            data = read_case_file(path)
+        except OSError as error:
+            sources.append(CaseSource(path, None, None, error.strerror or str(error)))
+            continue
+        sources.append(CaseSource(path, data, hashlib.sha256(data).hexdigest()))
+    return sources

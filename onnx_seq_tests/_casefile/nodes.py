@@ -31,7 +31,7 @@ import yaml
 from .._core.budgets import MAX_DEPTH, MAX_FILE_BYTES, MAX_YAML_NODES, MAX_YAML_TEXT_BYTES
 from .._core.elements import ELEMENTS, INT_TEXT, MAX_INT_DIGITS, ScalarError, int_hint, int_range
 from .._core.problems import Problems, Where, quote
-from .discovery import read_case_file
+from .discovery import CaseSource, read_case_file
 from .vocabulary import PLACEHOLDER
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -64,11 +64,18 @@ def compose_file(path: Path, problems: Problems):
     """The root node of a YAML file read with the checks and limits of case files (size, UTF-8,
     tags, nesting, aliases); None for an empty document, INVALID (the problem added to
     `problems`) when the file cannot be read."""
-    shown = str(path)
     try:
         raw = read_case_file(path)
     except OSError as error:
-        problems.add(Where(shown, 1, 1), f"cannot read the file: {error.strerror}")
+        return compose_source(CaseSource(path, None, None, error.strerror), problems)
+    return compose_source(CaseSource(path, raw, None), problems)
+
+
+def compose_source(source: CaseSource, problems: Problems) -> yaml.Node | _Invalid | None:
+    """`compose_file` of a case file already read (`discovery.read_sources`)."""
+    shown, raw = str(source.path), source.data
+    if raw is None:
+        problems.add(Where(shown, 1, 1), f"cannot read the file: {source.error}")
         return INVALID
     if len(raw) > MAX_FILE_BYTES:
         return _too_large(shown, problems)

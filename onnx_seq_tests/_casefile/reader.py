@@ -29,8 +29,8 @@ from .._core.budgets import (
 from .._core.cases import Case
 from .._core.problems import CaseFileError, Problems, Where, paths_argument, quote
 from .cases import NAME_PATTERN, CaseReader
-from .discovery import case_files
-from .nodes import INVALID, compose_file, compose_text
+from .discovery import CaseSource, case_files
+from .nodes import INVALID, compose_file, compose_source, compose_text
 from .vocabulary import (
     ATTRIBUTE_FORMS,
     CASE_KEYS,
@@ -71,6 +71,14 @@ def load_file(path: Path, problems: Problems) -> list[Case]:
     return _cases_of(compose_file(path, problems), str(path), problems)
 
 
+def load_source(source: CaseSource) -> list[Case]:
+    """The cases of one case file already read (`discovery.read_sources`), sorted by name;
+    CaseFileError lists every mistake (as `load_cases`)."""
+    problems = Problems()
+    return _checked(_cases_of(compose_source(source, problems), str(source.path), problems),
+                    problems)
+
+
 def load_text(text: str, name: str, problems: Problems | None = None) -> list[Case]:
     """The cases of case-file text, `name` standing for its file in problems. With `problems`,
     mistakes go there and the cases read are returned in text order; without, the cases are
@@ -97,17 +105,22 @@ def _cases_of(root, shown: str, problems: Problems) -> list[Case]:
 
 def _checked(cases: list[Case], problems: Problems) -> list[Case]:
     """`cases` sorted by name, once every name is known unique; CaseFileError otherwise."""
-    seen: dict[str, Case] = {}
-    for case in cases:
-        if case.name in seen:
-            first = seen[case.name]
-            problems.add(case.where, f"case name {quote(case.name)} is already used at "
-                                     f"{first.where}; "
-                                     "case names must be unique across all files")
-        else:
-            seen[case.name] = case
+    name_duplicates([(case.name, case.where) for case in cases], problems)
     problems.raise_if_any()
     return sorted(cases, key=lambda c: c.name)
+
+
+def name_duplicates(named: list[tuple[str, Where]], problems: Problems) -> None:
+    """Add to `problems`, in one pass over `named` (each case's name and where it is written,
+    in the order the files were read), each case whose name an earlier one has, naming both
+    places."""
+    seen: dict[str, Where] = {}
+    for name, where in named:
+        if name in seen:
+            problems.add(where, f"case name {quote(name)} is already used at {seen[name]}; "
+                                "case names must be unique across all files")
+        else:
+            seen[name] = where
 
 
 __all__ = ["ATTRIBUTE_FORMS", "CASE_KEYS", "DATA_SET_KEYS", "EMPTY_MARKER_KEY",
@@ -115,4 +128,5 @@ __all__ = ["ATTRIBUTE_FORMS", "CASE_KEYS", "DATA_SET_KEYS", "EMPTY_MARKER_KEY",
            "MAX_FILE_BYTES", "MAX_TENSOR_ELEMENTS", "MAX_YAML_NODES", "MAX_YAML_TEXT_BYTES",
            "NAME_PATTERN", "NODE_KEYS", "PLACEHOLDER", "PLACEHOLDER_TEXT", "TOLERANCE_KEYS",
            "TYPE_GROUPS", "VALUE_KEYS", "CaseFileError", "case_files", "compose_file",
-           "load_cases", "load_file", "load_text", "type_pattern"]
+           "load_cases", "load_file", "load_source", "load_text",
+           "name_duplicates", "type_pattern"]

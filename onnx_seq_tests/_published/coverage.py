@@ -13,7 +13,6 @@ sees.
 from __future__ import annotations
 
 import functools
-import json
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,10 +26,9 @@ from .._core.cases import proto_subgraphs, walk
 from .._core.elements import BY_DTYPE, PACKED_PER_BYTE
 from .._core.value_types import from_type_proto
 from .._oracle import oracle
-from .._suite.manifest import MANIFEST, case_entries
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .case_folder import read_case_folder
-from .discovery import NothingRead, case_folders, read_each
+from .discovery import NothingRead, case_folders, read_each, read_manifest
 from .structure import STRUCTURE, static, structure_markdown, traced
 
 #: The operators of the matrix: every sequence/optional operator onnx.defs knows.
@@ -448,12 +446,10 @@ def tensor_io_form(root: Path, skipped: list | None = None) -> TensorIOForm:
     folders = sum(1 for p in case_folders(root) if p.parent.name == TENSOR_IO_SUITE)
     structure = summarize(suite_coverage(root, skipped, tensor_io=True)).structure() \
         if folders else []
-    try:
-        cases = case_entries(json.loads((root / MANIFEST).read_bytes())["cases"])
-        without = {n: e.no_tensor_io_form for n, e in sorted(cases.items())
-                   if e.no_tensor_io_form is not None}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        without = {}
+    manifest = read_manifest(root)
+    cases = manifest.by_name if manifest is not None else {}
+    without = {n: e.no_tensor_io_form for n, e in sorted(cases.items())
+               if e.no_tensor_io_form is not None}
     return TensorIOForm(folders, without, structure)
 
 

@@ -33,16 +33,14 @@ class Side:
     an entry that is not one is left out of `cases`, None in `files`)."""
 
     label: str
-    manifest: dict
+    manifest: manifests.Manifest
     sha256: str  # of the manifest's bytes
     cases: dict[str, manifests.CaseEntry]
     files: dict[str, manifests.FileEntry | None]
 
 
-def _side(label: str, manifest: dict, sha256: str) -> Side:
-    return Side(label, manifest, sha256, manifests.case_entries(manifest["cases"]),
-                {path: manifests.FileEntry.from_json(entry)
-                 for path, entry in manifest["files"].items()})
+def _side(label: str, manifest: manifests.Manifest, sha256: str) -> Side:
+    return Side(label, manifest, sha256, manifest.cases, manifest.files)
 
 
 def load(path: Path) -> Side:
@@ -91,31 +89,29 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def parse(data: bytes, where: str) -> dict:
+def parse(data: bytes, where: str) -> manifests.Manifest:
     """A manifest from its bytes; DiffError if it is not one."""
     try:
-        manifest = manifests.load_json(data, where)
+        manifest = manifests.decode(data, where)
     except manifests.ManifestError as error:
         raise DiffError(f"{one_line(str(error))}; not a suite: neither a folder, a suite archive "
                         "(.tar.gz) nor a manifest.json") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != manifests.FORMAT or not all(
-            isinstance(manifest.get(key), dict) for key in ("files", "cases")):
+    if manifest.get("format") != manifests.FORMAT:
         raise DiffError(f"{where}: not a format-{manifests.FORMAT} manifest of gen-seq-tests")
-    for name, entry in manifest["cases"].items():
-        if not isinstance(entry, dict) or not isinstance(entry.get("folder"), str):
-            raise DiffError(f"{where}: case {quote(str(name))} has no folder")
+    if manifest.damaged:
+        raise DiffError(f"{where}: case {quote(str(manifest.damaged[0]))} has no folder")
     return manifest
 
 
-def _check_files(label: str, manifest: dict, files: dict[str, bytes]) -> None:
+def _check_files(label: str, manifest: manifests.Manifest, files: dict[str, bytes]) -> None:
     """DiffError unless `files` are exactly what the manifest lists."""
-    listed = manifest["files"]
+    listed = manifest.files
     for name in sorted(set(listed) | set(files)):
         if name not in files:
             raise DiffError(f"{label}: {one_line(name)} is in its manifest but not in it")
         if name not in listed:
             raise DiffError(f"{label}: {one_line(name)} is in it but not in its manifest")
-        if manifests.FileEntry.of(files[name]) != manifests.FileEntry.from_json(listed[name]):
+        if manifests.FileEntry.of(files[name]) != listed[name]:
             raise DiffError(f"{label}: {one_line(name)}: sha256 or size differs from its "
                             "manifest; the archive is damaged")
 

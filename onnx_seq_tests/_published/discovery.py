@@ -17,25 +17,25 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Generic, TypeVar
 
 from .._core.problems import CheckFailed, SeqTestsError, one_line
-from .._suite.manifest import CaseEntry, case_entries
+from .._suite import manifest as manifests
+from .._suite.manifest import MANIFEST, CaseEntry
 from .bounded import (
     LIMITS,
     ReadError,
     as_path,
     as_paths,
     is_folder,
-    parse_json,
     read_bytes,
     shown,
 )
 
-MANIFEST = "manifest.json"
 #: Folders below the named one deeper than this are refused (ReadError), not walked.
 MAX_FOLDER_DEPTH = 64
 
@@ -161,8 +161,8 @@ class SuiteManifest:
     """A suite root and its manifest: the case entries by folder, version and sha256."""
 
     root: Path  # absolute
-    by_folder: dict[str, CaseEntry]  # folder relative to root -> its case's entry
-    by_name: dict[str, CaseEntry]  # case name -> entry
+    by_folder: Mapping[str, CaseEntry]  # folder relative to root -> its case's entry
+    by_name: Mapping[str, CaseEntry]  # case name -> entry
     version: str | None
     sha256: str
 
@@ -171,7 +171,8 @@ def read_manifest(folder: Path) -> SuiteManifest | None:
     """The suite manifest in `folder`, or None when there is none or it is not one (too big,
     too deep, not JSON, not an object with a "cases" object). The last one read is kept while
     its file is unchanged (same inode, size and mtime): a command asks for it several times.
-    Read its entries; do not change them."""
+    Its mappings are read-only views and its entries frozen, so no caller can change what the
+    next one reads."""
     path = Path(folder) / MANIFEST
     try:
         info = os.stat(path)
@@ -190,14 +191,11 @@ _READ: dict = {}
 def _read_manifest(path: Path) -> SuiteManifest | None:
     try:
         data = read_bytes(path, LIMITS.json_bytes, "manifest")
-        manifest = parse_json(data, path, LIMITS.json_depth)
-    except ReadError:
+        manifest = manifests.decode(data, str(path))
+    except (ReadError, manifests.ManifestError):
         return None
-    cases = manifest.get("cases") if isinstance(manifest, dict) else None
-    if not isinstance(cases, dict):
-        return None
-    by_name = case_entries(cases)
-    by_folder = {entry.folder: entry for entry in by_name.values()}
+    by_name = MappingProxyType(manifest.cases)
+    by_folder = MappingProxyType({entry.folder: entry for entry in by_name.values()})
     version = manifest.get("suite_version") or manifest.get("generator_version")
     return SuiteManifest(Path(os.path.abspath(path)).parent, by_folder, by_name,
                          version if isinstance(version, str) else None,

@@ -80,7 +80,7 @@ def _pack(root: Path, archive: Path) -> Packed:
                                            if len(problems) > 5 else "")
         raise PackError(f"{root} does not match its manifest ({shown}); rebuild it with "
                         "`gen-seq-tests build`")
-    files = sorted([MANIFEST, *manifest["files"]])
+    files = sorted([MANIFEST, *manifest.files])
     tar = tar_bytes(root, files, top_folder())
     data = gzipped(tar)
     try:

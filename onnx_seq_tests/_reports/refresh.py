@@ -27,7 +27,7 @@ from .._core.atomic import write_atomic
 from .._core.problems import SeqTestsError
 from .._run.verifier import find_cases, suite_info, verify
 from .._runtimes.records import records
-from .._suite.manifest import CaseEntry, FileEntry
+from .._suite import manifest as manifests
 from . import report
 
 #: The third-party runtimes whose verdicts are recorded (from their records), and the order of
@@ -73,16 +73,15 @@ def case_digests(suite_root: Path) -> dict[str, str]:
     """Per case folder (its path relative to the suite root), the sha256 of its files' names and
     sha256 as the suite's manifest lists them: equal digests, equal folders."""
     try:
-        manifest = json.loads((Path(suite_root) / "manifest.json").read_bytes())
-        cases = [CaseEntry.from_json(entry) for entry in manifest["cases"].values()]
-        listed = {path: FileEntry.from_json(entry) for path, entry in manifest["files"].items()}
-        if None in cases or None in listed.values():
+        manifest = manifests.decode((Path(suite_root) / manifests.MANIFEST).read_bytes(),
+                                    manifests.MANIFEST)
+        if not manifest.complete:
             raise ValueError("an entry of cases or files is not one")
-        folders = {entry.folder for entry in cases}
-        files = {path: entry.sha256 for path, entry in listed.items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+    except (OSError, ValueError) as error:  # a ManifestError is a ValueError
         raise RefreshError(f"{suite_root}/manifest.json: cannot read the suite's manifest "
                            f"({error}); run `gen-seq-tests build`") from None
+    folders = {entry.folder for entry in manifest.cases.values()}
+    files = {path: entry.sha256 for path, entry in manifest.files.items() if entry is not None}
     lines: dict[str, list[str]] = defaultdict(list)
     for path in sorted(files):
         folder = "/".join(path.split("/")[:2])

@@ -27,18 +27,19 @@ def build_or_check(paths, out_root: Path, empty_optional: str, *, check: bool, j
     drift = freshness.onnx_policy(out_root, check, adopt_onnx)
     if drift:
         warn(drift)
-    count = freshness.unchanged(paths, out_root, empty_optional, compare_bytes=check)
-    if count is not None:
+    known = freshness.look(paths, out_root, empty_optional, compare_bytes=check)
+    if known.count is not None:
         say(f"{out_root} is exactly what the cases give" if check
-            else f"{out_root} is up to date: {count} case(s)")
+            else f"{out_root} is up to date: {known.count} case(s)")
         return
     from . import build as builder  # onnx: only when something is compiled
+    from . import build_check
 
     try:
         if check:
-            differences = builder.check(paths, out_root, empty_optional, jobs)
+            differences = build_check.check_known(known, paths, out_root, empty_optional, jobs)
         else:
-            report = builder.build(paths, out_root, empty_optional, jobs)
+            report = builder.build_known(known, paths, out_root, empty_optional, jobs)
     except OSError as error:
         raise CheckFailed(f"cannot write {out_root}: {error}; it still holds the suite it "
                           "held before") from None

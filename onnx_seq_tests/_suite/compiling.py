@@ -8,22 +8,22 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import os
 import queue as queues
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import repeat
-from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .._casefile import reader as casefile
+from .._casefile.discovery import CaseSource
 from .._core import ir_checks
 from .._core.cases import Case
 from .._core.elements import ElementType
-from .._core.problems import CaseFileError, Problem, Problems
+from .._core.problems import CaseFileError, Problem, Problems, Where
 from .._oracle import expectations
 from .layout import SUITE, case_files
 from .manifest import CaseEntry
@@ -101,12 +101,15 @@ def _canonical(value):
 
 @dataclass
 class CaseResult:
-    """One compiled case: `files` relative to its folder, or None where the old ones still hold."""
+    """One compiled case: its manifest entry, `files` relative to its folder (None where the
+    old ones still hold), and where it is written (None for a case kept from the last build,
+    its file not parsed again; a tensor-boundary variant: its case's place)."""
 
     name: str
     fingerprint: str
-    entry: dict
+    entry: CaseEntry
     files: dict[str, bytes] | None
+    where: Where | None = None
 
 
 @dataclass
@@ -117,13 +120,13 @@ class FileResult:
     cases: list[CaseResult]
 
 
-def compile_file(path: str, empty_optional: str, reusable: dict[str, str],
-                 on_case=None) -> FileResult:
-    """Load one case file and compile its cases, except those whose fingerprint `reusable`
-    (name -> fingerprint) already holds. With `on_case`, each CaseResult is handed to it as
-    soon as it is made, and not kept in the FileResult."""
+def compile_file(source: CaseSource, empty_optional: str, reusable: dict[str, str],
+                 on_case: Callable[[CaseResult], None] | None = None) -> FileResult:
+    """Load one case file (already read) and compile its cases, except those whose fingerprint
+    `reusable` (name -> fingerprint) already holds. With `on_case`, each CaseResult is handed
+    to it as soon as it is made, and not kept in the FileResult."""
     try:
-        cases = casefile.load_cases([Path(path)])
+        cases = casefile.load_source(source)
     except CaseFileError as error:
         return FileResult(list(error.problems), [])
     problems = Problems()
@@ -132,10 +135,10 @@ def compile_file(path: str, empty_optional: str, reusable: dict[str, str],
         form = derive(case)  # the tensor-boundary variants, built by the same code path
         entry = dataclasses.replace(
             CaseEntry.of(case, SUITE), tensor_io=tuple(v.name for v in form.variants),
-            no_tensor_io_form=form.reason or None).to_json()
+            no_tensor_io_form=form.reason or None)
         items = [(case, entry)] + [
             (v, dataclasses.replace(CaseEntry.of(v, TENSOR_IO_SUITE), form=FORM,
-                                    derived_from=case.name).to_json())
+                                    derived_from=case.name))
             for v in form.variants]
         for item, item_entry in items:
             mark = fingerprint(item)
@@ -144,7 +147,7 @@ def compile_file(path: str, empty_optional: str, reusable: dict[str, str],
                 files = compile_case(item, empty_optional, problems)
                 if files is None:
                     break  # a refused case: its variants would only repeat the problem
-            result = CaseResult(item.name, mark, item_entry, files)
+            result = CaseResult(item.name, mark, item_entry, files, case.where)
             if on_case is None:
                 results.append(result)
             else:
@@ -152,42 +155,41 @@ def compile_file(path: str, empty_optional: str, reusable: dict[str, str],
     return FileResult(problems.found, results)
 
 
-def compile_files(paths: list[Path], empty_optional: str, reusable: dict[str, str],
+def compile_files(sources: list[CaseSource], empty_optional: str, reusable: dict[str, str],
                   jobs: int) -> list[FileResult]:
-    """`compile_file` of each path, in `jobs` processes; the results in the order of `paths`."""
-    names = [str(p) for p in paths]
-    if jobs <= 1 or len(names) <= 1:
-        return [compile_file(name, empty_optional, reusable) for name in names]
-    largest_first = sorted(names, key=_size, reverse=True)
-    with _pool(max_workers=min(jobs, len(names))) as pool:
-        done = pool.map(compile_file, largest_first, repeat(empty_optional), repeat(reusable))
+    """`compile_file` of each source, in `jobs` processes; the results in the order given."""
+    if jobs <= 1 or len(sources) <= 1:
+        return [compile_file(source, empty_optional, reusable) for source in sources]
+    largest_first = sorted(range(len(sources)), key=lambda i: _size(sources[i]), reverse=True)
+    with _pool(max_workers=min(jobs, len(sources))) as pool:
+        done = pool.map(compile_file, [sources[i] for i in largest_first],
+                        repeat(empty_optional), repeat(reusable))
         results = dict(zip(largest_first, done, strict=True))
-    return [results[name] for name in names]
+    return [results[i] for i in range(len(sources))]
 
 
-def stream_files(paths: list[Path], empty_optional: str, reusable: dict[str, str], jobs: int,
-                 on_case) -> list[FileResult]:
+def stream_files(sources: list[CaseSource], empty_optional: str, reusable: dict[str, str],
+                 jobs: int, on_case: Callable[[CaseResult], None]) -> list[FileResult]:
     """`compile_files`, with every CaseResult handed to `on_case` in this process as soon as a
     worker has made it (the results' `cases` are then filled in here, in each file's order).
     Runs `jobs` (at least one) worker processes, so this process is free to use each case
     (write its files) while the workers compile the next ones: the smallest file first (the
     first case comes soonest), then the largest first (the workers end together)."""
-    names = [str(p) for p in paths]
-    order = sorted(names, key=_size, reverse=True)
+    order = sorted(range(len(sources)), key=lambda i: _size(sources[i]), reverse=True)
     order.insert(0, order.pop())
     import multiprocessing
 
     context = multiprocessing.get_context()
     channel = context.Queue()
-    cases: dict[str, list[CaseResult]] = {name: [] for name in names}
-    problems: dict[str, list[Problem]] = {}
-    with _pool(max_workers=max(1, min(jobs, len(names))), mp_context=context,
-               initializer=_start_worker, initargs=(channel,)) as pool:
-        futures = [pool.submit(_stream_file, name, empty_optional, reusable)
-                   for name in order]
-        while len(problems) < len(names):
+    cases: list[list[CaseResult]] = [[] for _ in sources]
+    problems: dict[int, list[Problem]] = {}
+    with _pool(max_workers=max(1, min(jobs, len(sources))), mp_context=context,
+               initializer=_StreamWorker.start, initargs=(channel,)) as pool:
+        futures = [pool.submit(_StreamWorker.stream, i, sources[i], empty_optional, reusable)
+                   for i in order]
+        while len(problems) < len(sources):
             try:
-                name, item = channel.get(timeout=0.2)
+                index, item = channel.get(timeout=0.2)
             except queues.Empty:
                 for future in futures:  # a worker that failed sends no end mark: raise it
                     if future.done() and future.exception() is not None:
@@ -195,10 +197,10 @@ def stream_files(paths: list[Path], empty_optional: str, reusable: dict[str, str
                 continue
             if isinstance(item, CaseResult):
                 on_case(item)
-                cases[name].append(item)
+                cases[index].append(item)
             else:
-                problems[name] = item
-    return [FileResult(problems[name], cases[name]) for name in names]
+                problems[index] = item
+    return [FileResult(problems[i], cases[i]) for i in range(len(sources))]
 
 
 @contextmanager
@@ -217,25 +219,27 @@ def _pool(**options) -> Iterator[ProcessPoolExecutor]:
     pool.shutdown(wait=True)
 
 
-#: In a worker of `stream_files`: the queue to the parent (set when the worker starts).
-_channel = None
+class _StreamWorker:
+    """A worker process of `stream_files`, and the one piece of process-wide state of the
+    build: the queue to the parent. A queue reaches a pool's worker only as it starts (the
+    pool's initializer, `start`), not with each task, so the worker keeps it here for its
+    tasks (`stream`); the parent process never sets it."""
+
+    channel: Any = None
+
+    @classmethod
+    def start(cls, channel: Any) -> None:
+        cls.channel = channel
+
+    @classmethod
+    def stream(cls, index: int, source: CaseSource, empty_optional: str,
+               reusable: dict[str, str]) -> None:
+        """Compile one case file, sending (index, CaseResult) per case, then (index, the
+        file's problems) as its end mark."""
+        result = compile_file(source, empty_optional, reusable,
+                              on_case=lambda case: cls.channel.put((index, case)))
+        cls.channel.put((index, result.problems))
 
 
-def _start_worker(channel) -> None:
-    global _channel
-    _channel = channel
-
-
-def _stream_file(name: str, empty_optional: str, reusable: dict[str, str]) -> None:
-    """In a worker: compile one case file, sending (name, CaseResult) per case, then (name,
-    the file's problems) as its end mark."""
-    result = compile_file(name, empty_optional, reusable,
-                          on_case=lambda case: _channel.put((name, case)))
-    _channel.put((name, result.problems))
-
-
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
+def _size(source: CaseSource) -> int:
+    return len(source.data or b"")

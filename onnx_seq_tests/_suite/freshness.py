@@ -7,6 +7,10 @@ on; the empty-optional form), the sha256 of the manifest it wrote, the sha256 of
 file and the cases each gave, and the mtime of every file and folder of the tree. When all of
 that still holds, the root is what the cases give and nothing is compiled, so onnx is never
 imported.
+
+When it does not hold, what was learnt on the way (`Known`: the build key, each case file
+listed, read and hashed once, the manifest and the cache as read under the lock) goes on to the
+build, which reads none of it again.
 """
 
 from __future__ import annotations
@@ -14,14 +18,21 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
-from .._casefile.discovery import case_files, read_case_file
+from .._casefile.discovery import CaseSource, read_sources
 from .._core import versions
 from .._core.problems import SeqTestsError
 from .build_cache import BuildCache
-from .manifest import MANIFEST, CaseEntry, FileEntry, case_entries, load_json
+from .manifest import MANIFEST, CaseEntry, FileEntry, Manifest, decode
 from .publish import CACHE, folders_of, locked, scan_tree, work_dir
+
+T = TypeVar("T")
+#: What a build takes as its case files: a path, or paths, of case files or folders.
+Paths = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
 
 #: The package folder.
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -65,8 +76,8 @@ def onnx_policy(out_root: Path, check: bool, adopt_onnx: bool) -> str | None:
 def stamped_onnx(root: Path) -> str | None:
     """The onnx version the manifest at `root` was built with, None if there is none."""
     try:
-        version = load_json((Path(root) / MANIFEST).read_bytes(), MANIFEST).get("onnx_version")
-    except (OSError, ValueError, AttributeError):
+        version = decode((Path(root) / MANIFEST).read_bytes(), MANIFEST).get("onnx_version")
+    except (OSError, ValueError):
         return None
     return version if isinstance(version, str) else None
 
@@ -97,57 +108,125 @@ def build_modules() -> list[str]:
     return sorted(p for p in listed if not p.startswith(tuple(f"{n}/" for n in NOT_BUILT)))
 
 
-def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = False
-              ) -> int | None:
-    """The number of cases as written (a tensor-boundary variant not counted apart) when the
-    output root is exactly what `paths` give, known from the cache alone (no case file changed since
-    the build that wrote the root, nor the code, nor the versions); None when that cannot be
-    told this way (then compile and compare).
+@dataclass(frozen=True)
+class Stamped(Generic[T]):
+    """A file's bytes and what they decode to, with the stat the file had when read: a later
+    holder of the build's lock trusts them while the file still has that stat (`current`)."""
+
+    stamp: tuple[int, int, int]  # inode, size, mtime_ns
+    data: bytes
+    value: T
+
+    @classmethod
+    def read(cls, path: Path, decoder: Callable[[bytes, str], T]) -> Stamped[T]:
+        """`path` read and decoded with `decoder(data, name)`; OSError, or the decoder's
+        error."""
+        with open(path, "rb") as file:
+            stat = os.fstat(file.fileno())
+            data = file.read()
+        return cls((stat.st_ino, stat.st_size, stat.st_mtime_ns), data,
+                   decoder(data, path.name))
+
+    def current(self, path: Path) -> bool:
+        """Whether `path` still has the stat it had when read."""
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return False
+        return (stat.st_ino, stat.st_size, stat.st_mtime_ns) == self.stamp
+
+
+@dataclass
+class Known:
+    """What `look` learnt of one build, handed to the build so that it reads nothing twice:
+    the build key, each case file listed, read and hashed once, the manifest and the cache as
+    read under the lock (None when not read), and `count`, the number of cases as written
+    when the output root is already exactly what the cases give (None: build or compare)."""
+
+    key: str
+    sources: list[CaseSource]
+    manifest: Stamped[Manifest] | None = None
+    cache: Stamped[BuildCache] | None = None
+    count: int | None = None
+
+    @classmethod
+    def of(cls, paths: Paths, empty_optional: str) -> Known:
+        """The build key and the case files of `paths`, nothing of an output root."""
+        return cls(build_key(empty_optional), read_sources(paths))
+
+    def manifest_at(self, path: Path) -> Stamped[Manifest]:
+        """The manifest at `path` (a root's), as read here when it has not changed since;
+        OSError or ManifestError (a ValueError) when it cannot be read."""
+        if self.manifest is None or not self.manifest.current(path):
+            self.manifest = Stamped.read(path, decode)
+        return self.manifest
+
+    def cache_at(self, path: Path) -> Stamped[BuildCache]:
+        """`manifest_at` for the build's cache.json (CacheError, a ValueError)."""
+        if self.cache is None or not self.cache.current(path):
+            self.cache = Stamped.read(path, BuildCache.from_json)
+        return self.cache
+
+
+def look(paths: Paths, out_root: Path, empty_optional: str, compare_bytes: bool = False) -> Known:
+    """What a build of `paths` into `out_root` needs to know, and whether it has anything to do
+    (`Known.count`: the number of cases as written when the output root is exactly what
+    `paths` give, known from the cache alone: no case file changed since the build that wrote
+    the root, nor the code, nor the versions).
 
     A build trusts the tree's sizes and mtimes against the cache, as build.py does;
     `compare_bytes` (for `build --check`) hashes every file against the manifest and lists the
     whole tree instead."""
+    known = Known.of(paths, empty_optional)
     root = Path(out_root).resolve()
     work = work_dir(root)
     try:
         if os.listdir(work) != [CACHE]:
-            return None  # an interrupted build's leftovers: the full path recovers them
+            return known  # an interrupted build's leftovers: the full path recovers them
         with locked(work):
-            manifest_bytes = (root / MANIFEST).read_bytes()
-            cache = BuildCache.from_json((work / CACHE).read_bytes(), CACHE)
-            if not cache.belongs_to(build_key(empty_optional), manifest_bytes):
-                return None
-            sources = cache.sources
-            found = case_files(paths)
-            hashes = {hashlib.sha256(read_case_file(path)).hexdigest() for path in found}
-            if not hashes or len(hashes) != len(found) or hashes != set(sources):
-                return None  # two files of the same bytes: the loader reports their cases
-            manifest = load_json(manifest_bytes, MANIFEST)
-            listed = {path: FileEntry.from_json(e) for path, e in manifest["files"].items()}
-            cases = case_entries(manifest["cases"])
-            if None in listed.values() or len(cases) != len(manifest["cases"]):
-                return None
-            if sorted(n for h in hashes for n in sources[h]) != sorted(cases):
-                return None
-            if compare_bytes:
-                files, folders = scan_tree(root)
-                if (files.keys() != listed.keys() | {MANIFEST}
-                        or folders.keys() != folders_of(listed)):
-                    return None
-                for relative, entry in listed.items():
-                    with open(f"{root}/{relative}", "rb") as file:
-                        if FileEntry.of(file.read()) != entry:
-                            return None
-                return _as_written(cases)
-            if not folders_hold(root, cache.folders) or len(cache.mtimes) != len(listed):
-                return None
-            for relative, mtime in zip(sorted(listed), cache.mtimes, strict=True):
-                stat = os.stat(f"{root}/{relative}")
-                if (stat.st_size, stat.st_mtime_ns) != (listed[relative].size, mtime):
-                    return None
-            return _as_written(cases)
+            manifest = known.manifest_at(root / MANIFEST)
+            cache = known.cache_at(work / CACHE).value
+            if cache.belongs_to(known.key, manifest.data) and manifest.value.complete:
+                known.count = _current(known.sources, manifest.value, cache, root,
+                                       compare_bytes)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    return known
+
+
+def unchanged(paths: Paths, out_root: Path, empty_optional: str, compare_bytes: bool = False
+              ) -> int | None:
+    """`look(...).count`: the number of cases as written when nothing is to be done."""
+    return look(paths, out_root, empty_optional, compare_bytes).count
+
+
+def _current(sources: list[CaseSource], manifest: Manifest, cache: BuildCache, root: Path,
+             compare_bytes: bool) -> int | None:
+    """The number of cases as written when the tree at `root` (with `manifest`, and `cache`
+    of this build key) is what `sources` give; None otherwise."""
+    hashes = {source.sha256 for source in sources}
+    if not hashes or None in hashes or len(hashes) != len(sources) \
+            or hashes != set(cache.sources):
+        return None  # two files of the same bytes: the loader reports their cases
+    listed, cases = manifest.files, manifest.cases
+    if sorted(n for h in hashes for n in cache.sources[h]) != sorted(cases):
         return None
+    if compare_bytes:
+        files, folders = scan_tree(root)
+        if files.keys() != listed.keys() | {MANIFEST} or folders.keys() != folders_of(listed):
+            return None
+        for relative, entry in listed.items():
+            with open(f"{root}/{relative}", "rb") as file:
+                if FileEntry.of(file.read()) != entry:
+                    return None
+        return _as_written(cases)
+    if not folders_hold(root, cache.folders) or len(cache.mtimes) != len(listed):
+        return None
+    for relative, mtime in zip(sorted(listed), cache.mtimes, strict=True):
+        entry, stat = listed[relative], os.stat(f"{root}/{relative}")
+        if entry is None or (stat.st_size, stat.st_mtime_ns) != (entry.size, mtime):
+            return None
+    return _as_written(cases)
 
 
 def folders_hold(root: Path, folders) -> bool:

@@ -230,11 +230,6 @@ def case_entries(cases) -> dict[str, CaseEntry]:
     return {name: entry for name, entry in decoded if entry is not None}
 
 
-def file_entry(data: bytes) -> dict:
-    """The manifest entry of one file's bytes, as JSON (FileEntry.of(data).to_json())."""
-    return FileEntry.of(data).to_json()
-
-
 #: Where an installed wheel keeps the case files (`_data/cases/`), as a checkout has `cases/`.
 _PACKAGE_DATA = Path(__file__).resolve().parent.parent / "_data"
 
@@ -251,14 +246,57 @@ def source_path(path: str) -> str:
     return Path(path).as_posix()
 
 
-def make_manifest(cases: dict[str, dict], files: dict[str, dict], suite: str,
-                  empty_optional: str) -> dict:
-    """The manifest of a suite: `cases` name -> CaseEntry.to_json(), `files` path ->
-    file_entry."""
-    return {"format": FORMAT, "generator": GENERATOR,
-            "generator_version": versions.package_version(),
-            "onnx_version": versions.installed_onnx(), "empty_optional": empty_optional,
-            "suite": suite, "cases": cases, "files": files}
+@dataclass(frozen=True)
+class Manifest:
+    """A manifest decoded once, the one form every module reads it in: `header` every
+    top-level key but "cases" and "files" as written (format, generator, versions, form, suite),
+    `cases` the case entries that decode (`damaged` names the others), `files` path ->
+    FileEntry (None for an entry that is not one). `make` builds one; `to_bytes` writes it."""
+
+    header: dict[str, object]
+    cases: dict[str, CaseEntry]
+    files: dict[str, FileEntry | None]
+    damaged: tuple[str, ...] = ()
+
+    @classmethod
+    def make(cls, cases: dict[str, CaseEntry], files: dict[str, FileEntry], suite: str,
+             empty_optional: str) -> Manifest:
+        """The manifest of a suite this package builds now."""
+        return cls({"format": FORMAT, "generator": GENERATOR,
+                    "generator_version": versions.package_version(),
+                    "onnx_version": versions.installed_onnx(),
+                    "empty_optional": empty_optional, "suite": suite}, cases, files)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every entry of "cases" and "files" decoded."""
+        return not self.damaged and None not in self.files.values()
+
+    def get(self, key: str) -> object:
+        """A header field as written; None when there is none."""
+        return self.header.get(key)
+
+    def to_json(self) -> dict:
+        return {**self.header, "cases": {n: e.to_json() for n, e in self.cases.items()},
+                "files": {p: e.to_json() for p, e in self.files.items() if e is not None}}
+
+    def to_bytes(self) -> bytes:
+        """The manifest's bytes (`dumps`)."""
+        return dumps(self.to_json())
+
+
+def decode(data: bytes, where: str) -> Manifest:
+    """The manifest in `data`; ManifestError (one line, starting with `where`) unless it is
+    JSON (see `load_json`) holding an object with a "cases" and a "files" object. Entries are
+    decoded leniently (see Manifest); the format is not checked (`read` does)."""
+    value = load_json(data, where)
+    if not isinstance(value, dict) or not isinstance(value.get("cases"), dict) \
+            or not isinstance(value.get("files"), dict):
+        raise ManifestError(f"{where}: not a format-{FORMAT} manifest of gen-seq-tests")
+    cases = case_entries(value["cases"])
+    files = {path: FileEntry.from_json(entry) for path, entry in value["files"].items()}
+    header = {k: v for k, v in value.items() if k not in ("cases", "files")}
+    return Manifest(header, cases, files, tuple(n for n in value["cases"] if n not in cases))
 
 
 def dumps(manifest: dict) -> bytes:
@@ -277,7 +315,7 @@ def _compact(value) -> str:
     return json.dumps(value, sort_keys=True, separators=(", ", ": "))
 
 
-def read(root: Path) -> dict:
+def read(root: Path) -> Manifest:
     """The manifest at `root`; ManifestError if it is missing or not a manifest."""
     path = Path(root) / MANIFEST
     try:
@@ -285,7 +323,7 @@ def read(root: Path) -> dict:
         if len(data) > MAX_MANIFEST_BYTES:
             raise ManifestError(f"{path}: larger than {MAX_MANIFEST_BYTES} bytes, more than a "
                                 "manifest of gen-seq-tests may be")
-        manifest = load_json(data, str(path))
+        manifest = decode(data, str(path))
     except FileNotFoundError:
         raise ManifestError(f"{path}: no manifest; build the suite with `gen-seq-tests build`") \
             from None
@@ -293,8 +331,7 @@ def read(root: Path) -> dict:
         raise
     except (OSError, ValueError) as error:
         raise ManifestError(f"{path}: cannot read the manifest: {error}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or not isinstance(
-            manifest.get("files"), dict) or not isinstance(manifest.get("cases"), dict):
+    if manifest.get("format") != FORMAT:
         raise ManifestError(f"{path}: not a format-{FORMAT} manifest of gen-seq-tests")
     return manifest
 
@@ -343,7 +380,7 @@ def verify(root: Path) -> list[str]:
     except ManifestError as error:
         return [str(error)]
     problems = []
-    listed = {path: FileEntry.from_json(entry) for path, entry in manifest["files"].items()}
+    listed = manifest.files
     on_disk = set(tree_files(root)) - {MANIFEST}
     for relative in sorted(listed):
         if relative not in on_disk:
