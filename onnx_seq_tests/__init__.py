@@ -23,12 +23,12 @@ _PUBLIC = {
     "build": ("._suite.build", "build"),
     "check": ("._suite.build", "check"),
     "BuildReport": ("._suite.build", "BuildReport"),
-    "OutputError": ("._suite.build", "OutputError"),
+    "OutputError": ("._core.errors", "OutputError"),
     "verify": ("._run.verifier", "verify"),
     "Result": ("._run.verifier", "Result"),
     "read_case_folder": ("._published.case_folder", "read_case_folder"),
     "CaseFolder": ("._published.case_folder", "CaseFolder"),
-    "ReadError": ("._published.bounded", "ReadError"),
+    "ReadError": ("._core.errors", "ReadError"),
     "compare": ("._core.compare", "compare_outputs"),
     "assert_outputs_match": ("._core.compare", "assert_outputs_match"),
     "backend_test": ("._run.backend_test", "backend_test"),
@@ -41,8 +41,8 @@ _PUBLIC = {
     "SequenceType": ("._core.value_types", "SequenceType"),
     "OptionalType": ("._core.value_types", "OptionalType"),
     "ElementType": ("._core.elements", "ElementType"),
-    "SeqTestsError": ("._core.problems", "SeqTestsError"),
-    "CaseFileError": ("._core.problems", "CaseFileError"),
+    "SeqTestsError": ("._core.errors", "SeqTestsError"),
+    "CaseFileError": ("._core.errors", "CaseFileError"),
     "Problem": ("._core.problems", "Problem"),
     "suite_dir": ("._published.resources", "suite_dir"),
 }
@@ -59,14 +59,14 @@ if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__
     from ._core.compare import assert_outputs_match
     from ._core.compare import compare_outputs as compare
     from ._core.elements import ElementType
-    from ._core.problems import CaseFileError, Problem, SeqTestsError
+    from ._core.errors import CaseFileError, OutputError, ReadError, SeqTestsError
+    from ._core.problems import Problem
     from ._core.value_types import OptionalType, SequenceType, TensorType
-    from ._published.bounded import ReadError
     from ._published.case_folder import CaseFolder, read_case_folder
     from ._published.resources import suite_dir
     from ._run.backend_test import backend_test
     from ._run.verifier import Result, verify
-    from ._suite.build import BuildReport, OutputError, build, check
+    from ._suite.build import BuildReport, build, check
 
 
 def __getattr__(name: str):

@@ -186,7 +186,7 @@ def test_openvino_strings_round_trip():
 def test_openvino_refuses_a_string_ending_in_nul_rather_than_cut_it():
     import openvino as ov
 
-    from onnx_seq_tests._runtimes import CannotTake
+    from onnx_seq_tests._core.errors import CannotTake
     from onnx_seq_tests._runtimes.openvino import _from_tensor, _to_tensor
 
     inside = np.array(["a\0b", "\0x"], dtype=object)  # a NUL inside a string travels
@@ -261,7 +261,7 @@ def test_tvm_and_iree_tensors_round_trip_by_their_bits():
     """What each runtime holds comes back bit for bit; what it cannot hold is CannotTake."""
     import iree.runtime as rt
 
-    from onnx_seq_tests._runtimes import CannotTake
+    from onnx_seq_tests._core.errors import CannotTake
     from onnx_seq_tests._runtimes.iree import from_device
     from onnx_seq_tests._runtimes.tvm import from_value, to_tensor
 

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from foreign_suite import case_names, write_foreign_suite
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._core.problems import SeqTestsError
+from onnx_seq_tests._core.errors import SeqTestsError, WorkerStartError
 from onnx_seq_tests._run.verifier import (
     OUTCOMES,
     UNEXPECTED,
@@ -28,7 +28,6 @@ from onnx_seq_tests._run.verifier import (
     verify,
 )
 from onnx_seq_tests._run.worker_main import MAX_TEXT
-from onnx_seq_tests._run.workers import WorkerStartError
 
 TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))  # module:attr backends from faulty_backends

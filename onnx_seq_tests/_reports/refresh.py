@@ -26,7 +26,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from .._core.atomic import write_atomic
-from .._core.problems import SeqTestsError
+from .._core.errors import RefreshError, SeqTestsError
 from .._run.verifier import find_cases, suite_info, verify
 from .._suite.manifest import CaseEntry, FileEntry
 from . import report
@@ -57,10 +57,6 @@ LABELS = {"onnxruntime": "onnxruntime (CPU)", "reference": "onnx reference evalu
           "tvm": "TVM (Relax, llvm)", "iree": "IREE (llvm-cpu)"}
 FORMS = {"sequence_optional": "cases as written",
          "sequence_optional_tensor_io": "tensor-boundary form"}
-
-
-class RefreshError(SeqTestsError):
-    """A file refresh needs is missing or malformed; the message names it."""
 
 
 # -- which case folders changed ------------------------------------------------------------------

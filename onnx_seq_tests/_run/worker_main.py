@@ -19,7 +19,7 @@ import onnx
 from .._core.cases import graph_protos
 from .._core.compare import compare_outputs
 from .._core.elements import BY_PROTO
-from .._published.bounded import ReadError
+from .._core.errors import ReadError
 from .._published.case_folder import CaseFolder, read_case_folder
 from .._runtimes.backends import check_backend, load_backend, prepare, run_prepared
 from .._runtimes.outputs import contract_problem

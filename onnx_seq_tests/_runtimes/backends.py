@@ -30,17 +30,13 @@ from functools import cache
 from onnx import ModelProto
 from onnx.backend.base import Backend, BackendRep
 
-from .._core.problems import SeqTestsError
+from .._core.errors import BackendSpecError
 from . import EXTRA, RUNTIMES
 from .specs import REGISTRY
 
 #: The device every backend is asked for.
 DEVICE = "CPU"
 BUILTIN = ("onnxruntime", "reference", *RUNTIMES)
-
-
-class BackendSpecError(SeqTestsError, ValueError):
-    """A --backend spec that names nothing usable; the message says how to fix it."""
 
 
 class ReferenceRep(BackendRep):

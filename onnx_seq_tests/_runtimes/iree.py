@@ -30,8 +30,8 @@ import numpy as np
 from onnx import ModelProto, TensorProto
 from onnx.backend.base import BackendRep
 
-from .._core.problems import SeqTestsError
-from . import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line, refuse_containers
+from .._core.errors import CannotTake, CompileError
+from . import CPUBackend, as_array, boundary, dtype_name, first_line, refuse_containers
 
 WHY = "IREE's compiled functions take and give tensors only"
 DRIVER = "local-sync"
@@ -133,10 +133,6 @@ def compiled(model: ModelProto) -> bytes:
         raise RuntimeError(str(error)) from None
     _store(folder, f"{stem}.vmfb", module)
     return module
-
-
-class CompileError(SeqTestsError, RuntimeError):
-    """The importer or iree-compile refused the model (not a timeout)."""
 
 
 def _imported(model: ModelProto) -> str:

@@ -23,7 +23,8 @@ import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import BackendRep
 
-from . import CannotTake, CPUBackend, as_array, boundary, dtype_name, refuse_containers
+from .._core.errors import CannotTake
+from . import CPUBackend, as_array, boundary, dtype_name, refuse_containers
 from . import first_line as _first_line
 
 CONFIG = {"EXECUTION_MODE_HINT": "ACCURACY"}

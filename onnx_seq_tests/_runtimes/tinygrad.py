@@ -16,7 +16,8 @@ import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import BackendRep
 
-from . import CannotTake, CPUBackend, as_array, boundary, dtype_name
+from .._core.errors import CannotTake
+from . import CPUBackend, as_array, boundary, dtype_name
 
 #: The device used unless DEV names another: it works on any machine, without a compiler.
 DEFAULT_DEVICE = "PYTHON"

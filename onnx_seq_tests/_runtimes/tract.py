@@ -15,7 +15,8 @@ import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import BackendRep
 
-from . import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line, refuse_containers
+from .._core.errors import CannotTake
+from . import CPUBackend, as_array, boundary, dtype_name, first_line, refuse_containers
 
 WHY = "tract has no sequence or optional values"
 _PLAIN = "?bBhHiIlLqQefdFD"  # numpy type characters tract's Python API takes

@@ -23,7 +23,8 @@ import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import BackendRep
 
-from . import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line, sequence_inputs
+from .._core.errors import CannotTake
+from . import CPUBackend, as_array, boundary, dtype_name, first_line, sequence_inputs
 
 WHY = "TVM's Relax frontend reads every graph input as a tensor"
 TARGET = "llvm"

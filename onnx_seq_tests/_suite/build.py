@@ -31,13 +31,8 @@ from pathlib import Path
 
 from .._casefile import reader as casefile
 from .._casefile.discovery import read_case_file
-from .._core.problems import (
-    ArgumentError,
-    CaseFileError,
-    Problem,
-    SeqTestsError,
-    path_argument,
-)
+from .._core.errors import ArgumentError, CaseFileError, OutputError
+from .._core.problems import Problem, path_argument
 from .build_cache import BuildCache
 from .compiling import (
     CaseResult,
@@ -77,10 +72,6 @@ from .tensor_io import TENSOR_IO_SUITE
 STREAM_BYTES = 32 * 1024
 #: The suite folders a build writes: the cases as written, and their tensor-boundary form.
 SUITES = (SUITE, TENSOR_IO_SUITE)
-
-
-class OutputError(SeqTestsError):
-    """The output root cannot be used; the message says why and what to do."""
 
 
 def _same_source(entry: dict, path: Path) -> bool:
@@ -576,5 +567,5 @@ def _manifest_difference(written: bytes, manifest: dict) -> str:
     return "its entries differ"
 
 
-__all__ = ["BuildReport", "CaseFileError", "OutputError", "build", "check", "compile_case",
+__all__ = ["BuildReport", "build", "check", "compile_case",
            "compile_cases", "fingerprint"]
