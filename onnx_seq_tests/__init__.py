@@ -11,6 +11,7 @@ private. Names are imported on first use, so `import onnx_seq_tests` loads no on
                                                as untrusted data (bounded); ReadError for bad input
     compare(expected, actual, ...) -> list[str]  the verifier's comparator, one line per difference
     backend_test(backend, data_dir)            onnx's backend-test Runner over a built suite
+    CannotTake                                 what a backend raises to refuse a value kind
 """
 
 from __future__ import annotations
@@ -43,15 +44,16 @@ _PUBLIC = {
     "ElementType": ("._core.elements", "ElementType"),
     "SeqTestsError": ("._core.errors", "SeqTestsError"),
     "CaseFileError": ("._core.errors", "CaseFileError"),
+    "CannotTake": ("._core.errors", "CannotTake"),
     "Problem": ("._core.problems", "Problem"),
     "suite_dir": ("._published.resources", "suite_dir"),
 }
 
-__all__ = ["__version__", "BuildReport", "Case", "CaseFileError", "CaseFolder", "DataSet",
-          "ElementType", "Graph", "Node", "OptionalType", "OutputError", "Problem", "ReadError",
-          "Result", "SeqTestsError", "SequenceType", "TensorType", "ValueDecl",
-          "assert_outputs_match", "backend_test", "build", "check", "compare", "load_cases",
-          "read_case_folder", "suite_dir", "verify"]
+__all__ = ["__version__", "BuildReport", "CannotTake", "Case", "CaseFileError", "CaseFolder",
+           "DataSet", "ElementType", "Graph", "Node", "OptionalType", "OutputError", "Problem",
+           "ReadError", "Result", "SeqTestsError", "SequenceType", "TensorType", "ValueDecl",
+           "assert_outputs_match", "backend_test", "build", "check", "compare", "load_cases",
+           "read_case_folder", "suite_dir", "verify"]
 
 if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__ imports lazily
     from ._casefile.reader import load_cases
@@ -59,7 +61,7 @@ if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__
     from ._core.compare import assert_outputs_match
     from ._core.compare import compare_outputs as compare
     from ._core.elements import ElementType
-    from ._core.errors import CaseFileError, OutputError, ReadError, SeqTestsError
+    from ._core.errors import CannotTake, CaseFileError, OutputError, ReadError, SeqTestsError
     from ._core.problems import Problem
     from ._core.value_types import OptionalType, SequenceType, TensorType
     from ._published.case_folder import CaseFolder, read_case_folder

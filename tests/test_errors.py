@@ -184,6 +184,19 @@ def test_the_command_group_exits_with_the_code_the_error_carries():
                                                     "written\n")
 
 
+def test_a_refusal_is_a_type_and_its_name_is_kept():
+    """verify's `refused` outcome is told by CannotTake's type (worker_main.refusal); the class
+    keeps its name, which reports show (`CannotTake: ...`), and it is public, for backends of
+    one's own."""
+    from onnx_seq_tests._run.worker_main import refusal
+
+    assert onnx_seq_tests.CannotTake is errors.CannotTake
+    assert errors.CannotTake.__name__ == "CannotTake"
+    assert refusal(errors.CannotTake("x cannot take a sequence input"))
+    assert not refusal(RuntimeError("x cannot take a sequence input"))
+    assert not refusal(type("CannotTake", (RuntimeError,), {})("x"))
+
+
 def test_what_the_command_line_prints_for_an_error():
     assert SeqTestsError("a\nb").lines() == ["error: a\\nb"]
     error = CaseFileError([Problem("c.yaml", 2, 3, "bad"), Problem("c.yaml", 1, 1, "worse")])

@@ -63,6 +63,14 @@ def test_prepare_raising_is_refused_and_running_raising_is_error(suite):
         "refused", "CannotTake: this runtime cannot take a sequence input ('s')")
 
 
+def test_a_refusal_is_told_by_its_type_not_by_a_name_or_a_message(suite):
+    """An error of a class named CannotTake whose message says "cannot take", but not of the
+    package's CannotTake type, is the backend's error, not a refusal."""
+    results = verify(suite, ["faulty_backends:SaysCannotTake"], select=["seq_of_scalars"])
+    assert {(r.outcome, r.message.splitlines()[0]) for r in results} == {
+        ("error", "CannotTake: this runtime cannot take a sequence input ('s')")}
+
+
 def test_a_foreign_tensor_type_is_an_adapter_error_naming_it(suite):
     results = by_name(verify(suite, ["faulty_backends:ForeignArrays"],
                              select=["sequence_length_of_empty", "split_to_sequence_uneven"]))
