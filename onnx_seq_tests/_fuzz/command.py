@@ -137,7 +137,7 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
         return
     if not backends:
         raise click.UsageError("name at least one backend with -b SPEC", ctx=ctx)
-    from .._core.errors import BackendSpecError, UnknownMutant
+    from .._core.errors import BackendSpecError
     from .._runtimes.backends import load_backend
     from . import campaign, inprocess
     from .judge import ALIASES
@@ -148,7 +148,7 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
                 inprocess.mutant_of(spec)
             else:
                 load_backend(ALIASES.get(spec, spec))
-        except (BackendSpecError, UnknownMutant) as error:
+        except BackendSpecError as error:  # an unknown mutant too
             raise click.BadParameter(one_line(str(error)), param_hint="--backend") from None
     # every output checked before the campaign (OutputError: one line, exit 2)
     if output is not None:
