@@ -150,6 +150,29 @@ def test_the_walk_finds_an_error_class_defined_elsewhere():
                               "onnx_seq_tests/_x/probe.py:9: Local"]
 
 
+def _near_collisions(names: set[str]) -> list[str]:
+    """Pairs of error names that differ by a plural (NoteError, NotesError) or where one is the
+    other with a prefix (ReportError, XfailReportError)."""
+    found = []
+    for a in sorted(names):
+        for b in sorted(names):
+            stem_a, stem_b = a.removesuffix("Error"), b.removesuffix("Error")
+            if a != b and (stem_b == stem_a + "s" or (b.endswith(a) and a.endswith("Error"))):
+                found.append(f"{a}, {b}")
+    return found
+
+
+def test_no_two_error_names_nearly_collide():
+    """Every name errors.py gives (its classes' and the older ones), and the names the old
+    modules used show that the check can fail."""
+    assert len(_error_names()) > 20
+    assert _near_collisions(_error_names()) == []
+    assert _near_collisions({"NoteError", "NotesError", "ReportError", "XfailReportError",
+                             "OutputError", "FuzzOutputError", "ReadError"}) == [
+        "NoteError, NotesError", "OutputError, FuzzOutputError",
+        "ReportError, XfailReportError"]
+
+
 def test_each_error_carries_its_exit_code(classes):
     """2 (bad input or usage) unless a check failed (1): exactly CheckFailed and its
     subclasses say 1."""
