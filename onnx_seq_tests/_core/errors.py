@@ -84,7 +84,7 @@ class ModelError(InputError):
     """onnx refuses a case's model (checker, shape inference, an operator's arity); `where` is
     the place in the case file when one is known."""
 
-    def __init__(self, message: str, where: Any = None):
+    def __init__(self, message: str, where: Any = None) -> None:
         super().__init__(message)
         self.where = where
 
@@ -103,7 +103,7 @@ class ProblemsError(SeqTestsError):
     """Every problem found in a file the user wrote, sorted, each `file:line:col: message`;
     the command line prints them, then their count."""
 
-    def __init__(self, problems: Iterable[Any]):
+    def __init__(self, problems: Iterable[Any]) -> None:
         self.problems = sorted(set(problems), key=lambda p: (p.path, p.line, p.column, p.message))
         super().__init__(self.report())
 
@@ -205,7 +205,7 @@ class NothingRead(CheckFailed):
     """Every folder was left out, so nothing is written (exit 1): the command line prints each
     folder's line, then `error: <message>`."""
 
-    def __init__(self, message: str, skipped: list[Any]):
+    def __init__(self, message: str, skipped: list[Any]) -> None:
         super().__init__(f"{message} ({tally(skipped)}); nothing was written")
         self.skipped = list(skipped)
 
