@@ -81,7 +81,7 @@ class InputError(SeqTestsError, ValueError):
 
 
 class ModelError(InputError):
-    """onnx refuses a case's model (checker, shape inference, an operator's arity); `where` is
+    """A case whose model onnx refuses; the message says which node or check and why, `where`
     the place in the case file when one is known."""
 
     def __init__(self, message: str, where: Any = None) -> None:
@@ -90,7 +90,8 @@ class ModelError(InputError):
 
 
 class NoCasesError(InputError):
-    """A folder given as a suite holds no case folder (test_*/model.onnx)."""
+    """A suite folder that holds no case, or a selection that leaves none; the message names
+    the path."""
 
 
 class OutputError(SeqTestsError):
@@ -167,20 +168,19 @@ class NotExpressible(ReadError):
 # -- told apart while working ----------------------------------------------------------------
 
 class OracleError(SeqTestsError):
-    """The spec oracle cannot evaluate a model (the spec leaves it undefined or refuses it)."""
+    """The spec gives no result for these inputs; the message says why."""
 
 
 class BudgetError(OracleError):
-    """The oracle's work went over its budget (work.py)."""
+    """Running the graph would go over one of the oracle's budgets (budgets.py)."""
 
 
 class MutantError(SeqTestsError):
-    """A mutant of the oracle fails where the runtime it models fails."""
+    """What a mutant raises where the runtime it models fails."""
 
 
 class NoResult(SeqTestsError):
-    """A fuzz recipe gives no program (the oracle cannot evaluate it, a value the format
-    cannot write)."""
+    """The spec gives no result for the drawn program (the oracle's reason is the message)."""
 
 
 class CannotTake(SeqTestsError, RuntimeError):
@@ -222,8 +222,7 @@ def tally(skipped: Iterable[Any]) -> str:
 
 
 class OutputMismatch(CheckFailed, AssertionError):
-    """Outputs differ from the expected ones (compare.assert_outputs_match): the message lists
-    each difference."""
+    """Raised by `assert_outputs_match`; one line per difference."""
 
 
 # The names modules raised before their errors lived here, each the class of its group.
