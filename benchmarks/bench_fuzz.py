@@ -52,10 +52,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # faulty_backends
 
+from onnx_seq_tests._core.errors import NoResult  # noqa: E402
 from onnx_seq_tests._fuzz import judge  # noqa: E402
 from onnx_seq_tests._fuzz.campaign import BATCH, Options, program_seed, run  # noqa: E402
 from onnx_seq_tests._fuzz.known_bugs import classify  # noqa: E402
-from onnx_seq_tests._fuzz.programs import NoResult, generate  # noqa: E402
+from onnx_seq_tests._fuzz.programs import generate  # noqa: E402
 from onnx_seq_tests._fuzz.recipes import to_case  # noqa: E402
 
 

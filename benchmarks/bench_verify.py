@@ -210,7 +210,7 @@ def stage_seconds(suite: Path) -> tuple[dict[str, float], dict[str, float]]:
     import onnxruntime.backend
 
     from onnx_seq_tests._core.compare import compare_outputs
-    from onnx_seq_tests._published.bounded import ReadError
+    from onnx_seq_tests._core.errors import ReadError
     from onnx_seq_tests._published.case_folder import read_case_folder
     from onnx_seq_tests._run.worker_main import case_elements, model_operators, model_opset
     from onnx_seq_tests._runtimes.backends import load_backend, prepare, run_prepared

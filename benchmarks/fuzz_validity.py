@@ -12,9 +12,10 @@ import argparse
 import sys
 import time
 
+from onnx_seq_tests._core.errors import NoResult
 from onnx_seq_tests._fuzz import judge
 from onnx_seq_tests._fuzz.campaign import program_seed
-from onnx_seq_tests._fuzz.programs import NoResult, generate
+from onnx_seq_tests._fuzz.programs import generate
 from onnx_seq_tests._fuzz.recipes import to_case
 
 

@@ -11,6 +11,7 @@ private. Names are imported on first use, so `import onnx_seq_tests` loads no on
                                                as untrusted data (bounded); ReadError for bad input
     compare(expected, actual, ...) -> list[str]  the verifier's comparator, one line per difference
     backend_test(backend, data_dir)            onnx's backend-test Runner over a built suite
+    CannotTake                                 what a backend raises to refuse a value kind
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ _PUBLIC = {
     "build": ("._suite.build", "build"),
     "check": ("._suite.build_check", "check"),
     "BuildReport": ("._suite.build", "BuildReport"),
-    "OutputError": ("._suite.build", "OutputError"),
+    "OutputError": ("._core.errors", "OutputError"),
     "verify": ("._run.verifier", "verify"),
     "Result": ("._run.verifier", "Result"),
     "read_case_folder": ("._published.case_folder", "read_case_folder"),
     "CaseFolder": ("._published.case_folder", "CaseFolder"),
-    "ReadError": ("._published.bounded", "ReadError"),
+    "ReadError": ("._core.errors", "ReadError"),
     "compare": ("._core.compare", "compare_outputs"),
     "assert_outputs_match": ("._core.compare", "assert_outputs_match"),
     "backend_test": ("._run.backend_test", "backend_test"),
@@ -41,17 +42,18 @@ _PUBLIC = {
     "SequenceType": ("._core.value_types", "SequenceType"),
     "OptionalType": ("._core.value_types", "OptionalType"),
     "ElementType": ("._core.elements", "ElementType"),
-    "SeqTestsError": ("._core.problems", "SeqTestsError"),
-    "CaseFileError": ("._core.problems", "CaseFileError"),
+    "SeqTestsError": ("._core.errors", "SeqTestsError"),
+    "CaseFileError": ("._core.errors", "CaseFileError"),
+    "CannotTake": ("._core.errors", "CannotTake"),
     "Problem": ("._core.problems", "Problem"),
     "suite_dir": ("._published.resources", "suite_dir"),
 }
 
-__all__ = ["__version__", "BuildReport", "Case", "CaseFileError", "CaseFolder", "DataSet",
-          "ElementType", "Graph", "Node", "OptionalType", "OutputError", "Problem", "ReadError",
-          "Result", "SeqTestsError", "SequenceType", "TensorType", "ValueDecl",
-          "assert_outputs_match", "backend_test", "build", "check", "compare", "load_cases",
-          "read_case_folder", "suite_dir", "verify"]
+__all__ = ["__version__", "BuildReport", "CannotTake", "Case", "CaseFileError", "CaseFolder",
+           "DataSet", "ElementType", "Graph", "Node", "OptionalType", "OutputError", "Problem",
+           "ReadError", "Result", "SeqTestsError", "SequenceType", "TensorType", "ValueDecl",
+           "assert_outputs_match", "backend_test", "build", "check", "compare", "load_cases",
+           "read_case_folder", "suite_dir", "verify"]
 
 if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__ imports lazily
     from ._casefile.reader import load_cases
@@ -59,14 +61,14 @@ if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__
     from ._core.compare import assert_outputs_match
     from ._core.compare import compare_outputs as compare
     from ._core.elements import ElementType
-    from ._core.problems import CaseFileError, Problem, SeqTestsError
+    from ._core.errors import CannotTake, CaseFileError, OutputError, ReadError, SeqTestsError
+    from ._core.problems import Problem
     from ._core.value_types import OptionalType, SequenceType, TensorType
-    from ._published.bounded import ReadError
     from ._published.case_folder import CaseFolder, read_case_folder
     from ._published.resources import suite_dir
     from ._run.backend_test import backend_test
     from ._run.verifier import Result, verify
-    from ._suite.build import BuildReport, OutputError, build
+    from ._suite.build import BuildReport, build
     from ._suite.build_check import check
 
 

@@ -16,6 +16,8 @@ import numpy as np
 import onnxruntime.backend
 from onnx.backend.base import Backend, BackendRep
 
+import onnx_seq_tests
+
 
 class _SpoiledRep(BackendRep):
     def __init__(self, rep, spoil, model):
@@ -444,12 +446,22 @@ class ForeignArrays(_Faulty):
         return [_foreign(o) for o in outputs]
 
 
-class CannotTake(RuntimeError):
-    """Like runtimes.CannotTake: the API cannot take a value kind."""
-
-
 class CannotTakeOnRun(_Faulty):
-    """Prepares every model, then refuses every run as an adapter refuses a value kind."""
+    """Prepares every model, then refuses every run as an adapter refuses a value kind: with
+    the package's public CannotTake."""
+
+    @staticmethod
+    def spoil(outputs):
+        raise onnx_seq_tests.CannotTake("this runtime cannot take a sequence input ('s')")
+
+
+class CannotTake(RuntimeError):
+    """An error of the backend's own named CannotTake: not the package's type."""
+
+
+class SaysCannotTake(_Faulty):
+    """Raises errors that look like refusals (a class named CannotTake, a message saying
+    "cannot take") but are not of the package's CannotTake type: errors, not refusals."""
 
     @staticmethod
     def spoil(outputs):

@@ -117,8 +117,7 @@ def test_xfail_entries_that_pass_are_unexpected_successes(suite, tmp_path):
 
 
 def test_xfail_name_and_mistakes(suite, tmp_path):
-    from onnx_seq_tests._published.resources import SuiteError
-    from onnx_seq_tests._run.verifier import XfailError
+    from onnx_seq_tests._core.errors import SuiteError, XfailError
 
     packaged = onnx_seq_tests.backend_test(onnxruntime.backend, suite, xfail="onnxruntime")
     assert isinstance(packaged, BackendTest)  # a name is the checkout's xfail/onnxruntime.txt

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from onnx_seq_tests._suite.build_cache import BuildCache, CacheError
+from onnx_seq_tests._core.errors import CacheError
+from onnx_seq_tests._suite.build_cache import BuildCache
 from onnx_seq_tests._suite.publish import CACHE, work_dir
 
 GOOD = {"key": "k", "manifest_sha256": "m", "sources": {"h": ["a", "a__x"]},

@@ -482,7 +482,8 @@ def test_report_stops_at_the_limit(earlier_build, tmp_path, workdir):
                            "value"),
 ])
 def test_scalar_spellings_refused_with_the_reason(element, text, message):
-    from onnx_seq_tests._core.elements import ELEMENTS, ScalarError
+    from onnx_seq_tests._core.elements import ELEMENTS
+    from onnx_seq_tests._core.errors import ScalarError
 
     with pytest.raises(ScalarError) as caught:
         ELEMENTS[element].parse(text, quoted=False)
@@ -531,7 +532,8 @@ def test_a_nan_is_read_by_its_bits_and_written_back_so(element, text):
                             "most 4 hexadecimal digits, such as nan(0x7fff)"),
 ])
 def test_nan_bits_that_are_not_a_nan_are_refused(element, text, message):
-    from onnx_seq_tests._core.elements import ELEMENTS, ScalarError
+    from onnx_seq_tests._core.elements import ELEMENTS
+    from onnx_seq_tests._core.errors import ScalarError
 
     with pytest.raises(ScalarError) as caught:
         ELEMENTS[element].parse(text, quoted=False)

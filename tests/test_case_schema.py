@@ -18,7 +18,8 @@ import yaml
 from onnx_seq_tests._casefile import json_schema as case_schema
 from onnx_seq_tests._casefile import reader as casefile
 from onnx_seq_tests._casefile.reader import load_cases
-from onnx_seq_tests._core.problems import CaseFileError, Problems
+from onnx_seq_tests._core.errors import CaseFileError
+from onnx_seq_tests._core.problems import Problems
 from onnx_seq_tests._suite.build import compile_cases
 
 ROOT = Path(__file__).resolve().parent.parent

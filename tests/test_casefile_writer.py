@@ -11,8 +11,9 @@ import pytest
 
 from onnx_seq_tests._casefile.nodes import INVALID
 from onnx_seq_tests._casefile.reader import load_cases, load_file, load_text
-from onnx_seq_tests._casefile.writer import NotExpressible, tensor_data, write_cases
-from onnx_seq_tests._core.problems import CaseFileError, Problems
+from onnx_seq_tests._casefile.writer import tensor_data, write_cases
+from onnx_seq_tests._core.errors import CaseFileError, NotExpressible
+from onnx_seq_tests._core.problems import Problems
 from onnx_seq_tests._suite.compiling import compile_case
 
 

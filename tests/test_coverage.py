@@ -19,10 +19,11 @@ from onnx_seq_tests._cli import main
 from onnx_seq_tests._core import operators as schemas
 from onnx_seq_tests._core.cases import Node
 from onnx_seq_tests._core.compare import compare_outputs
+from onnx_seq_tests._core.errors import OracleError
 from onnx_seq_tests._core.problems import Where
 from onnx_seq_tests._fuzz import mutant_score
 from onnx_seq_tests._oracle import oracle
-from onnx_seq_tests._oracle.oracle import MISSING, OracleError
+from onnx_seq_tests._oracle.oracle import MISSING
 from onnx_seq_tests._published import coverage, structure
 from onnx_seq_tests._run import mutation
 

@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from conftest import small_suite
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._published.archive import ArchiveError, read_archive
+from onnx_seq_tests._core.errors import ArchiveError
+from onnx_seq_tests._published.archive import read_archive
 from onnx_seq_tests._published.pack import pack
 from onnx_seq_tests._suite import manifest as manifests
 

@@ -129,9 +129,10 @@ def test_a_profile_the_disk_refuses_at_the_end_is_kept_elsewhere(tmp_path):
 def test_a_seed_replayed_from_the_database_is_judged_as_it_is(tmp_path):
     """A finding's seed in --database is judged unchanged even when its program holds a feature
     the profile refuses (it is never redrawn)."""
+    from onnx_seq_tests._core.errors import NoResult
     from onnx_seq_tests._fuzz.campaign import DATABASE_KEY, campaign_seeds
     from onnx_seq_tests._fuzz.database import open_database
-    from onnx_seq_tests._fuzz.programs import NoResult, generate
+    from onnx_seq_tests._fuzz.programs import generate
     from onnx_seq_tests._fuzz.recipes import to_case
     from onnx_seq_tests._suite.layout import SUITE
 

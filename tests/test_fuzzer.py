@@ -20,10 +20,11 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from onnx_seq_tests._casefile.reader import load_cases
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.cases import Graph, Node, walk
+from onnx_seq_tests._core.errors import NoResult
 from onnx_seq_tests._fuzz import judge, known_bugs
 from onnx_seq_tests._fuzz.campaign import DATABASE_KEY, Options, campaign_seeds, program_seed
 from onnx_seq_tests._fuzz.findings import case_text, merge, signature_of
-from onnx_seq_tests._fuzz.programs import OPERATORS, NoResult, generate
+from onnx_seq_tests._fuzz.programs import OPERATORS, generate
 from onnx_seq_tests._fuzz.recipes import to_case
 from onnx_seq_tests._fuzz.schemas import version_opsets
 from onnx_seq_tests._oracle import oracle

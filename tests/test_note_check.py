@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from onnx_seq_tests._core.errors import InputError
 from onnx_seq_tests._reports import note_check
-from onnx_seq_tests._reports.note_check import Decision, NoteError, Quote
+from onnx_seq_tests._reports.note_check import Decision, Quote
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTES = ROOT / "docs" / "conformance-notes.yaml"
@@ -92,7 +93,7 @@ def test_a_quote_must_be_of_the_version_the_case_selects():
      "each entry of also"),
 ])
 def test_a_note_makes_one_decision(fields, problem):
-    with pytest.raises(NoteError, match=problem):
+    with pytest.raises(InputError, match=problem):
         note_check.decision_of(fields)
 
 

@@ -13,8 +13,9 @@ from click.testing import CliRunner
 from onnx_seq_tests._casefile.reader import load_cases
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.compare import compare_value
+from onnx_seq_tests._core.errors import OracleError
 from onnx_seq_tests._oracle import expectations, oracle
-from onnx_seq_tests._oracle.oracle import MISSING, OracleError
+from onnx_seq_tests._oracle.oracle import MISSING
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
+from onnx_seq_tests._core.errors import RefreshError
 from onnx_seq_tests._reports import refresh
 from onnx_seq_tests._run.verifier import Result
 from onnx_seq_tests._suite.build import build
@@ -111,7 +112,7 @@ def test_stale_cases_and_malformed_digests(tmp_path):
     assert refresh.stale_cases({"a": "1", "b": "2"}, {"b": "3", "c": "4"}) == (["a", "b"], ["c"])
     bad = tmp_path / "digests"
     bad.write_text("nothex  s/test_a\n")
-    with pytest.raises(refresh.RefreshError, match=r"digests:1:1: expected `SHA256  CASE`"):
+    with pytest.raises(RefreshError, match=r"digests:1:1: expected `SHA256  CASE`"):
         refresh.read_digests(bad)
     assert refresh.read_digests(tmp_path / "absent") == {}
 

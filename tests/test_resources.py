@@ -14,8 +14,8 @@ from test_diff import small_suite
 
 import onnx_seq_tests
 from onnx_seq_tests._cli import main
+from onnx_seq_tests._core.errors import SuiteError
 from onnx_seq_tests._published import resources
-from onnx_seq_tests._published.resources import SuiteError
 from onnx_seq_tests._runtimes.records import names
 
 ROOT = Path(__file__).resolve().parent.parent

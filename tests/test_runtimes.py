@@ -187,7 +187,7 @@ def test_openvino_strings_round_trip():
 def test_openvino_refuses_a_string_ending_in_nul_rather_than_cut_it():
     import openvino as ov
 
-    from onnx_seq_tests._runtimes.adapter import CannotTake
+    from onnx_seq_tests._core.errors import CannotTake
     from onnx_seq_tests._runtimes.openvino import _from_tensor, _to_tensor
 
     inside = np.array(["a\0b", "\0x"], dtype=object)  # a NUL inside a string travels
@@ -262,7 +262,7 @@ def test_tvm_and_iree_tensors_round_trip_by_their_bits():
     """What each runtime holds comes back bit for bit; what it cannot hold is CannotTake."""
     import iree.runtime as rt
 
-    from onnx_seq_tests._runtimes.adapter import CannotTake
+    from onnx_seq_tests._core.errors import CannotTake
     from onnx_seq_tests._runtimes.iree import from_device
     from onnx_seq_tests._runtimes.tvm import from_value, to_tensor
 
@@ -377,8 +377,8 @@ def test_bad_backends_are_judged_not_a_traceback(foreign):
 
 def test_readme_adapter_example_runs(foreign, tmp_path, monkeypatch):
     """The own-runtime example, taken from the README (or docs/verifying.md), verifies a suite:
-    it passes what onnxruntime passes, and an empty optional input is an error in its own
-    words."""
+    it passes what onnxruntime passes, and an empty optional input is refused in its own
+    words (it raises onnx_seq_tests.CannotTake)."""
     root = Path(__file__).resolve().parent.parent
     pages = [root / "README.md", root / "docs" / "verifying.md"]  # wherever it is shown
     text = "".join(p.read_text(encoding="utf-8") for p in pages if p.is_file())
@@ -394,8 +394,9 @@ def test_readme_adapter_example_runs(foreign, tmp_path, monkeypatch):
     for name in names:
         if mine[name][0] == "pass":
             assert outcomes[name, "onnxruntime"][0] == "pass", name
-    refused = [m for o, m in mine.values() if "cannot take an empty optional" in m]
-    assert refused and all(m.startswith("RuntimeError: my runtime cannot take") for m in refused)
+    refused = [(o, m) for o, m in mine.values() if "cannot take an empty optional" in m]
+    assert refused and all(o == "refused" and m.startswith("CannotTake: my runtime cannot take")
+                           for o, m in refused)  # onnx_seq_tests.CannotTake: a refusal
 
 
 def test_onnxruntime_native_error_log_stays_out_of_verify_output(root, tmp_path):

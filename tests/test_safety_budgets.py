@@ -24,7 +24,8 @@ import onnx_seq_tests
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core import budgets, work
 from onnx_seq_tests._core.cases import Graph, Node
-from onnx_seq_tests._core.problems import ArgumentError, SeqTestsError, Where
+from onnx_seq_tests._core.errors import ArgumentError, BudgetError, SeqTestsError
+from onnx_seq_tests._core.problems import Where
 from onnx_seq_tests._oracle import oracle
 from onnx_seq_tests._published.case_folder import read_case_folder
 from onnx_seq_tests._suite.layout import SUITE
@@ -121,7 +122,7 @@ def test_a_run_over_its_cpu_seconds_is_refused_naming_the_budget(monkeypatch):
     monkeypatch.setattr(work, "MAX_CPU_SECONDS", 0)
     graph = Graph((), (), (_node("Identity", ["big"], ["copy"]),))
     big = np.zeros(2 << 20, np.uint8)  # work over 2**20 at the first node
-    with pytest.raises(work.BudgetError, match=r"Identity: this run has taken more CPU time "
+    with pytest.raises(BudgetError, match=r"Identity: this run has taken more CPU time "
                        r"than the oracle's budget MAX_CPU_SECONDS \(0\)"):
         oracle.run_graph(graph, 16, [], {"big": big})
 
@@ -132,7 +133,7 @@ def test_the_work_budget_is_checked_after_every_node_from_the_first(monkeypatch)
     skipped the check until the work reached 2**20)."""
     monkeypatch.setattr(work, "MAX_WORK", 10)
     graph = Graph((), (), (_node("Identity", ["x"], ["y"]),))
-    with pytest.raises(work.BudgetError, match=r"^Identity brings the work of this run to 1203 "
+    with pytest.raises(BudgetError, match=r"^Identity brings the work of this run to 1203 "
                        r"element operations .* MAX_WORK \(10\)"):
         oracle.run_graph(graph, 16, [], {"x": np.zeros((), np.int64)})
 

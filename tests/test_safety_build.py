@@ -20,8 +20,8 @@ from fault_injection import Crashed, Faults
 from test_publish import run, snapshot, write_cases
 
 from onnx_seq_tests import SeqTestsError, build, check
-from onnx_seq_tests._core.problems import ArgumentError
-from onnx_seq_tests._published.archive import ArchiveError, read_archive
+from onnx_seq_tests._core.errors import ArchiveError, ArgumentError
+from onnx_seq_tests._published.archive import read_archive
 from onnx_seq_tests._published.diff import load as load_side
 from onnx_seq_tests._published.pack import pack
 from onnx_seq_tests._suite import build as build_module

@@ -27,14 +27,14 @@ from onnx import TensorProto, helper, numpy_helper
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.elements import BY_PROTO
-from onnx_seq_tests._core.problems import SeqTestsError
+from onnx_seq_tests._core.errors import ReadError, SeqTestsError
 from onnx_seq_tests._core.value_types import TensorType
 from onnx_seq_tests._published.bounded import Limits, parse_json
 from onnx_seq_tests._published.case_folder import read_case_folder, read_value
 from onnx_seq_tests._published.coverage import suite_coverage
 from onnx_seq_tests._published.discovery import case_folders, find_cases, suite_info
 from onnx_seq_tests._read.importer import import_folders
-from onnx_seq_tests._read.load import ReadError, read_folder, resolve
+from onnx_seq_tests._read.load import read_folder, resolve
 from onnx_seq_tests._run import worker_main
 from onnx_seq_tests._run.mutation import suite_subjects
 from onnx_seq_tests._run.verifier import verify

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from foreign_suite import FAULT_TARGETS, case_names, write_foreign_suite
 
 from onnx_seq_tests._cli import main
+from onnx_seq_tests._core.errors import NotesError
 from onnx_seq_tests._reports import report
 from onnx_seq_tests._run import worker_main
 from onnx_seq_tests._run.verifier import case_elements, model_operators, verify
@@ -281,7 +282,7 @@ def test_notes_must_quote_onnx(tmp_path):
                           "  spec: s\n  finding: f\n  extra: 1\n"
                           "- backend: reference\n  cases: test_x\n  no_spec: a crash\n"
                           "  findng: f\n")
-    with pytest.raises(report.NotesError) as caught:
+    with pytest.raises(NotesError) as caught:
         report.load_notes(notes_file)
     assert [str(p) for p in caught.value.problems] == [
         f"{notes_file}:4:9: 'Optional returns a list.' is not in the ONNX documentation of "

@@ -21,9 +21,9 @@ from foreign_suite import case_names, write_foreign_suite
 
 import onnx_seq_tests
 from onnx_seq_tests._cli import main
+from onnx_seq_tests._core.errors import BackendSpecError, NoCasesError
 from onnx_seq_tests._reports import report
 from onnx_seq_tests._run.verifier import (
-    NoCasesError,
     Result,
     apply_xfail,
     check_xfail,
@@ -31,7 +31,7 @@ from onnx_seq_tests._run.verifier import (
     load_xfail,
     verify,
 )
-from onnx_seq_tests._runtimes.backends import BackendSpecError, load_backend, prepare, probe_model
+from onnx_seq_tests._runtimes.backends import load_backend, prepare, probe_model
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from foreign_suite import case_names, write_foreign_suite
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._core.problems import SeqTestsError
+from onnx_seq_tests._core.errors import SeqTestsError, WorkerStartError
 from onnx_seq_tests._run.verifier import (
     OUTCOMES,
     UNEXPECTED,
@@ -28,7 +28,6 @@ from onnx_seq_tests._run.verifier import (
     verify,
 )
 from onnx_seq_tests._run.worker_main import MAX_TEXT
-from onnx_seq_tests._run.workers import WorkerStartError
 
 TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))  # module:attr backends from faulty_backends
@@ -62,6 +61,14 @@ def test_prepare_raising_is_refused_and_running_raising_is_error(suite):
     assert outcomes["faulty_backends:RaiseOnRun"] == ("error", "RuntimeError: planted failure")
     assert outcomes["faulty_backends:CannotTakeOnRun"] == (
         "refused", "CannotTake: this runtime cannot take a sequence input ('s')")
+
+
+def test_a_refusal_is_told_by_its_type_not_by_a_name_or_a_message(suite):
+    """An error of a class named CannotTake whose message says "cannot take", but not of the
+    package's CannotTake type, is the backend's error, not a refusal."""
+    results = verify(suite, ["faulty_backends:SaysCannotTake"], select=["seq_of_scalars"])
+    assert {(r.outcome, r.message.splitlines()[0]) for r in results} == {
+        ("error", "CannotTake: this runtime cannot take a sequence input ('s')")}
 
 
 def test_a_foreign_tensor_type_is_an_adapter_error_naming_it(suite):

@@ -12,8 +12,9 @@ import yaml
 
 from .._core import operators
 from .._core.cases import Graph, Initializer, Node, ValueDecl
+from .._core.errors import TypeTextError
 from .._core.problems import Where, quote
-from .._core.value_types import TensorType, TypeTextError, parse_type
+from .._core.value_types import TensorType, parse_type
 from .nodes import INVALID, did_you_mean, is_null, misspelled, plain
 from .tensors import DataReader
 from .vocabulary import ATTRIBUTE_FORMS, GRAPH_KEYS, INITIALIZER_KEYS, NODE_KEYS, VALUE_KEYS

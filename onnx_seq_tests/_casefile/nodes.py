@@ -29,7 +29,8 @@ from pathlib import Path
 import yaml
 
 from .._core.budgets import MAX_DEPTH, MAX_FILE_BYTES, MAX_YAML_NODES, MAX_YAML_TEXT_BYTES
-from .._core.elements import ELEMENTS, INT_TEXT, MAX_INT_DIGITS, ScalarError, int_hint, int_range
+from .._core.elements import ELEMENTS, INT_TEXT, MAX_INT_DIGITS, int_hint, int_range
+from .._core.errors import ScalarError
 from .._core.problems import Problems, Where, quote
 from .discovery import CaseSource, read_case_file
 from .vocabulary import PLACEHOLDER

@@ -27,7 +27,7 @@ from .._core.budgets import (
     MAX_YAML_TEXT_BYTES,
 )
 from .._core.cases import Case
-from .._core.problems import CaseFileError, Problems, Where, paths_argument, quote
+from .._core.problems import Problems, Where, paths_argument, quote
 from .cases import NAME_PATTERN, CaseReader
 from .discovery import CaseSource, case_files
 from .nodes import INVALID, compose_file, compose_source, compose_text
@@ -127,6 +127,6 @@ __all__ = ["ATTRIBUTE_FORMS", "CASE_KEYS", "DATA_SET_KEYS", "EMPTY_MARKER_KEY",
            "EMPTY_MARKER_VALUE", "FOR_EACH_KEYS", "GRAPH_KEYS", "INITIALIZER_KEYS", "MAX_DEPTH",
            "MAX_FILE_BYTES", "MAX_TENSOR_ELEMENTS", "MAX_YAML_NODES", "MAX_YAML_TEXT_BYTES",
            "NAME_PATTERN", "NODE_KEYS", "PLACEHOLDER", "PLACEHOLDER_TEXT", "TOLERANCE_KEYS",
-           "TYPE_GROUPS", "VALUE_KEYS", "CaseFileError", "case_files", "compose_file",
+           "TYPE_GROUPS", "VALUE_KEYS", "case_files", "compose_file",
            "load_cases", "load_file", "load_source", "load_text",
            "name_duplicates", "type_pattern"]

@@ -12,7 +12,8 @@ import numpy as np
 import yaml
 
 from .._core.budgets import MAX_TENSOR_ELEMENTS
-from .._core.elements import ELEMENTS, ScalarError
+from .._core.elements import ELEMENTS
+from .._core.errors import ScalarError
 from .._core.problems import quote
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, innermost
 from .nodes import INVALID, NodeReader, did_you_mean, is_null, keys, plain

@@ -20,14 +20,10 @@ import yaml
 from .._core import operators
 from .._core.cases import Case, Graph, Node
 from .._core.elements import BY_DTYPE, nan_bits, nan_text
-from .._core.problems import SeqTestsError, quote
+from .._core.errors import NotExpressible
+from .._core.problems import quote
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, innermost
 from .vocabulary import ATTRIBUTE_FORMS, EMPTY_MARKER_KEY, EMPTY_MARKER_VALUE
-
-
-class NotExpressible(SeqTestsError):
-    """A detail the case format cannot hold; the message says which."""
-
 
 # -- cases ----------------------------------------------------------------------------------------
 

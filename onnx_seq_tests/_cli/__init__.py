@@ -17,8 +17,9 @@ from pathlib import Path
 
 import click
 
+from .._core.errors import CheckFailed
 from .._core.outputs import check_outputs, write_output
-from .._core.problems import CheckFailed, one_line
+from .._core.problems import one_line
 from .._fuzz.command import SECONDS, fuzz
 from .._runtimes.records import names as runtime_names
 from .._suite.manifest import EMPTY_OPTIONAL_FORMS
@@ -180,9 +181,9 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     from .._run.workers import start_fork_server
 
     start_fork_server(backends)  # it imports onnx and the backends while this process does
-    from .._published.discovery import NoCasesError
+    from .._core.errors import BackendSpecError, NoCasesError
     from .._published.resources import default_suite, resolve_suite, xfail_file
-    from .._runtimes.backends import BackendSpecError, check_spec
+    from .._runtimes.backends import check_spec
     from . import session
 
     resolved = [resolve_suite(s) for s in suite_dirs] or [default_suite()]
@@ -251,7 +252,7 @@ def report_command(reports: tuple[Path, ...], markdown_path: Path | None,
 
     folders_exist(markdown=markdown_path, html=html_path)
     check_outputs({"--markdown": markdown_path, "--html": html_path}, [*reports, notes_path])
-    merged = report.merge_reports(list(reports))  # ReportError: exit 2
+    merged = report.merge_reports(list(reports))  # InputError: exit 2
     notes = report.load_notes(notes_path) if notes_path else []  # NotesError: exit 2
     click.echo(report.text_report(merged.results, merged.specs, merged.about), nl=False)
     command = " ".join(["gen-seq-tests report", *(as_shown(p) for p in reports),
@@ -459,7 +460,7 @@ def import_(suite_dirs: tuple[Path, ...], out_file: Path, prefix: str, no_check:
     KIND: why`). Exit status: 0 all imported, 1 one left out (none imported: no file written),
     2 bad input (a case folder named itself that cannot be read, a SUITE_DIR with no case).
     """
-    from .._published.discovery import NothingRead, tally
+    from .._core.errors import NothingRead, tally
     from .._read.importer import import_folders, refused_by_builder, to_yaml
 
     if not out_file.absolute().parent.is_dir():

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import click
 
+from .._core.errors import SeqTestsError
 from .._core.interrupts import exit_status, signal_name, signals_interrupt
-from .._core.problems import SeqTestsError, one_line
+from .._core.problems import one_line
 
 
 class Commands(click.Group):
@@ -45,7 +46,8 @@ class SuiteRoot(click.Path):
         super().__init__(file_okay=False, path_type=Path)
 
     def convert(self, value, param, ctx) -> Path:
-        from .._published.discovery import NoCasesError, case_folders
+        from .._core.errors import NoCasesError
+        from .._published.discovery import case_folders
 
         root = super().convert(value, param, ctx)
         if not root.is_dir() or not case_folders(root):  # a tree too deep: ReadError, exit 2

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._core.problems import SeqTestsError
+from .._core.errors import SeqTestsError
 from .._reports import report
 from .._run.verifier import (
     UNEXPECTED,

@@ -19,16 +19,13 @@ from __future__ import annotations
 import numpy as np
 
 from .elements import BY_DTYPE, is_nan, nan_text
-from .problems import ArgumentError, SeqTestsError, quote
+from .errors import ArgumentError, OutputMismatch
+from .problems import quote
 from .value_types import OptionalType, SequenceType, TensorType, ValueType
 
 #: Tolerances when a case folder has no data.json: the defaults of onnx's test loader.
 DEFAULT_RTOL = 1e-3
 DEFAULT_ATOL = 1e-7
-
-
-class OutputMismatch(SeqTestsError, AssertionError):
-    """Raised by `assert_outputs_match`; one line per difference."""
 
 
 def assert_outputs_match(expected, actual, *, atol=None, rtol=None, names=None,

@@ -26,7 +26,8 @@ import ml_dtypes
 import numpy as np
 from onnx import TensorProto, helper
 
-from .problems import SeqTestsError, quote, shorten
+from .errors import ScalarError
+from .problems import quote, shorten
 
 #: A decimal integer as case files write it (no leading zeros, no separators).
 INT_TEXT = re.compile(r"[-+]?(0|[1-9][0-9]*)")
@@ -39,10 +40,6 @@ _FLOAT_TEXT = re.compile(r"[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?")
 _BOOL_TRAPS = {"yes", "no", "on", "off", "y", "n", "True", "False", "TRUE", "FALSE", "Yes", "No"}
 #: Integer text longer than this is out of every element type's range.
 MAX_INT_DIGITS = 40
-
-
-class ScalarError(SeqTestsError, ValueError):
-    """A scalar that does not fit its element type; the message says how to write it."""
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 Every command that writes files checks the paths it was given with `check_outputs` before it
 does any work, then writes each file with `write_output` (whole or not at all, `atomic.py`).
 
-`check_outputs` refuses (OutputRefused: exit 2, one line, nothing touched) an output that
+`check_outputs` refuses (OutputError: exit 2, one line, nothing touched) an output that
 - is an existing folder;
 - is one of the command's inputs, or inside a folder it reads (a suite, a checkout): compared
   as real paths (links followed), and as files (the same device and inode: a hard link);
@@ -21,16 +21,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from .atomic import write_atomic
-from .problems import CheckFailed, SeqTestsError, one_line
-
-
-class OutputRefused(SeqTestsError):
-    """An output path a command must not write (an input, inside a folder it reads, another
-    output of the same run, an existing folder): bad usage, exit 2; nothing was written."""
-
-
-class WriteFailed(CheckFailed):
-    """Writing an output failed (`cannot write PATH: why`): exit 1; the old file is whole."""
+from .errors import OutputError, WriteFailed
+from .problems import one_line
 
 
 def _real(path: Path) -> str:
@@ -61,7 +53,7 @@ def _clash(output: Path, other: Path) -> bool:
 def check_outputs(outputs: Mapping[str, Path | str | None]
                   | Iterable[tuple[str, Path | str | None]],
                   inputs: Iterable[Path | str | None] = ()) -> None:
-    """Refuse (OutputRefused) any of `outputs` (option name -> path, or such pairs; a path None:
+    """Refuse (OutputError) any of `outputs` (option name -> path, or such pairs; a path None:
     not asked for) that is an existing folder, one of `inputs` (files and folders the command
     reads) or inside one of them, or the same file as another output."""
     pairs = outputs.items() if isinstance(outputs, Mapping) else outputs
@@ -70,18 +62,18 @@ def check_outputs(outputs: Mapping[str, Path | str | None]
     for index, (option, path) in enumerate(given):
         shown = f"{option} {one_line(str(path))}"
         if path.is_dir():
-            raise OutputRefused(f"{shown}: is a folder; name a file to write")
+            raise OutputError(f"{shown}: is a folder; name a file to write")
         for source in read:
             if _clash(path, source):
                 where = ("is" if _real(path) == _real(source) or not source.is_dir()
                          else "is inside")
-                raise OutputRefused(f"{shown}: {where} {one_line(str(source))}, which this "
-                                    "command reads; write the output elsewhere")
+                raise OutputError(f"{shown}: {where} {one_line(str(source))}, which this "
+                                  "command reads; write the output elsewhere")
         for other_option, other in given[:index]:
             if _real(path) == _real(other) or (_identity(path) is not None
                                                and _identity(path) == _identity(other)):
-                raise OutputRefused(f"{shown}: is the same file as {other_option} "
-                                    f"{one_line(str(other))}; give each output its own path")
+                raise OutputError(f"{shown}: is the same file as {other_option} "
+                                  f"{one_line(str(other))}; give each output its own path")
 
 
 def write_output(path: Path | str, data: bytes | str, *, make_folder: bool = False) -> None:

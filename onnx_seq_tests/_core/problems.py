@@ -1,5 +1,5 @@
-"""The package's one error base (SeqTestsError, with the exit status of each error), and the
-mistakes in case files, each pinned to `file:line:col`, collected rather than raised.
+"""The mistakes in case files, each pinned to `file:line:col`, collected rather than raised
+(the errors, SeqTestsError and the rest, live in errors.py), and the helpers of messages.
 
 One line per problem, `path:line:col: message`, 1-based, sorted by path, line and column, each
 distinct problem once (a for_each case may meet the same mistake once per type); at most
@@ -9,43 +9,24 @@ MAX_REPORTED lines are shown, then `... and N more problem(s)`.
 from __future__ import annotations
 
 import os
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-#: At most this many problems are reported for one run; the rest are counted.
-MAX_REPORTED = 50
+# The one-line rules of every message live with the errors (errors.py imports nothing of the
+# package); the modules that write messages import them from here, as before.
+from .errors import (  # noqa: F401
+    MAX_LINE,
+    MAX_REPORTED,
+    ArgumentError,
+    CaseFileError,
+    ProblemsError,
+    bounded,
+    one_line,
+    problem_lines,
+)
+
 #: A message quotes at most this many characters of one value from the user (`quote`).
 MAX_QUOTED = 60
-#: The longest line of a message (`bounded`): a last guard, for text that no `quote` cut.
-MAX_LINE = 1_000
-
-
-class SeqTestsError(Exception):
-    """The base of every error this package raises on purpose.
-
-    `exit_code` is the command line's exit status for it (click's `ClickException.exit_code`
-    convention): 2 for bad input or usage (the default), 1 for a check that failed. The command
-    line prints `lines()` on stderr, once, in one place (`_cli.py`).
-    """
-
-    exit_code = 2
-
-    def lines(self) -> list[str]:
-        """What the command line prints: `error: <message>` on one line."""
-        return [bounded(f"error: {self}")]
-
-
-class CheckFailed(SeqTestsError):
-    """A check found what it looks for (a stale file, a surviving mutant, a suite that does not
-    match its manifest, a write that failed): exit 1."""
-
-    exit_code = 1
-
-
-class ArgumentError(SeqTestsError, ValueError):
-    """A bad argument to a function of the Python API (a wrong type, a value out of range);
-    the message names the argument and what it takes."""
 
 
 def path_argument(value, name: str) -> Path:
@@ -83,15 +64,6 @@ def _repr(value) -> str:
         return f"<an int of {value.bit_length():,} bits>"
 
 
-def bounded(text: str, limit: int = MAX_LINE) -> str:
-    """`text` as one line (`one_line`) of at most about `limit` characters: a longer one keeps
-    its start (`file:line:col:` and the message's first words) and says how much was cut."""
-    text = one_line(text)
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... (a line of {len(text):,} characters, first {limit} shown)"
-
-
 def paths_argument(value, name: str = "paths") -> list[Path]:
     """`value` as a list of Paths: one path (str or os.PathLike) or an iterable of them;
     ArgumentError naming `name` for anything else (bytes too: iterating them gives ints)."""
@@ -106,21 +78,6 @@ def paths_argument(value, name: str = "paths") -> list[Path]:
         raise ArgumentError(f"{name} must be a path or a list of paths (str or os.PathLike), "
                             f"not {type(value).__name__}") from None
     return [path_argument(item, f"each of {name}") for item in items]
-
-
-def one_line(text: str) -> str:
-    """`text` with every control, format and line/paragraph separator character escaped.
-
-    Messages quote user text (keys, names, values); escaping here keeps every message on one
-    line and free of terminal escapes whatever the input holds (newlines, U+0085, U+2028, ANSI).
-    """
-    if text.isprintable():
-        return text
-    return "".join(
-        ch if ch == " " or unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp", "Cs")
-        else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
-        for ch in text
-    )
 
 
 @dataclass(frozen=True, order=True)
@@ -146,40 +103,6 @@ class Where:
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.column}"
-
-
-def _order(problem: Problem) -> tuple:
-    return problem.path, problem.line, problem.column, problem.message
-
-
-class ProblemsError(SeqTestsError):
-    """Every problem found in a file the user wrote, sorted, each `file:line:col: message`;
-    the command line prints them, then their count."""
-
-    def __init__(self, problems: list[Problem]):
-        self.problems = sorted(set(problems), key=_order)
-        super().__init__(self.report())
-
-    def report(self) -> str:
-        shown = self.problems[:MAX_REPORTED]
-        lines = [str(p) for p in shown]
-        hidden = len(self.problems) - len(shown)
-        if hidden:
-            lines.append(f"... and {hidden} more problem(s)")
-        return "\n".join(lines)
-
-    def lines(self) -> list[str]:
-        """One line per problem, then the count: nothing was written."""
-        return problem_lines(self.report(), len(self.problems))
-
-
-class CaseFileError(ProblemsError):
-    """Raised once loading or building cases is done, carrying every problem found."""
-
-
-def problem_lines(report: str, count: int) -> list[str]:
-    """The lines the command line prints for a report of `count` problems."""
-    return [report, f"{count} problem(s) found; nothing was written."]
 
 
 @dataclass

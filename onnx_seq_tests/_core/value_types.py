@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from onnx import TypeProto, helper
 
 from .elements import BY_PROTO, ELEMENTS, ElementType
-from .problems import SeqTestsError, quote
+from .errors import TypeTextError
+from .problems import quote
 
 Dim = int | str | None
 Shape = tuple[Dim, ...] | None
@@ -53,10 +54,6 @@ ValueType = TensorType | SequenceType | OptionalType
 TYPE_FORMS = ("tensor(T)", "seq(tensor(T))", "optional(tensor(T))", "optional(seq(tensor(T)))")
 
 _TYPE_TEXT = re.compile(r"(tensor|seq|optional)\((.*)\)")
-
-
-class TypeTextError(SeqTestsError, ValueError):
-    """A type string that is not `tensor(T)`, `seq(...)` or `optional(...)`."""
 
 
 def parse_type(text: str, shape: Shape = None) -> ValueType:

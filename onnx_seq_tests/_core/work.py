@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from .budgets import MAX_CPU_SECONDS, MAX_ELEMENTS, MAX_WORK, NODE_WORK, TENSOR_WORK
-from .problems import SeqTestsError
+from .errors import BudgetError
 
 
 class _Missing:
@@ -20,14 +20,6 @@ class _Missing:
 
 
 MISSING = _Missing()
-
-
-class OracleError(SeqTestsError):
-    """The spec gives no result for these inputs; the message says why."""
-
-
-class BudgetError(OracleError):
-    """Running the graph would go over one of the oracle's budgets (budgets.py)."""
 
 
 def budget_text(name: str, value: int) -> str:

@@ -19,14 +19,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._core.problems import SeqTestsError
+from .._core.errors import FindingError, FuzzUsageError, NoResult
 from .._core.value_types import innermost
 from .._suite.layout import SUITE
 from .._suite.tensor_io import TENSOR_IO_SUITE, derive
 from . import judge, shrink
-from .findings import FindingError, case_text, file_stem, write
+from .findings import case_text, file_stem, write
 from .profile import REDRAWS, Profile, features, reprobe
-from .programs import OPERATORS, NoResult, generate
+from .programs import OPERATORS, generate
 from .recipes import to_case
 from .schemas import opsets as known_opsets
 
@@ -37,10 +37,6 @@ BATCH = 64
 SHRINKS_PER_KIND = 4
 #: The key under which the example database holds program seeds.
 DATABASE_KEY = b"gen-seq-tests fuzz: program seeds of findings"
-
-
-class FuzzUsageError(SeqTestsError, ValueError):
-    """A campaign option that names nothing; the message says what is allowed."""
 
 
 @dataclass

@@ -8,11 +8,12 @@ import numpy as np
 from onnx import shape_inference
 
 from .._core.cases import Graph, Node, ValueDecl
+from .._core.errors import ModelError, NoResult
 from .._core.value_types import SequenceType, TensorType
-from .._suite.model import ModelError, build_model
+from .._suite.model import build_model
 from . import schemas
 from .draw import BOOL, INT64, Draw
-from .recipes import WHERE, NoResult, Recipe, to_case
+from .recipes import WHERE, Recipe, to_case
 from .schemas import tensor
 from .values import draw_shape
 

@@ -139,7 +139,8 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
         return
     if not backends:
         raise click.UsageError("name at least one backend with -b SPEC", ctx=ctx)
-    from .._runtimes.backends import BackendSpecError, load_backend
+    from .._core.errors import BackendSpecError
+    from .._runtimes.backends import load_backend
     from . import campaign, inprocess
     from .judge import ALIASES
 
@@ -149,9 +150,9 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
                 inprocess.mutant_of(spec)
             else:
                 load_backend(ALIASES.get(spec, spec))
-        except (BackendSpecError, inprocess.UnknownMutant) as error:
+        except BackendSpecError as error:  # an unknown mutant too
             raise click.BadParameter(one_line(str(error)), param_hint="--backend") from None
-    # every output checked before the campaign (FuzzOutputError: one line, exit 2)
+    # every output checked before the campaign (OutputError: one line, exit 2)
     if output is not None:
         check_folder(output, "-o")
     if json_path is not None:
@@ -282,11 +283,11 @@ def merge(folders, output) -> None:
     1 some left out, 2 bad usage (an input that is not a folder, an -o that cannot be
     written: nothing is read or written).
     """
-    from .._core.problems import CheckFailed
+    from .._core.errors import CheckFailed
     from .findings import merge as merge_folders
 
     skipped: list[str] = []
-    try:  # a FindingError or FuzzOutputError: one line, exit 2
+    try:  # a FindingError or OutputError: one line, exit 2
         read, kept = merge_folders(folders, output, skipped)
     except OSError as error:  # the disk refused a write after the checks: the inputs are whole
         raise CheckFailed(f"fuzz merge: cannot write {error.filename or output}: "

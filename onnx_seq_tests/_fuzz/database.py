@@ -17,8 +17,9 @@ import os
 import re
 from pathlib import Path
 
+from .._core.errors import OutputError
 from .._core.regular_files import read_regular
-from .outputs import FuzzOutputError, check_folder
+from .outputs import check_folder
 
 #: The longest program seed read back from the database, in bytes (a seed is `SEED:INDEX`).
 MAX_SEED_BYTES = 256
@@ -26,17 +27,17 @@ _REMOTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def open_database(text: str):
-    """The database at the local folder `text`; FuzzOutputError (exit 2, one line) for anything
+    """The database at the local folder `text`; OutputError (exit 2, one line) for anything
     else, or when hypothesis is not installed."""
     if _REMOTE.match(text):
-        raise FuzzOutputError(f"--database {text}: not a local folder; --database takes a folder "
+        raise OutputError(f"--database {text}: not a local folder; --database takes a folder "
                           f"path (write ./{text} for a folder whose name holds a colon)")
     path = Path(text)
     check_folder(path, "--database")
     try:
         from hypothesis.database import DirectoryBasedExampleDatabase
     except ImportError:
-        raise FuzzOutputError("--database needs hypothesis; install onnx-seq-tests[fuzz]") \
+        raise OutputError("--database needs hypothesis; install onnx-seq-tests[fuzz]") \
             from None
 
     class SeedDatabase(DirectoryBasedExampleDatabase):

@@ -10,9 +10,10 @@ import numpy as np
 
 from .._core.cases import Graph, Node, ValueDecl
 from .._core.elements import ELEMENTS, ElementType
+from .._core.errors import NoResult, OracleError
 from .._core.value_types import SequenceType, ValueType
 from .._oracle import oracle
-from .recipes import WHERE, NoResult, Source
+from .recipes import WHERE, Source
 from .schemas import seq, tensor
 from .values import draw_shape, draw_tensor
 
@@ -96,7 +97,7 @@ class Draw:
         graph = Graph((), tuple(ValueDecl(n, None, WHERE) for n in outputs), (node,))
         try:
             results = oracle.run_graph(graph, self.opset, [], self.values)
-        except oracle.OracleError as error:
+        except OracleError as error:
             raise NoResult(str(error)) from None
         self.nodes.append(node)
         known = [self.ranks[i] for i in inputs if i in self.ranks]

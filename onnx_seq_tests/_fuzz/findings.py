@@ -15,20 +15,16 @@ from pathlib import Path
 
 from .._casefile.discovery import read_case_file
 from .._casefile.reader import load_text
-from .._casefile.writer import NotExpressible, case_data, cases_text
+from .._casefile.writer import case_data, cases_text
 from .._core.atomic import write_atomic
 from .._core.budgets import MAX_FILE_BYTES
 from .._core.cases import Case
-from .._core.problems import Problems, SeqTestsError
+from .._core.errors import FindingError, NotExpressible
+from .._core.problems import Problems
 from .._suite.build import compile_case
 from .outputs import check_folder
 
 SIGNATURE_LINE = "# signature: "
-
-
-class FindingError(SeqTestsError):
-    """A finding that cannot be written as a case file, or a merge input that is not a
-    folder of findings; the message says which and why."""
 
 
 def file_stem(signature: str) -> str:
@@ -91,7 +87,7 @@ def merge(folders, output: Path, skipped: list[str] | None = None) -> tuple[int,
     out, with a line `path: why` appended to `skipped`, and the others are merged. Each file
     is written atomically; a file in `output` holding anything but that signature's finding
     is never written over (a line of `skipped` too). FindingError (exit 2, before anything is
-    read) for an input that is not a folder; FuzzOutputError for an `output` that cannot be
+    read) for an input that is not a folder; OutputError for an `output` that cannot be
     written."""
     skipped = [] if skipped is None else skipped
     for folder in map(Path, folders):

@@ -17,16 +17,12 @@ import numpy as np
 
 from .._core.cases import Case
 from .._core.compare import compare_outputs
-from .._core.problems import SeqTestsError
+from .._core.errors import UnknownMutant
 from .._oracle.mutants import CATALOGUE, Mutant
 from .._run.mutation import run_mutant
 
 ORACLE = "oracle"
 MUTANT_PREFIX = "mutant:"
-
-
-class UnknownMutant(SeqTestsError, ValueError):
-    """`-b mutant:NAME` names no mutant of the catalogue."""
 
 
 def handles(spec: str) -> bool:

@@ -27,14 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._core.atomic import write_atomic
-from .._core.problems import CheckFailed
+from .._core.errors import CheckFailed, NoResult
 from .._run import mutation
 from .._run.mutation import Score
 from . import inprocess, judge, shrink
 from .campaign import program_seed
 from .kill_check import rivals_for
 from .outputs import check_file, keep_elsewhere
-from .programs import NoResult, generate
+from .programs import generate
 from .recipes import to_case
 
 #: The figure issue 19 asks the fuzzer alone to reach.
@@ -174,7 +174,7 @@ def campaign(seed: int, time_budget: float, max_examples: int | None,
     if max_examples is not None:
         command += f" --max-examples {max_examples}"
     if json_path:
-        check_file(json_path, "--json")  # before the campaign: FuzzOutputError, exit 2
+        check_file(json_path, "--json")  # before the campaign: OutputError, exit 2
     result = score(mutation.mutants(), seed, time_budget, max_examples)
     data = result.as_json(command)
     data["replay"] = (f"gen-seq-tests mutation --fuzz --seed {seed} --time-budget 100000 "

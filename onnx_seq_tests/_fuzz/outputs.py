@@ -18,46 +18,41 @@ import tempfile
 from pathlib import Path
 
 from .._core.atomic import write_atomic
-from .._core.problems import SeqTestsError
-
-
-class FuzzOutputError(SeqTestsError):
-    """An output path that cannot be written (exit 2, before any work); the message names the
-    option, the path and why."""
+from .._core.errors import OutputError
 
 
 def check_folder(path: Path, option: str) -> None:
-    """FuzzOutputError unless `path` is a folder, or a folder can be made there, and files can be
+    """OutputError unless `path` is a folder, or a folder can be made there, and files can be
     written in it."""
     if os.path.lexists(path) and not path.is_dir():
-        raise FuzzOutputError(f"{option} {path}: not a folder; give a folder (it is made if it "
+        raise OutputError(f"{option} {path}: not a folder; give a folder (it is made if it "
                           "does not exist)")
     existing = path
     while not os.path.lexists(existing) and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
-        raise FuzzOutputError(f"{option} {path}: {existing} is a file, so no folder can be made "
+        raise OutputError(f"{option} {path}: {existing} is a file, so no folder can be made "
                           "there; give another folder")
     _probe(existing, option, path)
 
 
 def check_file(path: Path, option: str) -> None:
-    """FuzzOutputError unless `path` can be written as a file: not a folder, in an existing folder
+    """OutputError unless `path` can be written as a file: not a folder, in an existing folder
     that files can be written in."""
     if path.is_dir():
-        raise FuzzOutputError(f"{option} {path}: a folder; give a file name")
+        raise OutputError(f"{option} {path}: a folder; give a file name")
     folder = path.absolute().parent
     if not folder.is_dir():
-        raise FuzzOutputError(f"{option} {path}: {folder} is not an existing folder")
+        raise OutputError(f"{option} {path}: {folder} is not an existing folder")
     _probe(folder, option, path)
 
 
 def _probe(folder: Path, option: str, path: Path) -> None:
-    """Make and remove a temporary file in `folder`; FuzzOutputError saying why when it cannot."""
+    """Make and remove a temporary file in `folder`; OutputError saying why when it cannot."""
     try:
         fd, name = tempfile.mkstemp(prefix=".gen-seq-tests-probe-", dir=folder)
     except OSError as error:
-        raise FuzzOutputError(f"{option} {path}: cannot write in {folder}: "
+        raise OutputError(f"{option} {path}: cannot write in {folder}: "
                           f"{error.strerror or error}; give a writable path") from None
     os.close(fd)
     with contextlib.suppress(OSError):

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .._core.atomic import write_atomic
 from .._core.cases import Case, Graph, walk
-from .._core.problems import SeqTestsError
+from .._core.errors import ProfileError
 from .._core.value_types import OptionalType, SequenceType, innermost
 
 #: A feature is refused after this many refusals and no acceptance.
@@ -39,10 +39,6 @@ REDRAWS = 8
 #: The input of each operator that holds a position or a split.
 _POSITIONS = {"SequenceAt": 1, "SequenceInsert": 2, "SequenceErase": 1, "SplitToSequence": 1}
 _FORMAT = "gen-seq-tests fuzz refusal profile"
-
-
-class ProfileError(SeqTestsError, ValueError):
-    """A --profile file that is not a profile: `path: why`."""
 
 
 def _kind(value_type) -> str:

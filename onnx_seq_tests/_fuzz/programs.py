@@ -24,11 +24,12 @@ import numpy as np
 
 from .._core.cases import Graph, Node, ValueDecl
 from .._core.elements import ELEMENTS, ElementType
+from .._core.errors import NoResult
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
 from . import schemas
 from .carriers import CARRIERS
 from .draw import BOOL, INT32, INT64, Draw
-from .recipes import WHERE, NoResult, Recipe
+from .recipes import WHERE, Recipe
 from .schemas import opt, seq, tensor
 from .values import draw_shape
 

@@ -9,15 +9,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .._core.cases import Case, DataSet, Graph, Initializer, Node, ValueDecl
-from .._core.problems import SeqTestsError, Where
+from .._core.errors import NoResult, OracleError
+from .._core.problems import Where
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
 from .._oracle import oracle
 
 WHERE = Where("fuzz", 1, 1)
-
-
-class NoResult(SeqTestsError):
-    """The spec gives no result for the drawn program (the oracle's reason is the message)."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +86,7 @@ def to_case(recipe: Recipe, name: str, doc: str = "") -> Case:
     bare = replace(graph, outputs=tuple(ValueDecl(n, None, WHERE) for n in recipe.outputs))
     try:
         answers = oracle.run_graph(bare, recipe.opset, values)
-    except oracle.OracleError as error:
+    except OracleError as error:
         raise NoResult(str(error)) from None
     except (ValueError, TypeError, IndexError) as error:
         raise NoResult(f"the oracle cannot evaluate it: {error}") from None
@@ -115,6 +112,6 @@ def node_values(recipe: Recipe) -> dict:
                 values[name] = value
     try:
         oracle.run_graph(graph, recipe.opset, [], dict(values), trace=keep)
-    except (oracle.OracleError, ValueError, TypeError, IndexError) as error:
+    except (OracleError, ValueError, TypeError, IndexError) as error:
         raise NoResult(str(error)) from None
     return values

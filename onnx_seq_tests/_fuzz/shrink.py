@@ -24,9 +24,10 @@ from dataclasses import replace
 
 import numpy as np
 
+from .._core.errors import NoResult
 from .._core.value_types import OptionalType, SequenceType, TensorType, innermost
 from . import inprocess, judge
-from .recipes import NoResult, Recipe, Source, node_values, to_case
+from .recipes import Recipe, Source, node_values, to_case
 
 
 def size(recipe: Recipe) -> tuple:

@@ -30,19 +30,10 @@ from onnx import helper, numpy_helper
 from .._core import operators
 from .._core.budgets import MAX_LOOP_ITERATIONS, NODE_WORK, TENSOR_WORK
 from .._core.cases import Graph, Initializer, Node, ValueDecl
+from .._core.errors import BudgetError, OracleError
 from .._core.problems import Where, quote
 from .._core.value_types import ValueType, from_type_proto
-from .._core.work import (
-    MISSING,
-    BudgetError,
-    OracleError,
-    Spent,
-    budget_text,
-    check_elements,
-    elements_of,
-    measure,
-    work_of,
-)
+from .._core.work import MISSING, Spent, budget_text, check_elements, elements_of, measure, work_of
 
 #: The operators whose spec behaviour this module implements, beside the helpers below: every
 #: sequence/optional operator onnx.defs knows and the carriers (tests check each has a function).

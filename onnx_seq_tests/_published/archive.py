@@ -19,7 +19,8 @@ import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from .._core.problems import SeqTestsError, one_line, quote
+from .._core.errors import ArchiveError
+from .._core.problems import one_line, quote
 
 #: Bounds on an archive: bytes on disk, total bytes of its members, number of members. The
 #: suite packs to well under 1 MiB, unpacks to a few MiB, in a few thousand files.
@@ -35,10 +36,6 @@ MAX_NAME_DEPTH = 32
 _HEADER_RECORDS = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHDTYPE,
                    tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
 _BLOCK = tarfile.BLOCKSIZE
-
-
-class ArchiveError(SeqTestsError, ValueError):
-    """An archive that cannot be read safely as a suite; the message is one line saying why."""
 
 
 def is_archive(path: Path) -> bool:

@@ -15,35 +15,8 @@ from pathlib import Path
 
 from onnx import AttributeProto, GraphProto, ModelProto, OptionalProto, SequenceProto, TensorProto
 
-from .._core.problems import ArgumentError, SeqTestsError, one_line, quote
-
-
-class ReadError(SeqTestsError):
-    """Input that cannot be read as a case; the message is one line saying what and why.
-
-    `kind` is the word a command's per-folder line uses for it: `corrupt` (what a file holds
-    is wrong: it does not parse, is truncated, holds another kind of value, is over an element
-    or nesting bound), `unreadable` (the file cannot or may not be read: a FIFO, a device, a
-    folder, no permission, over its size bound, external data) or `unsupported` (a value kind
-    this tool cannot read yet, a map)."""
-
-    kind = "corrupt"
-
-
-class Unreadable(ReadError):
-    """A file that cannot or may not be read (see ReadError)."""
-
-    kind = "unreadable"
-
-
-class Unsupported(ReadError):
-    """A value kind this tool cannot read yet (see ReadError)."""
-
-    kind = "unsupported"
-
-
-class MissingFile(ReadError):
-    """A file that does not exist (read_bytes), for a reader that says what needed it."""
+from .._core.errors import ArgumentError, MissingFile, ReadError, Unreadable
+from .._core.problems import one_line, quote
 
 
 @dataclass(frozen=True)

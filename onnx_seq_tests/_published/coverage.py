@@ -24,11 +24,12 @@ from onnx import shape_inference
 from .._core import operators
 from .._core.cases import proto_subgraphs, walk
 from .._core.elements import BY_DTYPE, PACKED_PER_BYTE
+from .._core.errors import NothingRead, OracleError
 from .._core.value_types import from_type_proto
 from .._oracle import oracle
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .case_folder import read_case_folder
-from .discovery import NothingRead, case_folders, read_each, read_manifest
+from .discovery import case_folders, read_each, read_manifest
 from .structure import STRUCTURE, static, structure_markdown, traced
 
 #: The operators of the matrix: every sequence/optional operator onnx.defs knows.
@@ -160,7 +161,7 @@ def case_coverage(name: str, model: onnx.ModelProto, data_sets) -> CaseCoverage:
     for inputs, _ in data_sets:
         try:
             oracle.run_graph(graph, opset, list(inputs), trace=trace)
-        except oracle.OracleError:
+        except OracleError:
             continue  # the spec gives no result here: the data set adds no traced feature
     return result
 

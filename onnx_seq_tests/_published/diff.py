@@ -14,17 +14,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._core.problems import SeqTestsError, one_line, path_argument, quote
+from .._core.errors import ArchiveError, DiffError, ManifestError
+from .._core.problems import one_line, path_argument, quote
 from .._core.regular_files import read_regular
 from .._suite import manifest as manifests
-from .archive import ArchiveError, is_archive, read_archive
+from .archive import is_archive, read_archive
 from .resources import GENERATED, is_checkout
 
 _DATA_SET = re.compile(r"test_data_set_(\d+)/(.+)\.pb")
-
-
-class DiffError(SeqTestsError, ValueError):
-    """A side that is not a suite; the message is one line saying why."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +52,7 @@ def load(path: Path) -> Side:
                             "onnx-seq-tests")
         try:
             manifest = manifests.read(root)
-        except manifests.ManifestError as error:
+        except ManifestError as error:
             raise DiffError(str(error)) from None
         problems = manifests.verify(root)
         if problems:
@@ -93,7 +90,7 @@ def parse(data: bytes, where: str) -> manifests.Manifest:
     """A manifest from its bytes; DiffError if it is not one."""
     try:
         manifest = manifests.decode(data, where)
-    except manifests.ManifestError as error:
+    except ManifestError as error:
         raise DiffError(f"{one_line(str(error))}; not a suite: neither a folder, a suite archive "
                         "(.tar.gz) nor a manifest.json") from None
     if manifest.get("format") != manifests.FORMAT:

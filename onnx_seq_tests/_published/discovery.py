@@ -23,26 +23,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Generic, TypeVar
 
-from .._core.problems import CheckFailed, SeqTestsError, one_line
+from .._core.errors import NoCasesError, ReadError
+from .._core.problems import one_line
 from .._suite import manifest as manifests
 from .._suite.manifest import MANIFEST, CaseEntry
-from .bounded import (
-    LIMITS,
-    ReadError,
-    as_path,
-    as_paths,
-    is_folder,
-    read_bytes,
-    shown,
-)
+from .bounded import LIMITS, as_path, as_paths, is_folder, read_bytes, shown
 
 #: Folders below the named one deeper than this are refused (ReadError), not walked.
 MAX_FOLDER_DEPTH = 64
-
-
-class NoCasesError(SeqTestsError, ValueError):
-    """A suite folder that holds no case, or a selection that leaves none; the message names
-    the path."""
 
 
 def case_folders(root: Path, max_depth: int = MAX_FOLDER_DEPTH) -> list[Path]:
@@ -119,26 +107,6 @@ class Outcomes(Generic[T]):
         """Raise the error of the first folder left out, if any (a caller that needs all)."""
         if self.skipped:
             raise self.skipped[0].error or ReadError(self.skipped[0].reason)
-
-
-class NothingRead(CheckFailed):
-    """Every folder was left out, so nothing is written (exit 1): the command line prints each
-    folder's line, then `error: <message>`."""
-
-    def __init__(self, message: str, skipped: list[Skipped]):
-        super().__init__(f"{message} ({tally(skipped)}); nothing was written")
-        self.skipped = list(skipped)
-
-    def lines(self) -> list[str]:
-        return [item.line() for item in self.skipped] + super().lines()
-
-
-def tally(skipped: list[Skipped]) -> str:
-    """How many folders were left out of each kind: `1 unreadable, 2 not expressible`."""
-    counts: dict[str, int] = {}
-    for item in skipped:
-        counts[item.kind] = counts.get(item.kind, 0) + 1
-    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "none"
 
 
 def read_each(folders: Iterable[Path], read: Callable[[Path], T]) -> Outcomes[T]:
@@ -330,6 +298,6 @@ def _ref(path: Path, root: Path, cache: dict) -> CaseRef:
                    entry.source or "")
 
 
-__all__ = ["MANIFEST", "CaseRef", "NoCasesError", "NothingRead", "Outcomes", "Skipped",
+__all__ = ["MANIFEST", "CaseRef", "Outcomes", "Skipped",
            "SuiteManifest", "case_folders", "find_cases", "manifest_entry", "nearest_manifest",
-           "read_each", "read_manifest", "select_cases", "suite_info", "tally"]
+           "read_each", "read_manifest", "select_cases", "suite_info"]

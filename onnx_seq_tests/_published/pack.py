@@ -18,18 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._core.atomic import write_atomic
-from .._core.problems import CheckFailed, path_argument
+from .._core.errors import ManifestError, PackError
+from .._core.problems import path_argument
 from .._core.regular_files import read_regular
 from .._core.versions import package_version
-from .._suite.manifest import MANIFEST, MAX_MANIFEST_BYTES, ManifestError, read, verify
+from .._suite.manifest import MANIFEST, MAX_MANIFEST_BYTES, read, verify
 
 #: The one mtime of every entry.
 MTIME = 0
-
-
-class PackError(CheckFailed):
-    """The suite cannot be packed (it does not match its manifest, or the archive cannot be
-    written); the message says why. A failed check: exit 1."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._core.problems import SeqTestsError
+from .._core.errors import SuiteError
 from .._suite import manifest as manifests
 
 #: The package data folder of an installed wheel.
@@ -24,10 +24,6 @@ DATA = Path(__file__).resolve().parent.parent / "_data"
 CASES, GENERATED, SCHEMA, XFAIL = "cases", "generated", "schema", "xfail"
 SCHEMA_FILE = "case.schema.json"
 _PROJECT_NAME = re.compile(r'^name\s*=\s*"onnx-seq-tests"\s*$', re.MULTILINE)
-
-
-class SuiteError(SeqTestsError):
-    """No usable suite, case folder or xfail file; the message is one line saying why."""
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,6 @@ from .._casefile.vocabulary import ATTRIBUTE_FORMS
 from .._casefile.writer import (
     Float,
     Flow,
-    NotExpressible,
     cases_text,
     decl_data,
     formal_data,
@@ -43,23 +42,17 @@ from .._casefile.writer import (
 )
 from .._core import operators
 from .._core.elements import BY_PROTO
+from .._core.errors import NotExpressible, ReadError
 from .._core.problems import Problems, one_line, quote
 from .._core.value_types import from_type_proto
 from .._published.bounded import as_paths
 from .._published.bounded import shown as shown_path
 from .._published.discovery import Skipped, case_folders, read_each
 from .._suite.tensor_io import TENSOR_IO_SUITE
-from .load import ReadError, read_folder
+from .load import read_folder
 from .show import Shown
 
 _NAME_BAD = re.compile(r"[^a-z0-9_]+")
-
-
-class NotExpressibleFolder(ReadError):
-    """A case folder read whole that the case format cannot hold (the message says which
-    detail): import leaves it out as `not expressible`."""
-
-    kind = "not expressible"
 
 
 @dataclass
@@ -99,7 +92,7 @@ def import_folders(paths, prefix: str = "") -> Imported:
     outcomes = read_each(folders, lambda folder: _case_of(folder, prefix))
     named_shown = {shown_path(f) for f in named}
     for skipped in outcomes.skipped:  # a folder named itself that cannot be read: bad input
-        if skipped.folder in named_shown and skipped.kind != NotExpressibleFolder.kind:
+        if skipped.folder in named_shown and skipped.kind != NotExpressible.kind:
             raise skipped.error
     result = Imported([], outcomes.skipped)
     names: set[str] = set()
@@ -117,14 +110,14 @@ def import_folders(paths, prefix: str = "") -> Imported:
 
 
 def _case_of(folder: Path, prefix: str) -> tuple[dict, list[str]]:
-    """The case mapping of one folder and its notes; ReadError (NotExpressibleFolder for what
+    """The case mapping of one folder and its notes; ReadError (NotExpressible for what
     the case format cannot hold)."""
     notes: list[str] = []
     shown = read_folder(folder)
     try:
         return case_mapping(shown, prefix, notes), notes
-    except NotExpressible as error:
-        raise NotExpressibleFolder(str(error)) from None
+    except NotExpressible:  # a ReadError: import leaves the folder out as `not expressible`
+        raise
     except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
         reason = one_line(" ".join(str(error).split()))[:300]
         raise ReadError(f"{shown_path(folder.as_posix())}: cannot import it ({reason})") \
@@ -355,7 +348,7 @@ def refused_by_builder(imported: Imported) -> Imported:
                 compile_case(loaded, "undefined", problems)
         if problems.found:
             first = problems.found[0]
-            kept.skipped.append(Skipped(origin, NotExpressibleFolder.kind,
+            kept.skipped.append(Skipped(origin, NotExpressible.kind,
                                         f"the case format refuses it: line {first.line}: "
                                         f"{one_line(first.message)}"))
         else:

@@ -9,9 +9,10 @@ from pathlib import Path
 
 from .._casefile.reader import case_files, load_cases, load_file
 from .._core.cases import Case
-from .._core.problems import CaseFileError, Problems, one_line, quote
+from .._core.errors import CaseFileError, ModelError, ReadError, Unreadable
+from .._core.problems import Problems, one_line, quote
 from .._core.value_types import ValueType
-from .._published.bounded import ReadError, Unreadable, as_path, as_paths
+from .._published.bounded import as_path, as_paths
 from .._published.bounded import shown as shown_path
 from .._published.case_folder import read_case_folder, read_value
 from .._published.discovery import (
@@ -23,7 +24,7 @@ from .._published.discovery import (
 )
 from .._suite.codec import decode, encode
 from .._suite.manifest import CaseEntry, source_path
-from .._suite.model import ModelError, build_model
+from .._suite.model import build_model
 from .show import Shown
 
 # -- a case folder --------------------------------------------------------------------------
@@ -242,5 +243,5 @@ def find_cases(names: list[str], cases_paths, suite_root: Path) -> list[Case]:
     return [cases[n] for n in wanted]
 
 
-__all__ = ["ReadError", "Shown", "case_file_each", "find_cases", "from_case", "read_folder",
+__all__ = [ "Shown", "case_file_each", "find_cases", "from_case", "read_folder",
            "read_pb", "resolve", "resolve_each"]

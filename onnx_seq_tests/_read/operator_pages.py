@@ -19,11 +19,11 @@ from onnx import defs
 
 from .._core import operators
 from .._core.atomic import write_atomic
-from .._core.problems import CheckFailed, SeqTestsError
+from .._core.errors import CheckFailed, NothingRead, NotOurPage, ReadError
 from .._published import coverage
-from .._published.bounded import ReadError, read_bytes
+from .._published.bounded import read_bytes
 from .._published.bounded import shown as shown_path
-from .._published.discovery import NothingRead, case_folders, read_each, read_manifest
+from .._published.discovery import case_folders, read_each, read_manifest
 from .._suite.manifest import CaseEntry
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from .load import read_folder
@@ -241,10 +241,6 @@ def index_page(cases: list[_Case], summary: coverage.Summary, shown_root: str) -
                          f"{len(per_version[(op_type, version)])} | "
                          f"{len(covered)} of {len(allowed)} |")
     return "\n".join(lines) + "\n"
-
-
-class NotOurPage(SeqTestsError):
-    """A file in the output folder with a page's name that `docs` did not write (exit 2)."""
 
 
 def _page_bytes(path: Path) -> bytes | None:

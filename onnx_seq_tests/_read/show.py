@@ -26,6 +26,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
+from .._core.errors import ReadError
 from .._core.problems import one_line
 from .._core.value_types import (
     OptionalType,
@@ -34,7 +35,6 @@ from .._core.value_types import (
     ValueType,
     from_type_proto,
 )
-from .._published.bounded import ReadError
 
 #: numpy's default: arrays with more elements than this are summarised (`...`).
 THRESHOLD = 1000

@@ -14,7 +14,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from .._core.atomic import write_atomic
-from .._core.problems import SeqTestsError, one_line
+from .._core.errors import InputError
+from .._core.problems import one_line
 from .._core.regular_files import read_regular
 from .._run.verifier import OUTCOMES, Result
 
@@ -28,10 +29,6 @@ MAX_REPORT_VALUES = 4_000_000
 #: More results than this in the reports read together are refused before any is converted (a
 #: whole-suite run of the seven built-in runtimes has ~11,000).
 MAX_REPORT_RESULTS = 100_000
-
-
-class ReportError(SeqTestsError, ValueError):
-    """A JSON report that cannot be read or merged; the message is `path: what is wrong`."""
 
 
 @dataclass
@@ -58,24 +55,24 @@ def read_report(path: Path) -> dict:
         size = Path(path).stat().st_size  # checked before reading, and again while reading
         data = read_regular(Path(path), MAX_REPORT_BYTES + 1) if size <= MAX_REPORT_BYTES else b""
     except OSError as error:
-        raise ReportError(f"{shown}: cannot read it: {error.strerror}") from None
+        raise InputError(f"{shown}: cannot read it: {error.strerror}") from None
     if max(size, len(data)) > MAX_REPORT_BYTES:
-        raise ReportError(f"{shown}: larger than {MAX_REPORT_BYTES} bytes (MAX_REPORT_BYTES); "
-                          "not a verify report of this suite")
+        raise InputError(f"{shown}: larger than {MAX_REPORT_BYTES} bytes (MAX_REPORT_BYTES); "
+                         "not a verify report of this suite")
     if data.count(b",") + data.count(b"[") + data.count(b"{") > MAX_REPORT_VALUES:
-        raise ReportError(f"{shown}: more than {MAX_REPORT_VALUES} JSON values "
-                          "(MAX_REPORT_VALUES); not a verify report of this suite")
+        raise InputError(f"{shown}: more than {MAX_REPORT_VALUES} JSON values "
+                         "(MAX_REPORT_VALUES); not a verify report of this suite")
     try:
         document = json.loads(data)
     except (ValueError, RecursionError) as error:
-        raise ReportError(f"{shown}: not JSON ({one_line(str(error))}); write it with "
-                          "`gen-seq-tests verify --json FILE`") from None
+        raise InputError(f"{shown}: not JSON ({one_line(str(error))}); write it with "
+                         "`gen-seq-tests verify --json FILE`") from None
     ok = (isinstance(document, dict) and isinstance(document.get("results"), list)
           and isinstance(document.get("backends"), list)
           and isinstance(document.get("suite"), list))
     if not ok:
-        raise ReportError(f"{shown}: not a verify --json report (needs suite, backends and "
-                          "results)")
+        raise InputError(f"{shown}: not a verify --json report (needs suite, backends and "
+                         "results)")
     return document
 
 
@@ -91,12 +88,12 @@ def _quoted(text: str, limit: int = 60) -> str:
 
 def _result(record, shown: str, index: int) -> Result:
     if not isinstance(record, dict):
-        raise ReportError(f"{shown}: results[{index}] is not an object")
+        raise InputError(f"{shown}: results[{index}] is not an object")
     for key, known in _KNOWN.items():
         value = record.get(key)
         if isinstance(value, str) and value not in known:
-            raise ReportError(f"{shown}: results[{index}] has {key} {_quoted(value)}, not one "
-                              f"of {', '.join(OUTCOMES)}; was it written by another version?")
+            raise InputError(f"{shown}: results[{index}] has {key} {_quoted(value)}, not one "
+                             f"of {', '.join(OUTCOMES)}; was it written by another version?")
     values = {k: v for k, v in record.items() if k in _FIELDS}
     try:
         if "operator" in values:
@@ -109,8 +106,8 @@ def _result(record, shown: str, index: int) -> Result:
                                                                    "outcome", "message")):
             raise TypeError("case, name, backend, outcome and message must be strings")
     except TypeError as error:
-        raise ReportError(f"{shown}: results[{index}] is not a result: "
-                          f"{one_line(str(error))}") from None
+        raise InputError(f"{shown}: results[{index}] is not a result: "
+                         f"{one_line(str(error))}") from None
     return result
 
 
@@ -121,7 +118,7 @@ def _identity(document: dict) -> tuple:
 
 
 def merge_reports(paths: list[Path]) -> Merged:
-    """The results of several JSON reports as one run. Raises ReportError naming the file for
+    """The results of several JSON reports as one run. Raises InputError naming the file for
     an unreadable report, for reports of different suites (manifest sha256), and for a backend
     that two reports both ran on the same case."""
     results: list[Result] = []
@@ -135,24 +132,24 @@ def merge_reports(paths: list[Path]) -> Merged:
         document = read_report(path)
         shown = one_line(str(path))
         if len(results) + len(document["results"]) > MAX_REPORT_RESULTS:
-            raise ReportError(f"{shown}: more than {MAX_REPORT_RESULTS} results in the reports "
-                              "read (MAX_REPORT_RESULTS); merge fewer reports at a time")
+            raise InputError(f"{shown}: more than {MAX_REPORT_RESULTS} results in the reports "
+                             "read (MAX_REPORT_RESULTS); merge fewer reports at a time")
         identity = _identity(document)
         if first_identity is None:
             first_identity, first_path, suite = identity, shown, document["suite"]
         elif identity != first_identity:
-            raise ReportError(f"{shown}: ran another suite than {first_path} (manifest sha256 "
-                              f"{', '.join(identity) or 'none'} against "
-                              f"{', '.join(first_identity) or 'none'}); merge reports of one "
-                              "suite only")
+            raise InputError(f"{shown}: ran another suite than {first_path} (manifest sha256 "
+                             f"{', '.join(identity) or 'none'} against "
+                             f"{', '.join(first_identity) or 'none'}); merge reports of one "
+                             "suite only")
         for spec in document["backends"]:
             if str(spec) not in specs:
                 specs.append(str(spec))
         for index, record in enumerate(document["results"]):
             result = _result(record, shown, index)
             if (result.case, result.backend) in seen:
-                raise ReportError(f"{shown}: {one_line(result.backend)} on "
-                                  f"{one_line(result.case)} is in an earlier report too")
+                raise InputError(f"{shown}: {one_line(result.backend)} on "
+                                 f"{one_line(result.case)} is in an earlier report too")
             seen.add((result.case, result.backend))
             results.append(result)
         known = document.get("described")

@@ -12,7 +12,7 @@ quotes what decides it. The decision is one of:
 - `no_spec`: why no ONNX sentence decides (an API limit of the runtime, an adapter limit, a
   crash, an operator the runtime lacks); then the note quotes nothing.
 
-`decision_of(fields)` reads those keys of a note (NoteError when they do not make one decision),
+`decision_of(fields)` reads those keys of a note (InputError when they do not make one decision),
 `quote_problems(decision)` checks each quote exists (in some version of its operator, or in
 onnx.proto), and `witness_problems(decision, witnesses)` checks that it decides each witness:
 some quote must belong to an operator the case uses, in the version its opset selects (or be
@@ -30,16 +30,12 @@ from pathlib import Path
 import onnx
 from onnx import defs
 
-from .._core.problems import SeqTestsError
+from .._core.errors import InputError
 
 #: Where an `ir` quote must be found: the IR definitions shipped with onnx (their comments).
 IR_FILES = ("onnx.proto", "onnx-data.proto")
 IR_SOURCE = "ONNX IR (onnx.proto, onnx-data.proto)"
 DECISION_KEYS = ("operator", "spec", "also", "ir", "no_spec")
-
-
-class NoteError(SeqTestsError):
-    """A note whose decision keys do not make one decision; the message says how to fix it."""
 
 
 @dataclass(frozen=True)
@@ -64,31 +60,31 @@ def _flat(text: str) -> str:
 
 def decision_of(fields: Mapping[str, object]) -> Decision:
     """The decision a note's fields give: `operator`+`spec` with optional `also` pairs, or
-    `ir`, or `no_spec` alone. NoteError names the first problem."""
+    `ir`, or `no_spec` alone. InputError names the first problem."""
     given = {k for k in DECISION_KEYS if fields.get(k) not in (None, "", [])}
     if "no_spec" in given:
         if given != {"no_spec"}:
-            raise NoteError("no_spec says no ONNX sentence decides; drop "
-                            + ", ".join(sorted(given - {"no_spec"})))
+            raise InputError("no_spec says no ONNX sentence decides; drop "
+                             + ", ".join(sorted(given - {"no_spec"})))
         return Decision(no_spec=_flat(fields["no_spec"]))
     quotes = []
     if {"operator", "spec"} & given:
         if not {"operator", "spec"} <= given:
-            raise NoteError("operator and spec go together: the sentence and the operator "
-                            "whose documentation has it")
+            raise InputError("operator and spec go together: the sentence and the operator "
+                             "whose documentation has it")
         quotes.append(Quote(_flat(fields["operator"]), _flat(fields["spec"])))
     elif "also" in given:
-        raise NoteError("also adds to operator and spec; give those first")
+        raise InputError("also adds to operator and spec; give those first")
     for pair in fields.get("also") or []:
         if not isinstance(pair, Mapping) or set(pair) != {"operator", "spec"}:
-            raise NoteError("each entry of also is {operator: ..., spec: ...}")
+            raise InputError("each entry of also is {operator: ..., spec: ...}")
         quotes.append(Quote(_flat(pair["operator"]), _flat(pair["spec"])))
     if "ir" in given:
         quotes.append(Quote(IR_SOURCE, _flat(fields["ir"])))
     if not quotes:
-        raise NoteError("say what decides: operator and spec (a sentence of its ONNX "
-                        "documentation), ir (a sentence of onnx.proto), or no_spec (why no "
-                        "ONNX sentence decides)")
+        raise InputError("say what decides: operator and spec (a sentence of its ONNX "
+                         "documentation), ir (a sentence of onnx.proto), or no_spec (why no "
+                         "ONNX sentence decides)")
     return Decision(tuple(quotes))
 
 

@@ -14,13 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._casefile.nodes import INVALID, NodeReader, compose_file
-from .._core.problems import Problems, ProblemsError
+from .._core.errors import InputError, NotesError
+from .._core.problems import Problems
 from .._run.verifier import Result
 from . import note_check
-
-
-class NotesError(ProblemsError, ValueError):
-    """A bad findings file, carrying every problem found as `file:line:col: message`."""
 
 
 @dataclass
@@ -98,7 +95,7 @@ def _note(reader: NodeReader, entry):
         return INVALID
     try:
         decision = note_check.decision_of({k: v[1] for k, v in values.items()})
-    except note_check.NoteError as error:
+    except InputError as error:
         return reader.fail(entry, str(error))
     wrong = note_check.quote_problems(decision)
     if wrong:

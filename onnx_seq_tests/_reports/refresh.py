@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .._core.atomic import write_atomic
-from .._core.problems import SeqTestsError
+from .._core.errors import RefreshError
 from .._run.verifier import find_cases, suite_info, verify
 from .._runtimes.records import records
 from .._suite import manifest as manifests
@@ -61,10 +61,6 @@ LABELS = {"onnxruntime": "onnxruntime (CPU)", "reference": "onnx reference evalu
           **{record.name: record.label for record in records()}}
 FORMS = {"sequence_optional": "cases as written",
          "sequence_optional_tensor_io": "tensor-boundary form"}
-
-
-class RefreshError(SeqTestsError):
-    """A file refresh needs is missing or malformed; the message names it."""
 
 
 # -- which case folders changed ------------------------------------------------------------------

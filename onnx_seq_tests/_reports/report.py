@@ -13,11 +13,11 @@ former single module:
 
 from __future__ import annotations
 
-from .._core.outputs import WriteFailed, write_output
+from .._core.outputs import write_output
 from .._run.verifier import UNEXPECTED, Result
 from .html_report import html_report
-from .merge import Merged, ReportError, merge_reports, record_verdicts, recorded_results
-from .notes import Note, NotesError, attach_notes, load_notes
+from .merge import Merged, merge_reports, record_verdicts, recorded_results
+from .notes import Note, attach_notes, load_notes
 from .scoreboard import (
     forms_table,
     grouped_messages,
@@ -30,7 +30,7 @@ from .tally import cap, counts, descriptions, form_of, load_about, message_key, 
 from .text_report import Progress, quiet_text, result_line, summary_text, text_report
 from .writers import json_bytes, json_document, junit_bytes, write_json, write_junit, xml_text
 
-__all__ = ["Merged", "Note", "NotesError", "Progress", "ReportError", "ReportWriteError", "Result",
+__all__ = ["Merged", "Note", "Progress", "Result",
            "attach_notes",
            "cap", "counts", "descriptions", "form_of", "forms_table", "grouped_messages",
            "html_report",
@@ -56,15 +56,11 @@ def progress_shown(style: str | None) -> tuple[str, ...]:
     return ("fail", "crash", "timeout") if style == "summary" else UNEXPECTED
 
 
-#: A report file that cannot be written: `cannot write PATH: why`, exit 1 (the old file whole).
-ReportWriteError = WriteFailed
-
-
 def write_reports(results: list[Result], specs: list[str], suite, command: str, notes, about,
                   **paths) -> None:
     """Write each report whose path is given (UTF-8, each rendered whole, then written
     atomically; a lone surrogate left in a name is written as its `\\udXXX` escape);
-    ReportWriteError (`cannot write PATH: why`, exit 1) naming the first that cannot be
+    WriteFailed (`cannot write PATH: why`, exit 1) naming the first that cannot be
     written, its old file whole. `paths`: junit_path, json_path, markdown_path, html_path, and
     `described`, the backends' descriptions."""
     _write_each(results, specs, suite, command, notes, about, **paths)

@@ -12,8 +12,9 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+from .._core.errors import InputError
 from .._core.outputs import check_outputs, write_output
-from .._core.problems import SeqTestsError, one_line
+from .._core.problems import one_line
 from .._core.regular_files import read_regular
 from .merge import MAX_REPORT_BYTES
 from .report import message_key
@@ -22,25 +23,21 @@ from .report import message_key
 NOT_PASSED = ("fail", "refused", "error", "crash", "timeout", "xfail")
 
 
-class XfailReportError(SeqTestsError, ValueError):
-    """A --json report that cannot be read, or that has no result of a named backend."""
-
-
 #: The longest backend name `xfail-update` makes a file name of (in bytes, `.txt` added).
 MAX_NAME_BYTES = 200
 
 
 def file_name(backend: str) -> str:
     """`<backend>.txt`, when the backend's name is one plain file name (no '/', not '.' or '..',
-    not empty, no NUL, at most MAX_NAME_BYTES bytes); XfailReportError (exit 2) if not, so that
+    not empty, no NUL, at most MAX_NAME_BYTES bytes); InputError (exit 2) if not, so that
     no name writes outside the output folder."""
     size = len(backend.encode("utf-8", "surrogatepass"))
     if (not backend or "/" in backend or "\0" in backend or backend in (".", "..")
             or size > MAX_NAME_BYTES):
-        raise XfailReportError(f"backend name {one_line(repr(backend[:80]))}: not a plain file "
-                               f"name (no '/', not '.' or '..', not empty, no NUL, at most "
-                               f"{MAX_NAME_BYTES} bytes); xfail-update writes <NAME>.txt into "
-                               "the output folder")
+        raise InputError(f"backend name {one_line(repr(backend[:80]))}: not a plain file "
+                         f"name (no '/', not '.' or '..', not empty, no NUL, at most "
+                         f"{MAX_NAME_BYTES} bytes); xfail-update writes <NAME>.txt into "
+                         "the output folder")
     return f"{backend}.txt"
 
 
@@ -92,17 +89,17 @@ def write_xfail_files(report: Path, backends: list[str], folder: Path,
         results = [{k: r[k] for k in ("backend", "outcome", "message", "name")}
                    for r in results]
     except OSError as error:
-        raise XfailReportError(f"{one_line(str(report))}: cannot read it: "
-                               f"{error.strerror or error}") from None
+        raise InputError(f"{one_line(str(report))}: cannot read it: "
+                         f"{error.strerror or error}") from None
     except (ValueError, KeyError, TypeError) as error:
-        raise XfailReportError(f"{report}: not a `gen-seq-tests verify --json` report "
-                               f"({type(error).__name__}: {error})") from None
+        raise InputError(f"{report}: not a `gen-seq-tests verify --json` report "
+                         f"({type(error).__name__}: {error})") from None
     found = {r["backend"] for r in results}
     missing = [b for b in backends if b not in found]
     if missing:
-        raise XfailReportError(f"{report}: no result of backend {', '.join(missing)} (it has "
-                               f"{', '.join(sorted(found)) or 'none'}); run verify with "
-                               f"-b {missing[0]}")
+        raise InputError(f"{report}: no result of backend {', '.join(missing)} (it has "
+                         f"{', '.join(sorted(found)) or 'none'}); run verify with "
+                         f"-b {missing[0]}")
     for backend, path in zip(backends, paths, strict=True):
         name = describe(backend) if describe is not None else backend
         write_output(path, xfail_text(results, backend, name), make_folder=True)

@@ -29,11 +29,12 @@ import onnx
 from onnx.backend.test.case.test_case import TestCase
 from onnx.backend.test.runner import Runner
 
-from .._core.compare import DEFAULT_ATOL, DEFAULT_RTOL, OutputMismatch, assert_outputs_match
+from .._core.compare import DEFAULT_ATOL, DEFAULT_RTOL, assert_outputs_match
+from .._core.errors import BackendSpecError, OutputMismatch
 from .._core.problems import path_argument
 from .._core.value_types import from_type_proto
 from .._published.case_folder import read_tolerance, read_value
-from .._runtimes.backends import BackendSpecError, check_backend, resolve
+from .._runtimes.backends import check_backend, resolve
 from .verifier import CaseRef, Result, apply_xfail, find_cases, load_xfail
 
 #: The test category: tests land in the unittest class `OnnxBackendSequenceOptionalModelTest`.

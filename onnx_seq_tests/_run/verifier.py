@@ -9,7 +9,7 @@ backend the outcome is (the message says why, for all but a pass)
   pass     every data set's outputs match
   fail     an output differs (the comparator's messages are kept)
   refused  the runtime would not prepare the model (prepare raised), or its API cannot take a
-           value kind (the adapter raised CannotTake, or a message saying "cannot take")
+           value kind (the adapter raised CannotTake: the type, not a name or a message)
   error    a run raised after a successful prepare, the outputs broke the adapter's output
            contract (outputs.py; the message starts `adapter error:`), or the case folder could
            not be read
@@ -30,16 +30,22 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .._core.problems import ArgumentError, Problems, ProblemsError, Where, quote
-from .._published.discovery import CaseRef, NoCasesError, find_cases, select_cases, suite_info
-from .._runtimes.backends import BackendSpecError, check_spec
+from .._core.errors import (
+    ArgumentError,
+    BackendSpecError,
+    NoCasesError,
+    WorkerStartError,
+    XfailError,
+)
+from .._core.problems import Problems, Where, quote
+from .._published.discovery import CaseRef, find_cases, select_cases, suite_info
+from .._runtimes.backends import check_spec
 from .worker_main import case_elements, model_operators, model_opset
-from .workers import Pool, Task, WorkerStartError, start_fork_server
+from .workers import Pool, Task, start_fork_server
 
-__all__ = ["OUTCOMES", "UNEXPECTED", "CaseRef", "NoCasesError", "Result", "XfailEntry",
-           "XfailError", "apply_xfail", "case_elements", "check_xfail", "find_cases",
-           "load_xfail", "model_operators", "model_opset", "select_cases", "suite_info",
-           "verify"]
+__all__ = ["OUTCOMES", "UNEXPECTED", "CaseRef", "Result", "XfailEntry", "apply_xfail",
+           "case_elements", "check_xfail", "find_cases", "load_xfail", "model_operators",
+           "model_opset", "select_cases", "suite_info", "verify"]
 
 OUTCOMES = ("pass", "fail", "refused", "error", "crash", "timeout", "xfail", "xpass")
 #: Outcomes that make `verify` exit 1 (unless the case is listed in the --xfail file).
@@ -72,10 +78,6 @@ class Result:
         """The operators as reports show them: '+'-joined ("" for none); the JSON report's
         "operator" key and the JUnit "operator" property hold this text."""
         return "+".join(self.operators)
-
-
-class XfailError(ProblemsError, ValueError):
-    """A bad --xfail file, carrying every bad line as `file:line:col: what is wrong`."""
 
 
 @dataclass

@@ -38,7 +38,7 @@ from multiprocessing import connection, forkserver, get_context, popen_forkserve
 from multiprocessing.context import ForkServerProcess
 from pathlib import Path
 
-from .._core.problems import SeqTestsError
+from .._core.errors import WorkerStartError
 from .._runtimes.specs import spec_modules
 from .messages import (
     BackendVerdict,
@@ -63,10 +63,6 @@ QUEUE_DEPTH = 64
 BLAS_THREADS = "OPENBLAS_NUM_THREADS"
 #: How long a starting worker may take to import its backends before the run stops.
 START_TIMEOUT = 300.0
-
-
-class WorkerStartError(SeqTestsError, RuntimeError):
-    """A worker process could not start or load a backend; the message says why."""
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
   records.py    the record of each built-in third-party runtime, read from its module's source
                 (standard library only: setup.py, the CLI's help and the Makefile read it)
-  adapter.py    what the adapters share (CPUBackend, CannotTake, the boundary helpers)
+  adapter.py    what the adapters share (CPUBackend, the boundary helpers; refusals are
+                CannotTake, from _core/errors.py)
   <name>.py     one adapter per built-in runtime, with its RUNTIME record; `xfail/<name>.txt`
                 of the checkout is where it stands
   backends.py   a --backend spec to a backend: load, check, prepare, run, describe

@@ -20,7 +20,7 @@ import numpy as np
 from onnx import ModelProto, TypeProto
 from onnx.backend.base import Backend, BackendRep
 
-from .._core.problems import SeqTestsError
+from .._core.errors import CannotTake
 
 
 class CPUBackend(Backend):
@@ -35,10 +35,6 @@ class CPUBackend(Backend):
     @classmethod
     def supports_device(cls, device: str) -> bool:
         return device == "CPU"
-
-
-class CannotTake(SeqTestsError, RuntimeError):
-    """The runtime's API cannot take (or give) a value of this kind or element type."""
 
 
 def kind(type_proto: TypeProto) -> str:

@@ -32,7 +32,7 @@ from typing import Any
 from onnx import ModelProto
 from onnx.backend.base import Backend, BackendRep
 
-from .._core.problems import SeqTestsError
+from .._core.errors import BackendSpecError
 from .records import Record, names, record
 from .specs import REGISTRY
 
@@ -43,10 +43,6 @@ DEVICE = "CPU"
 def builtin() -> tuple[str, ...]:
     """Every built-in backend name: onnxruntime, reference, then the third-party runtimes."""
     return (*REGISTRY, *names())
-
-
-class BackendSpecError(SeqTestsError, ValueError):
-    """A --backend spec that names nothing usable; the message says how to fix it."""
 
 
 class ReferenceRep(BackendRep):

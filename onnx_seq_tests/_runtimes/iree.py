@@ -31,9 +31,9 @@ import numpy as np
 from onnx import ModelProto, TensorProto
 from onnx.backend.base import BackendRep
 
-from .._core.problems import SeqTestsError
+from .._core.errors import CannotTake, CompileError
 from . import adapter
-from .adapter import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line
+from .adapter import CPUBackend, as_array, boundary, dtype_name, first_line
 from .records import record
 
 #: This runtime's record (records.py says what each key means).
@@ -157,10 +157,6 @@ def compiled(model: ModelProto) -> bytes:
         raise RuntimeError(str(error)) from None
     _store(folder, f"{stem}.vmfb", module)
     return module
-
-
-class CompileError(SeqTestsError, RuntimeError):
-    """The importer or iree-compile refused the model (not a timeout)."""
 
 
 def _imported(model: ModelProto) -> str:

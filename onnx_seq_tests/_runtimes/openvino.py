@@ -24,7 +24,8 @@ import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import BackendRep
 
-from .adapter import CannotTake, CPUBackend, as_array, boundary, dtype_name, refuse_containers
+from .._core.errors import CannotTake
+from .adapter import CPUBackend, as_array, boundary, dtype_name, refuse_containers
 from .adapter import first_line as _first_line
 
 #: This runtime's record (records.py says what each key means).

@@ -17,7 +17,8 @@ import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import BackendRep
 
-from .adapter import CannotTake, CPUBackend, as_array, boundary, dtype_name
+from .._core.errors import CannotTake
+from .adapter import CPUBackend, as_array, boundary, dtype_name
 
 #: This runtime's record (records.py says what each key means).
 RUNTIME: dict[str, Any] = {

@@ -23,8 +23,9 @@ import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import BackendRep
 
+from .._core.errors import CannotTake
 from . import adapter
-from .adapter import CannotTake, CPUBackend, as_array, boundary, dtype_name, first_line
+from .adapter import CPUBackend, as_array, boundary, dtype_name, first_line
 
 #: This runtime's record (records.py says what each key means).
 RUNTIME: dict[str, Any] = {

@@ -35,7 +35,8 @@ from pathlib import Path
 
 from .._casefile import reader as casefile
 from .._casefile.discovery import CaseSource
-from .._core.problems import ArgumentError, CaseFileError, Problem, Problems, Where, path_argument
+from .._core.errors import ArgumentError, CaseFileError, OutputError
+from .._core.problems import Problem, Problems, Where, path_argument
 from .build_cache import BuildCache
 from .compiling import (
     CaseResult,
@@ -52,7 +53,6 @@ from .manifest import EMPTY_OPTIONAL_FORMS, CaseEntry, Manifest, source_path
 from .new_tree import Plan, as_written, mtimes, new_tree, plan, publish, write_cache
 from .old_tree import Previous, previous
 from .output_root import (
-    OutputError,
     check_root,
     kept_only_if_built,
     refuse_foreign,

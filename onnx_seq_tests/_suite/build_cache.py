@@ -17,11 +17,8 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from .manifest import ManifestError, load_json
-
-
-class CacheError(ManifestError):
-    """A cache.json that cannot be used: the build then trusts nothing and reads the tree."""
+from .._core.errors import CacheError, ManifestError
+from .manifest import load_json
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .._core.problems import CheckFailed
+from .._core.errors import CheckFailed
 from . import freshness
 
 

@@ -23,11 +23,12 @@ from .._casefile.discovery import CaseSource
 from .._core import ir_checks
 from .._core.cases import Case
 from .._core.elements import ElementType
-from .._core.problems import CaseFileError, Problem, Problems, Where
+from .._core.errors import CaseFileError, ModelError
+from .._core.problems import Problem, Problems, Where
 from .._oracle import expectations
 from .layout import SUITE, case_files
 from .manifest import CaseEntry
-from .model import ModelError, build_model
+from .model import build_model
 from .tensor_io import FORM, TENSOR_IO_SUITE, derive
 
 # -- one case ------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from typing import Generic, TypeVar
 
 from .._casefile.discovery import CaseSource, read_sources
 from .._core import versions
-from .._core.problems import SeqTestsError
+from .._core.errors import RestampError
 from .build_cache import BuildCache
 from .manifest import MANIFEST, CaseEntry, FileEntry, Manifest, decode
 from .publish import CACHE, folders_of, locked, scan_tree, work_dir
@@ -51,11 +51,6 @@ def onnx_drift() -> str | None:
             f"either reinstall the pin (`pip install onnx=={pinned}`, or `make install`), or "
             f"adopt onnx {installed}: set onnx=={installed} in pyproject.toml, reinstall, run "
             "`gen-seq-tests build` and commit generated/ (README: adopting a new onnx release)")
-
-
-class RestampError(SeqTestsError):
-    """A build would restamp a suite built with another onnx with the installed one, which is
-    not the pinned one: bad input (exit 2) unless the onnx is adopted on purpose."""
 
 
 def onnx_policy(out_root: Path, check: bool, adopt_onnx: bool) -> str | None:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._core import versions
-from .._core.problems import SeqTestsError
+from .._core.errors import ManifestError
 from .._core.regular_files import read_regular
 
 if TYPE_CHECKING:  # nothing here imports onnx: a no-op build reads manifests without it
@@ -51,10 +51,6 @@ MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 MAX_JSON_DEPTH = 32
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
-
-
-class ManifestError(SeqTestsError, ValueError):
-    """A manifest that cannot be read; the message says which file and why."""
 
 
 def load_json(data: bytes, where: str):

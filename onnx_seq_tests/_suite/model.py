@@ -9,19 +9,11 @@ from onnx import AttributeProto, ModelProto, helper, numpy_helper, shape_inferen
 from .._core import operators
 from .._core.cases import Case, Graph, Node, graph_protos, subgraphs
 from .._core.elements import BY_PROTO
-from .._core.problems import SeqTestsError
+from .._core.errors import ModelError
 from .._core.value_types import TensorType, ValueType, from_type_proto, to_type_proto
 from .codec import encode
 
 PRODUCER = "onnx-seq-tests"
-
-
-class ModelError(SeqTestsError):
-    """A case whose model onnx refuses; the message says which node or check and why."""
-
-    def __init__(self, message: str, where=None):
-        super().__init__(message)
-        self.where = where
 
 
 def build_model(case: Case) -> ModelProto:

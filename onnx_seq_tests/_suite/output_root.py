@@ -10,12 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .._core.problems import SeqTestsError
-
-
-class OutputError(SeqTestsError):
-    """The output root cannot be used; the message says why and what to do."""
-
+from .._core.errors import OutputError
 
 #: What the file system says when the output root's folder can never be written (as opposed
 #: to a full or failing disk): exit 2, the root untouched.

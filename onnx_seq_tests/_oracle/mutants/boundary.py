@@ -6,17 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.elements import PACKED_PER_BYTE
+from ..._core.errors import MutantError
 from ..._core.value_types import OptionalType, SequenceType
-from .kit import (
-    Mutant,
-    MutantError,
-    each_string,
-    each_tensor,
-    map_tensors,
-    refuse_dtypes,
-    targeted,
-    when_dtype,
-)
+from .kit import Mutant, each_string, each_tensor, map_tensors, refuse_dtypes, targeted, when_dtype
 
 # -- tensor transforms ---------------------------------------------------------------------------
 

@@ -21,16 +21,12 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..._core.problems import SeqTestsError
+from ..._core.errors import MutantError
 from ..._core.value_types import OptionalType, SequenceType
 from .. import oracle
 
 MISSING = oracle.MISSING
 present = oracle.present
-
-
-class MutantError(SeqTestsError):
-    """What a mutant raises where the runtime it models fails."""
 
 
 @dataclass(frozen=True)

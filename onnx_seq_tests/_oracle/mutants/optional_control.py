@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.cases import outer_names
+from ..._core.errors import MutantError
 from ..._core.value_types import SequenceType
-from .kit import MISSING, Mutant, MutantError, after, present, refusing, scalar, spec, targeted
+from .kit import MISSING, Mutant, after, present, refusing, scalar, spec, targeted
 
 # -- Optional, OptionalHasElement, OptionalGetElement --------------------------------------------
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.elements import PACKED_PER_BYTE
+from ..._core.errors import MutantError
 from .. import oracle
 from .kit import (
     Mutant,
-    MutantError,
     checked,
     present,
     refusing,

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.errors import MutantError
 from .. import oracle
 from .kit import (
     MISSING,
     Mutant,
-    MutantError,
     concat_from_sequence,
     present,
     refusing,
