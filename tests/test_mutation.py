@@ -11,7 +11,8 @@ import pytest
 
 from onnx_seq_tests._core.problems import SeqTestsError
 from onnx_seq_tests._oracle import oracle
-from onnx_seq_tests._oracle.mutants import CATALOGUE, MutantError, by_name, operator_table
+from onnx_seq_tests._oracle.mutants import CATALOGUE, by_name
+from onnx_seq_tests._oracle.mutants.kit import MutantError, operator_table
 from onnx_seq_tests._run import mutation
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from onnx_seq_tests._reports import report
+from onnx_seq_tests._reports.html_report import html_report
 from onnx_seq_tests._run.verifier import Result
 
 
@@ -69,7 +69,7 @@ def browser(tmp_path_factory):
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     path = tmp_path_factory.mktemp("html") / "scoreboard.html"
-    path.write_text(report.html_report(RESULTS, ["alpha", "beta"], "mini", "cmd",
+    path.write_text(html_report(RESULTS, ["alpha", "beta"], "mini", "cmd",
                                        described={"alpha": "alpha 1.0", "beta": "beta 2.0"}),
                     encoding="utf-8")
     return path

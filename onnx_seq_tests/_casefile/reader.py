@@ -19,35 +19,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .._core.budgets import (
-    MAX_DEPTH,
-    MAX_FILE_BYTES,
-    MAX_TENSOR_ELEMENTS,
-    MAX_YAML_NODES,
-    MAX_YAML_TEXT_BYTES,
-)
 from .._core.cases import Case
-from .._core.problems import CaseFileError, Problems, Where, paths_argument, quote
-from .cases import NAME_PATTERN, CaseReader
+from .._core.problems import Problems, Where, paths_argument, quote
+from .cases import CaseReader
 from .discovery import case_files
 from .nodes import INVALID, compose_file, compose_text
-from .vocabulary import (
-    ATTRIBUTE_FORMS,
-    CASE_KEYS,
-    DATA_SET_KEYS,
-    EMPTY_MARKER_KEY,
-    EMPTY_MARKER_VALUE,
-    FOR_EACH_KEYS,
-    GRAPH_KEYS,
-    INITIALIZER_KEYS,
-    NODE_KEYS,
-    PLACEHOLDER,
-    PLACEHOLDER_TEXT,
-    TOLERANCE_KEYS,
-    TYPE_GROUPS,
-    VALUE_KEYS,
-    type_pattern,
-)
 
 
 def load_cases(paths) -> list[Case]:
@@ -109,10 +85,3 @@ def _checked(cases: list[Case], problems: Problems) -> list[Case]:
     problems.raise_if_any()
     return sorted(cases, key=lambda c: c.name)
 
-
-__all__ = ["ATTRIBUTE_FORMS", "CASE_KEYS", "DATA_SET_KEYS", "EMPTY_MARKER_KEY",
-           "EMPTY_MARKER_VALUE", "FOR_EACH_KEYS", "GRAPH_KEYS", "INITIALIZER_KEYS", "MAX_DEPTH",
-           "MAX_FILE_BYTES", "MAX_TENSOR_ELEMENTS", "MAX_YAML_NODES", "MAX_YAML_TEXT_BYTES",
-           "NAME_PATTERN", "NODE_KEYS", "PLACEHOLDER", "PLACEHOLDER_TEXT", "TOLERANCE_KEYS",
-           "TYPE_GROUPS", "VALUE_KEYS", "CaseFileError", "case_files", "compose_file",
-           "load_cases", "load_file", "load_text", "type_pattern"]

@@ -20,7 +20,7 @@ from .._core.atomic import write_atomic
 from .._core.budgets import MAX_FILE_BYTES
 from .._core.cases import Case
 from .._core.problems import Problems, SeqTestsError
-from .._suite.build import compile_case
+from .._suite.compiling import compile_case
 from .outputs import check_folder
 
 SIGNATURE_LINE = "# signature: "

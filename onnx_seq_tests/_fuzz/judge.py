@@ -19,8 +19,9 @@ from pathlib import Path
 
 from .._core.cases import Case
 from .._core.problems import Problems
-from .._run.verifier import CaseRef, verify
-from .._suite.build import compile_case
+from .._published.discovery import CaseRef
+from .._run.verifier import verify
+from .._suite.compiling import compile_case
 from .._suite.layout import SUITE
 from .._suite.tensor_io import TENSOR_IO_SUITE, derive
 from . import inprocess

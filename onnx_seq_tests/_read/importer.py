@@ -344,7 +344,7 @@ def to_yaml(imported: Imported, header: str = "") -> str:
 def refused_by_builder(imported: Imported) -> Imported:
     """`imported` without the cases the case-file reader or the builder refuses, each moved to
     `skipped` with the first problem found."""
-    from .._suite.build import compile_case
+    from .._suite.compiling import compile_case
 
     kept = Imported([], list(imported.skipped), dict(imported.notes))
     for origin, case in imported.cases:

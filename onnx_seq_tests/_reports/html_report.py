@@ -20,6 +20,7 @@ from .._core import operators
 from .._core.operators import sequence_operators
 from .._run.verifier import Result
 from . import note_check
+from .formats import RunReport
 from .notes import Note, attach_notes, minimal_models
 from .scoreboard import suite_text
 from .tally import (
@@ -86,6 +87,13 @@ def html_report(results: list[Result], specs: list[str], suite, command: str,
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def html_bytes(run: RunReport) -> bytes:
+    """The --html row of formats.FORMATS: html_report of the run, UTF-8 (a lone surrogate as
+    its `\\udXXX` escape)."""
+    return html_report(run.results, run.specs, run.suite, run.command, run.notes, run.about,
+                       run.described).encode("utf-8", "backslashreplace")
 
 
 def _legend() -> str:

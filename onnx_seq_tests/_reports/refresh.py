@@ -21,15 +21,20 @@ import argparse
 import hashlib
 import json
 import sys
-import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
 from .._core.atomic import write_atomic
 from .._core.problems import SeqTestsError
-from .._run.verifier import find_cases, suite_info, verify
+from .._published.discovery import find_cases, suite_info
+from .._run.verifier import verify
 from .._suite.manifest import CaseEntry, FileEntry
-from . import report
+from .html_report import html_report
+from .json_report import read_report
+from .merge import read_verdicts, recorded_results, verdicts, write_verdicts
+from .notes import load_notes
+from .scoreboard import markdown_report
+from .tally import load_about
 
 #: The third-party runtimes whose verdicts are recorded, and the order of docs/conformance.md.
 RUNTIMES = ["openvino", "tinygrad", "tract", "tvm", "iree"]
@@ -118,33 +123,28 @@ def stale_cases(current: dict[str, str], recorded: dict[str, str]) -> tuple[list
 
 def merge_verdicts(path: Path, fresh: list, drop: set[str], specs: list[str]) -> None:
     """Rewrite the recorded verdicts at `path`: those of the case folders in `drop` removed, the
-    `fresh` results (Result objects of `specs`) added, in report.record_verdicts' format."""
+    `fresh` results (Result objects of `specs`) added, in merge.record_verdicts' format."""
     try:
-        recorded = json.loads(Path(path).read_text(encoding="utf-8"))
+        recorded = read_verdicts(path)
     except FileNotFoundError:
         recorded = {}
     except ValueError as error:
         raise RefreshError(f"{path}: not JSON ({error}); rewrite it with `make conformance`") \
             from None
-    rows = [{"backend": spec, "outcome": group["outcome"], "message": group["message"],
-             "case": case}
+    rows = [(spec, case, group["outcome"], group["message"])
             for spec, groups in recorded.items() for group in groups
             for case in group["cases"] if case not in drop]
-    rows += [{"backend": r.backend, "outcome": r.outcome, "message": r.message, "case": r.case}
-             for r in fresh]
-    with tempfile.TemporaryDirectory() as folder:
-        flat = Path(folder) / "results.json"
-        flat.write_text(json.dumps({"results": rows}), encoding="utf-8")
-        report.record_verdicts(flat, specs, path)
+    rows += [(r.backend, r.case, r.outcome, r.message) for r in fresh]
+    write_verdicts(path, verdicts(rows, specs))
 
 
 # -- what is rendered from the results -----------------------------------------------------------
 
 def _scoreboard(render, live: list, root: Path, notes: list | None):
-    notes = report.load_notes(root / NOTES) if notes is None else notes
-    results = report.recorded_results(root / VERDICTS, live, CONFORMANCE_SPECS)
+    notes = load_notes(root / NOTES) if notes is None else notes
+    results = recorded_results(root / VERDICTS, live, CONFORMANCE_SPECS)
     suite = [{**suite_info(root / SUITE), "name": SUITE}]
-    about = report.load_about([root / SUITE])
+    about = load_about([root / SUITE])
     return render(results, CONFORMANCE_SPECS, suite, CONFORMANCE_COMMAND, notes, about)
 
 
@@ -152,26 +152,24 @@ def conformance_markdown(live: list, root: Path, notes: list | None = None) -> s
     """docs/conformance.md: the `live` results of onnxruntime and the reference evaluator on the
     checkout's suite, with the recorded verdicts of the third-party runtimes merged in, and the
     findings `notes` (default: read from docs/conformance-notes.yaml)."""
-    return _scoreboard(report.markdown_report, live, root, notes)
+    return _scoreboard(markdown_report, live, root, notes)
 
 
 def conformance_html(live: list, root: Path, notes: list | None = None) -> str:
     """docs/conformance.html, from what conformance_markdown renders."""
-    return _scoreboard(report.html_report, live, root, notes)
+    return _scoreboard(html_report, live, root, notes)
 
 
 def runtime_table(results) -> str:
     """The README's table: per backend (rows: the live two, then the recorded) and suite form
     (columns), the case folders that pass, fail, and did neither (refused, raised, crashed or
-    timed out), from results with `backend`, `case` and `outcome` (objects or dicts)."""
+    timed out)."""
     counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
     forms: Counter = Counter()
     for r in results:
-        get = r.get if isinstance(r, dict) else lambda key, r=r: getattr(r, key)
-        form = get("case").split("/", 1)[0]
-        outcome = get("outcome")
-        counts[(get("backend"), form)][outcome if outcome in ("pass", "fail") else "other"] += 1
-        if get("backend") == CONFORMANCE_SPECS[-1]:
+        form = r.case.split("/", 1)[0]
+        counts[(r.backend, form)][r.outcome if r.outcome in ("pass", "fail") else "other"] += 1
+        if r.backend == CONFORMANCE_SPECS[-1]:
             forms[form] += 1
     columns = sorted(forms)
     head = " | ".join(f"{FORMS.get(f, f)} ({forms[f]}): pass / fail / other" for f in columns)
@@ -214,7 +212,7 @@ def refresh(root: Path, jobs: int = 2, say=print) -> None:
     live = verify(root / SUITE, ["onnxruntime", "reference"], jobs=jobs)
     write_atomic(root / CONFORMANCE, conformance_markdown(live, root))
     write_atomic(root / CONFORMANCE_HTML, conformance_html(live, root))
-    merged = report.recorded_results(root / VERDICTS, live, CONFORMANCE_SPECS)
+    merged = recorded_results(root / VERDICTS, live, CONFORMANCE_SPECS)
     readme = root / README
     write_atomic(readme, with_table(readme.read_text(encoding="utf-8"), runtime_table(merged)))
     say(f"wrote {VERDICTS}, {DIGESTS}, {CONFORMANCE}, {CONFORMANCE_HTML} and the table in "
@@ -224,11 +222,7 @@ def refresh(root: Path, jobs: int = 2, say=print) -> None:
 def mark_recorded(root: Path, json_report: Path, say=print) -> None:
     """After a full run (`make conformance`, whose --json report is `json_report`): every case
     folder's verdicts are current; write their digests and the README's table."""
-    try:
-        results = json.loads(Path(json_report).read_text(encoding="utf-8"))["results"]
-    except (OSError, ValueError, KeyError) as error:
-        raise RefreshError(f"{json_report}: cannot read the verify --json report ({error})") \
-            from None
+    results = read_report(json_report).results  # ReportError: one line
     write_digests(root / DIGESTS, case_digests(root / SUITE))
     readme = root / README
     write_atomic(readme, with_table(readme.read_text(encoding="utf-8"), runtime_table(results)))

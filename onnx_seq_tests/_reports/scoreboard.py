@@ -19,6 +19,7 @@ from .._core.problems import one_line
 from .._run.verifier import Result
 from .._suite.tensor_io import TENSOR_IO_SUITE
 from . import note_check
+from .formats import RunReport
 from .notes import Note, attach_notes
 from .tally import (
     MEANING,
@@ -77,7 +78,7 @@ def markdown_report(results: list[Result], specs: list[str], suite, command: str
                     described: dict[str, str] | None = None) -> str:
     """The conformance report: glance table, totals, per form, the detailed table, findings.
 
-    `suite` names the suite: a name, or verifier.suite_info's description(s) (folder name,
+    `suite` names the suite: a name, or discovery.suite_info's description(s) (folder name,
     version, manifest sha256), never a local path. `about` (tally.load_about) says which
     operators a tensor-boundary variant is about; without it, its original case among the
     results says. `described`: what each backend runs (tally.descriptions)."""
@@ -118,6 +119,13 @@ def markdown_report(results: list[Result], specs: list[str], suite, command: str
     for spec in specs:
         out += _findings(spec, results, noted, notes)
     return "\n".join(out).rstrip() + "\n"
+
+
+def markdown_bytes(run: RunReport) -> bytes:
+    """The --markdown row of formats.FORMATS: markdown_report of the run, UTF-8 (a lone
+    surrogate as its `\\udXXX` escape)."""
+    return markdown_report(run.results, run.specs, run.suite, run.command, run.notes, run.about,
+                           run.described).encode("utf-8", "backslashreplace")
 
 
 def glance_table(results: list[Result], specs: list[str], about) -> list[str]:

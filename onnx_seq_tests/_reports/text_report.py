@@ -107,6 +107,23 @@ def text_report(results: list[Result], specs: list[str], about=None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def printed(style: str | None, results: list[Result], specs: list[str],
+            about: dict[str, tuple[str, ...]] | None = None) -> str:
+    """What verify prints on stdout (a style, not a report file): `summary`, `quiet` or (None)
+    the default text."""
+    if style == "summary":
+        return summary_text(results, specs, about)
+    if style == "quiet":
+        return quiet_text(results, specs)
+    return text_report(results, specs, about)
+
+
+def progress_shown(style: str | None) -> tuple[str, ...]:
+    """The outcomes the progress line reports as they happen: with --summary only wrong
+    values, crashes and hangs (the summary groups the rest), else every unexpected one."""
+    return ("fail", "crash", "timeout") if style == "summary" else UNEXPECTED
+
+
 def quiet_text(results: list[Result], specs: list[str]) -> str:
     """`--quiet`: one line per result that went wrong or passed unexpectedly, then the totals."""
     lines = [result_line(r) for r in by_severity(results)]

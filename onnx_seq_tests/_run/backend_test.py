@@ -33,8 +33,9 @@ from .._core.compare import DEFAULT_ATOL, DEFAULT_RTOL, OutputMismatch, assert_o
 from .._core.problems import path_argument
 from .._core.value_types import from_type_proto
 from .._published.case_folder import read_tolerance, read_value
+from .._published.discovery import CaseRef, find_cases
 from .._runtimes.backends import BackendSpecError, check_backend, resolve
-from .verifier import CaseRef, Result, apply_xfail, find_cases, load_xfail
+from .verifier import Result, apply_xfail, load_xfail
 
 #: The test category: tests land in the unittest class `OnnxBackendSequenceOptionalModelTest`.
 CATEGORY = "SequenceOptional"

@@ -21,14 +21,15 @@ from .._core.cases import Graph, subgraphs
 from .._core.compare import compare_outputs
 from .._core.value_types import from_type_proto
 from .._oracle import oracle
-from .._oracle.mutants import CATALOGUE, Mutant, MutantError, operator_table
+from .._oracle.mutants import CATALOGUE
+from .._oracle.mutants.kit import Mutant, operator_table
 from .._published.case_folder import read_case_folder
 from .._published.coverage import EDGE_CASES, CaseCoverage, onnx_node_tests
 from .._published.discovery import case_folders, read_each
 from .._published.structure import STRUCTURE
 from .._suite.tensor_io import TENSOR_IO_SUITE
 
-__all__ = ["FUZZ_LABEL", "Discrimination", "Mutant", "MutantError", "Score", "Subject",
+__all__ = ["FUZZ_LABEL", "Discrimination", "Score", "Subject",
            "discrimination", "features_of", "holds", "markdown", "mutants", "onnx_subjects",
            "passes", "run_mutant", "score", "suite_subjects"]
 

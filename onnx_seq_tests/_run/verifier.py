@@ -31,15 +31,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .._core.problems import ArgumentError, Problems, ProblemsError, Where, quote
-from .._published.discovery import CaseRef, NoCasesError, find_cases, select_cases, suite_info
+from .._published.discovery import CaseRef, NoCasesError, find_cases
 from .._runtimes.backends import BackendSpecError, check_spec
-from .worker_main import case_elements, model_operators, model_opset
 from .workers import Pool, Task, WorkerStartError, start_fork_server
 
-__all__ = ["OUTCOMES", "UNEXPECTED", "CaseRef", "NoCasesError", "Result", "XfailEntry",
-           "XfailError", "apply_xfail", "case_elements", "check_xfail", "find_cases",
-           "load_xfail", "model_operators", "model_opset", "select_cases", "suite_info",
-           "verify"]
+__all__ = ["OUTCOMES", "UNEXPECTED", "Result", "XfailEntry", "XfailError", "apply_xfail",
+           "check_xfail", "load_xfail", "verify"]
 
 OUTCOMES = ("pass", "fail", "refused", "error", "crash", "timeout", "xfail", "xpass")
 #: Outcomes that make `verify` exit 1 (unless the case is listed in the --xfail file).

@@ -42,10 +42,7 @@ from .build_cache import BuildCache
 from .compiling import (
     CaseResult,
     FileResult,
-    compile_case,
-    compile_cases,
     compile_files,
-    fingerprint,
     stream_files,
 )
 from .freshness import build_key, folders_hold
@@ -576,5 +573,4 @@ def _manifest_difference(written: bytes, manifest: dict) -> str:
     return "its entries differ"
 
 
-__all__ = ["BuildReport", "CaseFileError", "OutputError", "build", "check", "compile_case",
-           "compile_cases", "fingerprint"]
+__all__ = ["BuildReport", "CaseFileError", "OutputError", "build", "check"]
