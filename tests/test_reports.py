@@ -16,15 +16,19 @@ import termios
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+import onnx_seq_tests
 from onnx_seq_tests._cli import main
+from onnx_seq_tests._core.suite_forms import SuiteForm
+from onnx_seq_tests._published.discovery import find_cases
 from onnx_seq_tests._reports import merge
 from onnx_seq_tests._reports.formats import FORMATS, RunReport, write_reports
 from onnx_seq_tests._reports.scoreboard import markdown_report
-from onnx_seq_tests._reports.tally import MESSAGE_LIMIT, SHOWN, WORST_FIRST, cap, load_about, rollup
+from onnx_seq_tests._reports.tally import MESSAGE_LIMIT, SHOWN, WORST_FIRST, about_of, cap, rollup
 from onnx_seq_tests._reports.text_report import (
     Progress,
     progress_shown,
@@ -52,7 +56,8 @@ def result(name, outcome, message="", backend="rt", operator="SequenceEmpty", ra
            folder="sequence_optional", element="float"):
     return Raw(f"{folder}/test_{name}", f"test_{name}", backend, outcome, message,
                tuple(operator.split("+")),
-               element, 0.5, 17, f"cases/x.yaml:{len(name)}", raw)
+               element, 0.5, 17, f"cases/x.yaml:{len(name)}", raw,
+               SuiteForm.of_case(f"{folder}/test_{name}"))
 
 
 #: One result per outcome of the contract, in a shuffled order.
@@ -190,20 +195,43 @@ def test_a_variant_counts_under_the_operator_its_case_is_about():
                result("sequence_empty_float__len0", "fail", "length",
                       operator="Constant+SequenceEmpty+SequenceLength",
                       folder="sequence_optional_tensor_io")]
-    table = rollup(results)
+    about = {"test_sequence_empty_float__len0": ("SequenceEmpty",)}  # from its CaseRef
+    table = rollup(results, about)
     assert list(table) == ["SequenceEmpty"]
-    assert table["SequenceEmpty"][("rt", "tensor-boundary")]["fail"] == 1
-    alone = results[1:]  # without the original, the manifest says what it is about
-    assert list(rollup(alone)) == ["SequenceEmpty", "SequenceLength", "Constant"]
-    about = {"test_sequence_empty_float__len0": ("SequenceEmpty",)}
-    assert list(rollup(alone, about)) == ["SequenceEmpty"]
+    assert table["SequenceEmpty"][("rt", SuiteForm.TENSOR_BOUNDARY)]["fail"] == 1
+    # without `about`, a variant counts under the operators it uses: its name is not parsed
+    assert list(rollup(results)) == ["SequenceEmpty", "SequenceLength", "Constant"]
 
 
-def test_about_comes_from_the_committed_manifest(committed_suite):
-    about = load_about([committed_suite / "sequence_optional_tensor_io"])
-    assert len(about) > 1000
-    wrapped = [name for name, ops in about.items() if ops == ("SequenceEmpty",)]
-    assert wrapped, "a SequenceEmpty case has tensor-boundary variants"
+def test_case_refs_carry_form_origin_and_about_from_the_committed_manifest(committed_suite):
+    """The manifest is read once, when the cases are found: each CaseRef carries its form, the
+    case it is derived from and that case's operators, which `about_of` hands the reports."""
+    refs = find_cases(committed_suite)
+    variants = [r for r in refs if r.form is SuiteForm.TENSOR_BOUNDARY]
+    originals = {r.name.removeprefix("test_"): r for r in refs
+                 if r.form is SuiteForm.AS_WRITTEN}
+    assert variants and originals and len(variants) + len(originals) == len(refs)
+    for ref in variants:
+        assert ref.case.startswith(f"{SuiteForm.TENSOR_BOUNDARY.folder}/")
+        assert ref.derived_from in originals and ref.about == originals[ref.derived_from].operators
+    assert all(r.derived_from is None and r.about is None for r in originals.values())
+    about = about_of(refs)
+    assert len(about) == len(variants) > 1000
+    assert [n for n, ops in about.items() if ops == ("SequenceEmpty",)], (
+        "a SequenceEmpty case has tensor-boundary variants")
+
+
+def test_no_report_reads_the_manifest_or_parses_a_folder_name():
+    """What the run knew comes with the results and the CaseRefs: no module of _reports that
+    renders or reads a report reads a manifest, and none takes a case apart at `__` or by its
+    folder (refresh.py hashes the manifest's file entries to know what changed: not a report)."""
+    found = []
+    for path in sorted((Path(onnx_seq_tests.__file__).parent / "_reports").glob("*.py")):
+        text = path.read_text(encoding="utf-8") if path.name != "refresh.py" else ""
+        found += [f"{path.name}: {word}" for word in (
+            "nearest_manifest", "read_manifest", "manifest_entry", "case_entries", '"__"',
+            ".case.split(", "TENSOR_IO_SUITE") if word in text]
+    assert not found, found
 
 
 def test_summary_fits_a_screen_with_failures_before_the_groups():

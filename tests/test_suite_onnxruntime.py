@@ -17,12 +17,12 @@ import pytest
 from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._published.discovery import case_folders
+from onnx_seq_tests._published.discovery import case_folders, find_cases
 from onnx_seq_tests._reports import refresh
 from onnx_seq_tests._reports.merge import recorded_results
 from onnx_seq_tests._reports.notes import load_notes
 from onnx_seq_tests._reports.refresh import CONFORMANCE_SPECS, RUNTIMES
-from onnx_seq_tests._reports.tally import load_about
+from onnx_seq_tests._reports.tally import about_of
 from onnx_seq_tests._reports.text_report import summary_text
 from onnx_seq_tests._run.verifier import apply_xfail, load_xfail
 
@@ -99,7 +99,7 @@ def test_summary_of_onnxruntime_fits_a_screen_with_its_failures_on_top(suite_ver
     before the errors and refusals, which are grouped (a few dozen distinct causes)."""
     results = [r for r in suite_verification if r.backend == "onnxruntime"]
     lines = summary_text(results, ["onnxruntime"],
-                                load_about([ROOT / "generated"])).splitlines()
+                                about_of(find_cases(ROOT / "generated"))).splitlines()
     assert len(lines) <= 50, "\n".join(lines)
     failures = [i for i, line in enumerate(lines) if line.startswith("FAIL ")]
     groups = next(i for i, line in enumerate(lines) if line.startswith("Errors and refusals"))

@@ -13,7 +13,7 @@ from .._core.problems import SeqTestsError
 from .._published.discovery import CaseRef, find_cases, select_cases, suite_info
 from .._reports.formats import RunReport, write_reports
 from .._reports.notes import Note, load_notes
-from .._reports.tally import load_about
+from .._reports.tally import about_of
 from .._reports.text_report import Progress, printed, progress_shown
 from .._run.verifier import UNEXPECTED, XfailEntry, check_xfail, load_xfail
 from .._run.verifier import verify as run_verify
@@ -74,7 +74,7 @@ def run(plan: Plan, suites: list[Path], names: list[str], specs: list[str], *, j
     except KeyboardInterrupt:  # Ctrl-C: the workers and their process groups are ended by now
         warn("verify: interrupted; no report written")
         return 130
-    about = load_about(suites)
+    about = about_of(plan.cases)
     echo(printed(style, results, specs, about))
     infos = [{**suite_info(s), "name": name} for s, name in zip(suites, names, strict=True)]
     write_reports(RunReport(results, specs, infos, command, plan.notes, about), outputs)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .._core.problems import SeqTestsError, one_line
 from .._core.regular_files import read_regular
+from .._core.suite_forms import SuiteForm
 from .._run.verifier import OUTCOMES, Result
 
 #: A JSON report larger than this is refused before it is read (a whole-suite run of the seven
@@ -67,6 +68,18 @@ def _quoted(text: str, limit: int = 60) -> str:
     return shown if len(text) <= limit else f"{shown} (cut; {len(text)} characters)"
 
 
+def _form(value: object, case: object) -> SuiteForm:
+    """A result's suite form: as the report says, or (a report written before results carried
+    it) by the case's folder."""
+    if value is None:
+        return SuiteForm.of_case(case if isinstance(case, str) else "")
+    try:
+        return SuiteForm(value)
+    except ValueError:
+        raise TypeError(f"form must be one of {', '.join(f.value for f in SuiteForm)}, not "
+                        f"{_quoted(str(value))}") from None
+
+
 def _result(record, shown: str, index: int) -> Result:
     if not isinstance(record, dict):
         raise ReportError(f"{shown}: results[{index}] is not an object")
@@ -82,6 +95,7 @@ def _result(record, shown: str, index: int) -> Result:
                 raise TypeError("operator must be a string")
             text = values.pop("operator")
             values["operators"] = tuple(text.split("+")) if text else ()
+        values["form"] = _form(values.get("form"), values.get("case"))
         result = Result(**values)
         if not all(isinstance(getattr(result, k), str) for k in ("case", "name", "backend",
                                                                    "outcome", "message")):

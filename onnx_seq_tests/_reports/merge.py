@@ -123,7 +123,7 @@ def recorded_results(path: Path, like: list[Result], specs: list[str]) -> list[R
                 outcome, message = by_case[result.case]
                 merged.append(Result(result.case, result.name, spec, outcome, message,
                                      result.operators, result.element, 0.0, result.opset,
-                                     result.source))
+                                     result.source, form=result.form))
     cases = {c: i for i, c in enumerate(dict.fromkeys(r.case for r in like))}
     order = {s: i for i, s in enumerate(specs)}
     return sorted(merged, key=lambda r: (cases[r.case], order[r.backend]))

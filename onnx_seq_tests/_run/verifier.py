@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .._core.problems import ArgumentError, Problems, ProblemsError, Where, quote
+from .._core.suite_forms import SuiteForm
 from .._published.discovery import CaseRef, NoCasesError, find_cases
 from .._runtimes.backends import BackendSpecError, check_spec
 from .workers import Pool, Task, WorkerStartError, start_fork_server
@@ -58,11 +59,14 @@ class Result:
     opset: int | None = None  # the case's opset (manifest, else the model's)
     source: str = ""  # where the case is written, `file:line`, when the manifest says
     raw_outcome: str = ""  # the outcome before the --xfail list was applied; "": the same
+    form: SuiteForm = SuiteForm.AS_WRITTEN  # the suite form of the case (CaseRef.form)
 
     def __post_init__(self) -> None:
         if not isinstance(self.operators, tuple):  # a '+'-joined str would pass silently
             raise TypeError("Result.operators is a tuple of operator names, not "
                             f"{type(self.operators).__name__}")
+        if not isinstance(self.form, SuiteForm):
+            raise TypeError(f"Result.form is a SuiteForm, not {type(self.form).__name__}")
 
     @property
     def operator(self) -> str:
@@ -196,7 +200,8 @@ def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
         operators = ref.operators if ref.operators is not None else info.get("operators", [])
         result = Result(ref.case, ref.name, spec, outcome, message, tuple(operators),
                         info.get("element", "(unknown)"), seconds,
-                        ref.opset if ref.opset is not None else info.get("opset"), ref.source)
+                        ref.opset if ref.opset is not None else info.get("opset"), ref.source,
+                        form=ref.form)
         got.setdefault(index, []).append(apply_xfail(result, xfail or []))
         if len(got[index]) == len(specs):
             done = sorted(got.pop(index), key=lambda r: order[r.backend])

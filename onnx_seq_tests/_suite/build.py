@@ -38,6 +38,7 @@ from .._core.problems import (
     SeqTestsError,
     path_argument,
 )
+from .._core.suite_forms import SuiteForm
 from .build_cache import BuildCache
 from .compiling import (
     CaseResult,
@@ -67,13 +68,12 @@ from .publish import (
     swap_in,
     work_dir,
 )
-from .tensor_io import TENSOR_IO_SUITE
 
 #: Case files of at least this many bytes in all are compiled in worker processes while this
 #: process writes each compiled case (below it, compiling here is quicker than starting one).
 STREAM_BYTES = 32 * 1024
 #: The suite folders a build writes: the cases as written, and their tensor-boundary form.
-SUITES = (SUITE, TENSOR_IO_SUITE)
+SUITES = (SUITE, SuiteForm.TENSOR_BOUNDARY.folder)
 
 
 class OutputError(SeqTestsError):

@@ -24,11 +24,12 @@ from .._core import ir_checks
 from .._core.cases import Case
 from .._core.elements import ElementType
 from .._core.problems import CaseFileError, Problem, Problems
+from .._core.suite_forms import SuiteForm
 from .._oracle import expectations
 from .layout import SUITE, case_files
 from .manifest import CaseEntry
 from .model import ModelError, build_model
-from .tensor_io import FORM, TENSOR_IO_SUITE, derive
+from .tensor_io import derive
 
 # -- one case ------------------------------------------------------------------------------------
 
@@ -134,7 +135,8 @@ def compile_file(path: str, empty_optional: str, reusable: dict[str, str],
             CaseEntry.of(case, SUITE), tensor_io=tuple(v.name for v in form.variants),
             no_tensor_io_form=form.reason or None).to_json()
         items = [(case, entry)] + [
-            (v, dataclasses.replace(CaseEntry.of(v, TENSOR_IO_SUITE), form=FORM,
+            (v, dataclasses.replace(CaseEntry.of(v, SuiteForm.TENSOR_BOUNDARY.folder),
+                                    form=SuiteForm.TENSOR_BOUNDARY.manifest_form,
                                     derived_from=case.name).to_json())
             for v in form.variants]
         for item, item_entry in items:
