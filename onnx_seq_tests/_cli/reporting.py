@@ -17,7 +17,7 @@ from .._reports.formats import ReportFormat, asked
 from .conventions import as_shown
 
 #: The report files a command was asked to write: each format, with its path or None.
-Outputs = dict[ReportFormat, "Path | None"]
+Outputs = dict[ReportFormat, Path | None]
 
 
 def report_options(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -39,7 +39,7 @@ class JsonReport:
     original) and every result. `shown` is its path as messages name it."""
 
     shown: str
-    suite: list
+    suite: list[object]
     backends: list[str]
     described: dict[str, str]
     about: dict[str, tuple[str, ...]]
@@ -80,7 +80,7 @@ def _form(value: object, case: object) -> SuiteForm:
                         f"{_quoted(str(value))}") from None
 
 
-def _result(record, shown: str, index: int) -> Result:
+def _result(record: object, shown: str, index: int) -> Result:
     if not isinstance(record, dict):
         raise ReportError(f"{shown}: results[{index}] is not an object")
     for key, known in _KNOWN.items():

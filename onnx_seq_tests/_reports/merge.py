@@ -27,7 +27,7 @@ class Merged:
 
     results: list[Result]
     specs: list[str]
-    suite: list[dict]
+    suite: list[object]
     about: dict[str, tuple[str, ...]]
     described: dict[str, str]
 
@@ -38,7 +38,7 @@ def merge_reports(paths: list[Path]) -> Merged:
     that two reports both ran on the same case."""
     results: list[Result] = []
     specs: list[str] = []
-    suite: list[dict] = []
+    suite: list[object] = []
     about: dict[str, tuple[str, ...]] = {}
     described: dict[str, str] = {}
     first: JsonReport | None = None
