@@ -279,6 +279,18 @@ def _json(tmp_path, name, results, specs, sha="ab" * 32):
     return tmp_path / name
 
 
+@pytest.mark.parametrize("about", ["not a map", [["test_x", ["SequenceAt"]]], 7])
+def test_report_reads_a_report_whose_about_is_not_a_map_without_a_traceback(tmp_path, about):
+    """`about` is the report's optional map of what variants are about: any other value is
+    left out, as `described` is (it was an AttributeError traceback, exit 1)."""
+    path = _json(tmp_path, "a.json", EVERY, ["rt"])
+    document = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**document, "about": about}), encoding="utf-8")
+    done = CliRunner().invoke(main, ["report", str(path)])
+    assert done.exit_code == 0 and "Traceback" not in done.output, done.output
+    assert "rt: 1 passed" in done.stdout
+
+
 def test_report_merges_runtimes_and_refuses_another_suite(tmp_path):
     one = _json(tmp_path, "a.json", [r for r in EVERY], ["rt"])
     other = [Raw(r.case, r.name, "rt2", "pass", "", r.operators, r.element, 0.1, r.opset,

@@ -43,7 +43,7 @@ class Verdict:
     """One form of one program on one backend."""
 
     backend: str  # as the user named it
-    form: str  # SUITE or SuiteForm.TENSOR_BOUNDARY.folder
+    form: str  # the folder of a SuiteForm
     folder: str  # the case folder's name
     outcome: str  # verify's outcome, crash and timeout told apart
     message: str
