@@ -73,7 +73,7 @@ from .publish import (
 #: process writes each compiled case (below it, compiling here is quicker than starting one).
 STREAM_BYTES = 32 * 1024
 #: The suite folders a build writes: the cases as written, and their tensor-boundary form.
-SUITES = (SUITE, SuiteForm.TENSOR_BOUNDARY.folder)
+SUITES = tuple(form.folder for form in SuiteForm)
 
 
 class OutputError(SeqTestsError):
