@@ -88,7 +88,7 @@ import json, sys, time
 from pathlib import Path
 from onnx_seq_tests._casefile import reader as casefile
 from onnx_seq_tests._core import expectations
-from onnx_seq_tests._suite.build import fingerprint
+from onnx_seq_tests._suite.compiling import fingerprint
 from onnx_seq_tests._suite.layout import case_files
 from onnx_seq_tests._suite.publish import Stager
 from onnx_seq_tests._suite.model import build_model

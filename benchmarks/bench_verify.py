@@ -47,7 +47,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # faulty_runtime, for the workers too
 
-from onnx_seq_tests._run.verifier import find_cases, verify  # noqa: E402
+from onnx_seq_tests._published.discovery import find_cases  # noqa: E402
+from onnx_seq_tests._run.verifier import verify  # noqa: E402
 
 HANGS = 5
 

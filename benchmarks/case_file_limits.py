@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from onnx_seq_tests._casefile import reader as casefile
+from onnx_seq_tests._core import budgets as casefile
 
 VALID = Path(__file__).resolve().parent.parent / "tests" / "invalid_cases" / "valid.yaml"
 

@@ -21,9 +21,9 @@ from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from onnx_seq_tests._casefile import reader as casefile
 from onnx_seq_tests._casefile.reader import load_cases
 from onnx_seq_tests._cli import main
+from onnx_seq_tests._core import budgets as casefile
 from onnx_seq_tests._core.operators import newest_opset
 from onnx_seq_tests._core.problems import MAX_REPORTED
 

@@ -16,11 +16,11 @@ import pytest
 import yaml
 
 from onnx_seq_tests._casefile import json_schema as case_schema
-from onnx_seq_tests._casefile import reader as casefile
-from onnx_seq_tests._casefile.reader import load_cases
+from onnx_seq_tests._casefile import vocabulary as casefile
+from onnx_seq_tests._casefile.reader import load_cases, load_file
 from onnx_seq_tests._core.errors import CaseFileError
 from onnx_seq_tests._core.problems import Problems
-from onnx_seq_tests._suite.build import compile_cases
+from onnx_seq_tests._suite.compiling import compile_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_FILE = ROOT / "schema" / "case.schema.json"
@@ -117,7 +117,7 @@ def schema_errors(validator, path: Path) -> list[str]:
 
 def loader_refuses(path: Path) -> bool:
     problems = Problems()
-    casefile.load_file(path, problems)
+    load_file(path, problems)
     return bool(problems.found)
 
 

@@ -15,7 +15,8 @@ import onnx.defs
 import pytest
 
 from onnx_seq_tests._published.case_folder import read_case_folder
-from onnx_seq_tests._reports.report import Result, attach_notes, load_notes
+from onnx_seq_tests._reports.notes import attach_notes, load_notes
+from onnx_seq_tests._run.verifier import Result
 from onnx_seq_tests._run.worker_main import run_on
 
 ROOT = Path(__file__).resolve().parent.parent

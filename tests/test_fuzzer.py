@@ -28,7 +28,7 @@ from onnx_seq_tests._fuzz.programs import OPERATORS, generate
 from onnx_seq_tests._fuzz.recipes import to_case
 from onnx_seq_tests._fuzz.schemas import version_opsets
 from onnx_seq_tests._oracle import oracle
-from onnx_seq_tests._suite.build import compile_cases, fingerprint
+from onnx_seq_tests._suite.compiling import compile_cases, fingerprint
 
 #: Programs drawn by the validity test, and judged by the three-way test.
 PROGRAMS = 400

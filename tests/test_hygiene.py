@@ -21,7 +21,7 @@ from onnx_seq_tests._cli import main
 from onnx_seq_tests._core import operators, versions
 from onnx_seq_tests._oracle import oracle
 from onnx_seq_tests._published import coverage
-from onnx_seq_tests._suite.build import fingerprint
+from onnx_seq_tests._suite.compiling import fingerprint
 from onnx_seq_tests._suite.manifest import MANIFEST
 
 ROOT = Path(__file__).resolve().parent.parent

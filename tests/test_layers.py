@@ -228,6 +228,46 @@ def test_the_reach_in_check_can_fail():
             f"{probe.name}:3: oracle._present"]
 
 
+# -- no facade: a module imports a name to use it, never only to hand it on -----------------------
+
+#: The one module that hands names on: the public API (`onnx_seq_tests/__init__.py`).
+PUBLIC_API = PACKAGE / "__init__.py"
+
+
+def _re_exports(path: Path) -> list[str]:
+    """Each name `path` imports at module level (`from X import name`) and never uses: it is
+    there only for callers to import from `path`, which should import it from X."""
+    tree = ast.parse(path.read_text(), str(path))
+    imported = {(alias.asname or alias.name): node.lineno for node in tree.body
+                if isinstance(node, ast.ImportFrom) and node.module != "__future__"
+                for alias in node.names}
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return [f"{path.name}:{line}: re-exports {name}; import it from where it is defined"
+            for name, line in sorted(imported.items(), key=lambda kv: kv[1])
+            if name not in used]
+
+
+@pytest.mark.parametrize("path", [p for p in _modules() if p != PUBLIC_API],
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_re_exports_a_name_it_does_not_use(path):
+    """No facade: callers import each name from the module that defines it (the public API
+    in onnx_seq_tests/__init__.py is the one module that hands names on)."""
+    found = _re_exports(path)
+    assert not found, "\n".join(found)
+
+
+def test_the_re_export_check_can_fail():
+    with _probe("_reports/_layer_probe_facade_tmp.py",
+                "from __future__ import annotations\n\nfrom .tally import cap, counts\n"
+                "from .merge import Merged\n\n__all__ = ['Merged', 'cap']\n\n\n"
+                "def used(x):\n    return counts(x)\n") as probe:
+        assert _re_exports(probe) == [
+            f"{probe.name}:3: re-exports cap; import it from where it is defined",
+            f"{probe.name}:4: re-exports Merged; import it from where it is defined"]
+        with pytest.raises(AssertionError, match="re-exports cap"):
+            test_no_module_re_exports_a_name_it_does_not_use(probe)
+
+
 # -- size: no module over 600 lines, no class over 300 ---------------------------------------------
 
 MAX_MODULE_LINES = 600

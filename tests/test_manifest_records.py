@@ -8,10 +8,10 @@ import json
 import pytest
 from conftest import GENERATED
 
+from onnx_seq_tests._core.suite_forms import SuiteForm
 from onnx_seq_tests._published.discovery import read_manifest
 from onnx_seq_tests._suite import manifest as manifests
 from onnx_seq_tests._suite.manifest import CaseEntry, ExpandedFrom, FileEntry, case_entries
-from onnx_seq_tests._suite.tensor_io import FORM
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +26,9 @@ def test_every_committed_entry_round_trips(committed):
     assert all(FileEntry.from_json(e).to_json() == e for e in committed["files"].values())
     rebuilt = {**committed, "cases": {n: e.to_json() for n, e in cases.items()}}
     assert manifests.dumps(rebuilt) == (GENERATED / manifests.MANIFEST).read_bytes()
+
+
+FORM = SuiteForm.TENSOR_BOUNDARY.manifest_form
 
 
 def test_the_variant_keys_are_the_tensor_io_form(committed):

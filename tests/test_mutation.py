@@ -11,7 +11,8 @@ import pytest
 
 from onnx_seq_tests._core.errors import MutantError, SeqTestsError
 from onnx_seq_tests._oracle import oracle
-from onnx_seq_tests._oracle.mutants import CATALOGUE, by_name, operator_table
+from onnx_seq_tests._oracle.mutants import CATALOGUE, by_name
+from onnx_seq_tests._oracle.mutants.kit import operator_table
 from onnx_seq_tests._run import mutation
 
 ROOT = Path(__file__).resolve().parent.parent

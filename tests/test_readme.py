@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from onnx_seq_tests._casefile.reader import load_cases
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._published.discovery import case_folders
-from onnx_seq_tests._suite.build import compile_cases
+from onnx_seq_tests._suite.compiling import compile_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Pages written by generators (checked against what they render, elsewhere).

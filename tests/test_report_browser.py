@@ -16,7 +16,8 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from onnx_seq_tests._reports import report
+from onnx_seq_tests._core.suite_forms import SuiteForm
+from onnx_seq_tests._reports.html_report import html_report
 from onnx_seq_tests._run.verifier import Result
 
 
@@ -30,7 +31,8 @@ HOSTILE = "<img src=x onerror=\"document.title='owned'\"> </script><b>bold</b>"
 
 def _result(backend, name, outcome, operator, message="", raw="", form="sequence_optional"):
     return Raw(f"{form}/test_{name}", f"test_{name}", backend, outcome, message,
-               tuple(operator.split("+")), "float", 0.1, 18, "", raw)
+               tuple(operator.split("+")), "float", 0.1, 18, "", raw,
+               SuiteForm.of_case(f"{form}/test_{name}"))
 
 
 RESULTS = [
@@ -47,6 +49,9 @@ RESULTS = [
     _result("beta", "split_strings", "timeout", "SplitToSequence", "took longer than 1 s"),
     _result("beta", "optional_x", "pass", "Optional"),
 ]
+
+#: What the variant's CaseRef says it is about (the manifest's original's operators).
+ABOUT = {"test_sequence_empty_float__len0": ("SequenceEmpty",)}
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +74,8 @@ def browser(tmp_path_factory):
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     path = tmp_path_factory.mktemp("html") / "scoreboard.html"
-    path.write_text(report.html_report(RESULTS, ["alpha", "beta"], "mini", "cmd",
-                                       described={"alpha": "alpha 1.0", "beta": "beta 2.0"}),
+    path.write_text(html_report(RESULTS, ["alpha", "beta"], "mini", "cmd", about=ABOUT,
+                                described={"alpha": "alpha 1.0", "beta": "beta 2.0"}),
                     encoding="utf-8")
     return path
 

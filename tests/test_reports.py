@@ -16,13 +16,27 @@ import termios
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+import onnx_seq_tests
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._reports import merge, report
-from onnx_seq_tests._reports.tally import MESSAGE_LIMIT, SHOWN, WORST_FIRST
+from onnx_seq_tests._core.suite_forms import SuiteForm
+from onnx_seq_tests._published.discovery import find_cases
+from onnx_seq_tests._reports import merge
+from onnx_seq_tests._reports.formats import FORMATS, RunReport, write_reports
+from onnx_seq_tests._reports.scoreboard import markdown_report
+from onnx_seq_tests._reports.tally import MESSAGE_LIMIT, SHOWN, WORST_FIRST, about_of, cap, rollup
+from onnx_seq_tests._reports.text_report import (
+    Progress,
+    progress_shown,
+    quiet_text,
+    summary_text,
+    text_report,
+)
+from onnx_seq_tests._reports.writers import write_json, write_junit
 from onnx_seq_tests._run import verifier
 from onnx_seq_tests._run.verifier import OUTCOMES, Result
 
@@ -34,11 +48,16 @@ class Raw(Result):
     raw_outcome: str = ""
 
 
+#: The table of report formats by option.
+by_option = {form.option: form for form in FORMATS}
+
+
 def result(name, outcome, message="", backend="rt", operator="SequenceEmpty", raw="",
            folder="sequence_optional", element="float"):
     return Raw(f"{folder}/test_{name}", f"test_{name}", backend, outcome, message,
                tuple(operator.split("+")),
-               element, 0.5, 17, f"cases/x.yaml:{len(name)}", raw)
+               element, 0.5, 17, f"cases/x.yaml:{len(name)}", raw,
+               SuiteForm.of_case(f"{folder}/test_{name}"))
 
 
 #: One result per outcome of the contract, in a shuffled order.
@@ -62,7 +81,7 @@ def test_the_contract_covers_the_verifier_outcomes():
 
 
 def test_text_shows_what_went_wrong_worst_first():
-    text = report.text_report(EVERY, ["rt"])
+    text = text_report(EVERY, ["rt"])
     labels = [line.split()[0] for line in text.splitlines()[:6]]
     assert labels == ["FAIL", "CRASH", "TIMEOUT", "ERROR", "REFUSED", "XPASS"]
     assert "ERROR [rt] sequence_optional/test_c_error (cases/x.yaml:7): RuntimeError: index 3 " \
@@ -71,12 +90,12 @@ def test_text_shows_what_went_wrong_worst_first():
     assert text.splitlines()[-1] == ("rt: 1 passed, 1 failed, 1 refused, 1 error(s), "
                                      "1 crash(es), 1 timeout(s), 1 expected failure(s), "
                                      "1 unexpected pass(es) of 8 case(s)")
-    quiet = report.quiet_text(EVERY, ["rt"]).splitlines()
+    quiet = quiet_text(EVERY, ["rt"]).splitlines()
     assert len(quiet) == 7 and quiet[0].startswith("FAIL ") and quiet[-1].startswith("rt: ")
 
 
 def test_json_has_outcome_and_raw_outcome(tmp_path):
-    report.write_json(EVERY, ["rt"], "s", tmp_path / "r.json")
+    write_json(EVERY, ["rt"], "s", tmp_path / "r.json")
     document = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert document["totals"]["rt"] == {o: 1 for o in OUTCOMES}
     by_name = {r["name"]: r for r in document["results"]}
@@ -90,7 +109,7 @@ def test_json_keeps_the_operator_key_and_merge_reads_back_the_operators(tmp_path
     in the place of the field, and reading the report gives the tuple back."""
     results = [result("two", "pass", operator="Constant+SequenceEmpty"),
                replace(result("none", "pass"), operators=())]
-    report.write_json(results, ["rt"], "s", tmp_path / "r.json")
+    write_json(results, ["rt"], "s", tmp_path / "r.json")
     records = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["results"]
     assert list(records[0])[:7] == ["case", "name", "backend", "outcome", "message",
                                     "operator", "element"]
@@ -101,7 +120,7 @@ def test_json_keeps_the_operator_key_and_merge_reads_back_the_operators(tmp_path
 
 
 def test_junit_maps_each_outcome(tmp_path):
-    report.write_junit(EVERY, ["rt"], tmp_path / "r.xml")
+    write_junit(EVERY, ["rt"], tmp_path / "r.xml")
     suite = ET.parse(tmp_path / "r.xml").getroot().find("testsuite")
     assert (suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("1", "4", "1")
     cases = {c.get("name").rpartition("_")[2]: c for c in suite.iter("testcase")}
@@ -117,7 +136,7 @@ def test_junit_maps_each_outcome(tmp_path):
 
 def test_markdown_has_a_column_per_outcome_present_and_escapes_markup():
     results = [*EVERY, result("i_big", "fail", "expected 2**63 - 1, got *x* | <b>y</b> _z_")]
-    text = report.markdown_report(results, ["rt"], "s", "cmd")
+    text = markdown_report(results, ["rt"], "s", "cmd")
     assert "| backend | cases | % pass | pass | fail | refused | error | crash | timeout | " \
            "xfail | xpass |" in text
     assert "| `rt` | 9 | 22% | 1 | 2 | 1 | 1 | 1 | 1 | 1 | 1 |" in text
@@ -141,12 +160,13 @@ def test_every_writer_survives_any_string(message, tmp_path):
     results = [result("odd", "error", message, backend="rt\udc81"),
                result("odd_\udc82name", "fail", message), result("fine", "pass")]
     specs = ["rt", "rt\udc81"]
-    text = report.text_report(results, specs) + report.summary_text(results, specs)
+    text = text_report(results, specs) + summary_text(results, specs)
     assert all(len(line) < 2000 and line.isprintable() for line in text.splitlines())
-    report.write_json(results, specs, "s", tmp_path / "r.json")
-    report.write_junit(results, specs, tmp_path / "r.xml")
-    report.write_reports(results, specs, "s", "cmd", [], None,
-                         markdown_path=tmp_path / "r.md", html_path=tmp_path / "r.html")
+    write_json(results, specs, "s", tmp_path / "r.json")
+    write_junit(results, specs, tmp_path / "r.xml")
+    write_reports(RunReport(results, specs, "s", "cmd"),
+                  {by_option["--markdown"]: tmp_path / "r.md",
+                   by_option["--html"]: tmp_path / "r.html"})
     for name in ("r.json", "r.xml", "r.md", "r.html"):
         size = (tmp_path / name).stat().st_size
         assert 0 < size < 2_000_000, (name, size)
@@ -161,9 +181,9 @@ def test_every_writer_survives_any_string(message, tmp_path):
 
 
 def test_cap_notes_the_cut():
-    assert report.cap("abc", 5) == "abc"
-    assert report.cap("abcdefgh", 5) == "abcde [... 3 more character(s) cut]"
-    assert report.cap("a\udc80b") == "a\\udc80b"
+    assert cap("abc", 5) == "abc"
+    assert cap("abcdefgh", 5) == "abcde [... 3 more character(s) cut]"
+    assert cap("a\udc80b") == "a\\udc80b"
 
 
 # -- summary, roll-up, progress -----------------------------------------------------------------
@@ -175,27 +195,50 @@ def test_a_variant_counts_under_the_operator_its_case_is_about():
                result("sequence_empty_float__len0", "fail", "length",
                       operator="Constant+SequenceEmpty+SequenceLength",
                       folder="sequence_optional_tensor_io")]
-    table = report.rollup(results)
+    about = {"test_sequence_empty_float__len0": ("SequenceEmpty",)}  # from its CaseRef
+    table = rollup(results, about)
     assert list(table) == ["SequenceEmpty"]
-    assert table["SequenceEmpty"][("rt", "tensor-boundary")]["fail"] == 1
-    alone = results[1:]  # without the original, the manifest says what it is about
-    assert list(report.rollup(alone)) == ["SequenceEmpty", "SequenceLength", "Constant"]
-    about = {"test_sequence_empty_float__len0": ("SequenceEmpty",)}
-    assert list(report.rollup(alone, about)) == ["SequenceEmpty"]
+    assert table["SequenceEmpty"][("rt", SuiteForm.TENSOR_BOUNDARY)]["fail"] == 1
+    # without `about`, a variant counts under the operators it uses: its name is not parsed
+    assert list(rollup(results)) == ["SequenceEmpty", "SequenceLength", "Constant"]
 
 
-def test_about_comes_from_the_committed_manifest(committed_suite):
-    about = report.load_about([committed_suite / "sequence_optional_tensor_io"])
-    assert len(about) > 1000
-    wrapped = [name for name, ops in about.items() if ops == ("SequenceEmpty",)]
-    assert wrapped, "a SequenceEmpty case has tensor-boundary variants"
+def test_case_refs_carry_form_origin_and_about_from_the_committed_manifest(committed_suite):
+    """The manifest is read once, when the cases are found: each CaseRef carries its form, the
+    case it is derived from and that case's operators, which `about_of` hands the reports."""
+    refs = find_cases(committed_suite)
+    variants = [r for r in refs if r.form is SuiteForm.TENSOR_BOUNDARY]
+    originals = {r.name.removeprefix("test_"): r for r in refs
+                 if r.form is SuiteForm.AS_WRITTEN}
+    assert variants and originals and len(variants) + len(originals) == len(refs)
+    for ref in variants:
+        assert ref.case.startswith(f"{SuiteForm.TENSOR_BOUNDARY.folder}/")
+        assert ref.derived_from in originals and ref.about == originals[ref.derived_from].operators
+    assert all(r.derived_from is None and r.about is None for r in originals.values())
+    about = about_of(refs)
+    assert len(about) == len(variants) > 1000
+    assert [n for n, ops in about.items() if ops == ("SequenceEmpty",)], (
+        "a SequenceEmpty case has tensor-boundary variants")
+
+
+def test_no_report_reads_the_manifest_or_parses_a_folder_name():
+    """What the run knew comes with the results and the CaseRefs: no module of _reports that
+    renders or reads a report reads a manifest, and none takes a case apart at `__` or by its
+    folder (refresh.py hashes the manifest's file entries to know what changed: not a report)."""
+    found = []
+    for path in sorted((Path(onnx_seq_tests.__file__).parent / "_reports").glob("*.py")):
+        text = path.read_text(encoding="utf-8") if path.name != "refresh.py" else ""
+        found += [f"{path.name}: {word}" for word in (
+            "nearest_manifest", "read_manifest", "manifest_entry", "case_entries", '"__"',
+            ".case.split(", "TENSOR_IO_SUITE") if word in text]
+    assert not found, found
 
 
 def test_summary_fits_a_screen_with_failures_before_the_groups():
     many = [result(f"r{i}", "refused", f"NOT_IMPLEMENTED kernel {chr(65 + i % 26)} for 'Op{i}'")
             for i in range(700)]
     many += [result(f"f{i}", "fail", f"expected {i}") for i in range(15)]
-    text = report.summary_text(many, ["rt"]).splitlines()
+    text = summary_text(many, ["rt"]).splitlines()
     assert len(text) <= 50
     assert text.index("Failures (15):") < text.index(
         "Errors and refusals by message (700 result(s), 26 distinct message(s)):")
@@ -204,8 +247,8 @@ def test_summary_fits_a_screen_with_failures_before_the_groups():
 
 def test_progress_under_summary_shows_only_wrong_values_crashes_and_hangs():
     stream = StringIO()
-    bar = report.Progress(len(EVERY), stream, terminal=False,
-                          shown=report.progress_shown("summary"))
+    bar = Progress(len(EVERY), stream, terminal=False,
+                          shown=progress_shown("summary"))
     for r in EVERY:
         bar.update([r])
     labels = [line.split()[0] for line in stream.getvalue().splitlines()
@@ -216,7 +259,7 @@ def test_progress_under_summary_shows_only_wrong_values_crashes_and_hangs():
 @pytest.mark.parametrize("width", [40, 80, 200])
 def test_progress_line_never_wraps(width):
     stream = StringIO()
-    bar = report.Progress(3, stream, terminal=True, width=width)
+    bar = Progress(3, stream, terminal=True, width=width)
     for r in EVERY[:3]:
         bar.update([r])
     bar.close()
@@ -232,8 +275,20 @@ def test_progress_line_never_wraps(width):
 
 def _json(tmp_path, name, results, specs, sha="ab" * 32):
     suite = [{"name": "generated", "version": "0.1.0", "manifest_sha256": sha}]
-    report.write_json(results, specs, suite, tmp_path / name)
+    write_json(results, specs, suite, tmp_path / name)
     return tmp_path / name
+
+
+@pytest.mark.parametrize("about", ["not a map", [["test_x", ["SequenceAt"]]], 7])
+def test_report_reads_a_report_whose_about_is_not_a_map_without_a_traceback(tmp_path, about):
+    """`about` is the report's optional map of what variants are about: any other value is
+    left out, as `described` is (it was an AttributeError traceback, exit 1)."""
+    path = _json(tmp_path, "a.json", EVERY, ["rt"])
+    document = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**document, "about": about}), encoding="utf-8")
+    done = CliRunner().invoke(main, ["report", str(path)])
+    assert done.exit_code == 0 and "Traceback" not in done.output, done.output
+    assert "rt: 1 passed" in done.stdout
 
 
 def test_report_merges_runtimes_and_refuses_another_suite(tmp_path):
@@ -302,7 +357,7 @@ def test_progress_takes_the_width_of_its_terminal():
     fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 50, 0, 0))
     try:
         with open(terminal, "w", encoding="utf-8", closefd=False) as stream:
-            bar = report.Progress(3, stream, terminal=True)
+            bar = Progress(3, stream, terminal=True)
             for r in EVERY[:3]:
                 bar.update([r])
             bar.close()

@@ -7,7 +7,6 @@ judged by verify rather than ending it."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -304,12 +303,13 @@ def test_iree_compiles_once_per_model_and_ends_a_compiler_that_overruns(iree_cac
 def test_xfail_update_writes_a_runtimes_file_from_a_json_report(outcomes, tmp_path):
     """`gen-seq-tests xfail-update`: every case a runtime did not pass, grouped by message; a
     report without that runtime is one line, exit 2."""
+    from onnx_seq_tests._reports.writers import write_json
     from onnx_seq_tests._reports.xfail_files import xfail_text
+    from onnx_seq_tests._run.verifier import Result
 
-    results = [{"backend": b, "outcome": o, "message": m, "name": c}
-               for (c, b), (o, m) in outcomes.items()]
+    results = [Result(c, c, b, o, m, (), "float32", 0.0) for (c, b), (o, m) in outcomes.items()]
     report = tmp_path / "r.json"
-    report.write_text(json.dumps({"results": results}), encoding="utf-8")
+    write_json(results, sorted({r.backend for r in results}), "s", report)
     done = CliRunner().invoke(main, ["xfail-update", str(report), "-b", "tvm", "-b", "iree",
                                      "-o", str(tmp_path / "xfail")])
     assert done.exit_code == 0, done.output

@@ -60,7 +60,7 @@ def test_editing_a_module_that_does_not_build_keeps_a_no_op_build_a_no_op(tmp_pa
     assert run("build", cases_file, "-o", out).returncode == 0
     assert freshness.unchanged([cases_file], out, "undefined") == 2
     for reader in ("_published/diff.py", "_published/pack.py", "_published/case_folder.py",
-                   "_published/bounded.py", "_published/discovery.py", "_reports/report.py"):
+                   "_published/bounded.py", "_published/discovery.py", "_reports/merge.py"):
         with open(package / reader, "a") as file:
             file.write("# a comment\n")
     assert freshness.unchanged([cases_file], out, "undefined") == 2  # still a no-op

@@ -28,6 +28,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.elements import BY_PROTO
 from onnx_seq_tests._core.errors import ReadError, SeqTestsError
+from onnx_seq_tests._core.suite_forms import SuiteForm
 from onnx_seq_tests._core.value_types import TensorType
 from onnx_seq_tests._published.bounded import Limits, parse_json
 from onnx_seq_tests._published.case_folder import read_case_folder, read_value
@@ -39,7 +40,8 @@ from onnx_seq_tests._run import worker_main
 from onnx_seq_tests._run.mutation import suite_subjects
 from onnx_seq_tests._run.verifier import verify
 from onnx_seq_tests._suite.layout import SUITE
-from onnx_seq_tests._suite.tensor_io import TENSOR_IO_SUITE
+
+TENSOR_FOLDER = SuiteForm.TENSOR_BOUNDARY.folder
 
 #: A small case of the committed suite with one input and one output (a sequence).
 CASE = "test_sequence_construct_v11_float"
@@ -313,24 +315,24 @@ def test_a_linked_case_folder_is_seen_by_every_command(tmp_path):
 
 def test_the_case_key_is_relative_to_the_suite_root_whatever_is_named():
     variant = "test_cc_sequence_construct__len3"
-    key = f"{TENSOR_IO_SUITE}/{variant}"
-    for named in (GENERATED, GENERATED / TENSOR_IO_SUITE, GENERATED / TENSOR_IO_SUITE / variant):
+    key = f"{TENSOR_FOLDER}/{variant}"
+    for named in (GENERATED, GENERATED / TENSOR_FOLDER, GENERATED / TENSOR_FOLDER / variant):
         refs = find_cases(named, [f"^{variant}$"])
         assert [r.case for r in refs] == [key], named
         assert refs[0].source.startswith("cases/") and refs[0].operators
     manifest_sha = suite_info(GENERATED)["manifest_sha256"]
-    assert manifest_sha and suite_info(GENERATED / TENSOR_IO_SUITE) == suite_info(GENERATED)
+    assert manifest_sha and suite_info(GENERATED / TENSOR_FOLDER) == suite_info(GENERATED)
 
 
 def test_verify_of_a_form_folder_names_its_suite_version(tmp_path):
-    result = CliRunner().invoke(main, ["verify", str(GENERATED / TENSOR_IO_SUITE), "-b",
+    result = CliRunner().invoke(main, ["verify", str(GENERATED / TENSOR_FOLDER), "-b",
                                        "reference", "-k", "^test_cc_sequence_construct__len3$",
                                        "--json", str(tmp_path / "r.json")])
     assert result.exit_code == 0, result.output
     assert "unknown version" not in result.output and "none (no manifest" not in result.output
     report = json.loads((tmp_path / "r.json").read_text())
     assert [r["case"] for r in report["results"]] == [
-        f"{TENSOR_IO_SUITE}/test_cc_sequence_construct__len3"]
+        f"{TENSOR_FOLDER}/test_cc_sequence_construct__len3"]
     assert report["results"][0]["source"].startswith("cases/")
 
 
@@ -338,7 +340,7 @@ def test_show_takes_a_tensor_boundary_variant_name():
     result = show("test_cc_sequence_construct__len3", "--suite", GENERATED)
     assert result.exit_code == 0, result.output
     assert "Source: cases/" in result.stdout
-    assert f"Folder: {(GENERATED / TENSOR_IO_SUITE).as_posix()}" in result.stdout
+    assert f"Folder: {(GENERATED / TENSOR_FOLDER).as_posix()}" in result.stdout
     wrong = show("test_cc_sequence_construct__len4", "--suite", GENERATED)
     refused_in_one_line(wrong, "did you mean", "cc_sequence_construct__len3")
 

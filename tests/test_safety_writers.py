@@ -28,7 +28,8 @@ from selenium.webdriver.common.by import By
 from test_report_browser import browser  # noqa: F401  (the headless Chromium fixture)
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._reports import merge, report
+from onnx_seq_tests._reports import json_report
+from onnx_seq_tests._reports.writers import write_json
 from onnx_seq_tests._run.verifier import Result
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,7 +66,7 @@ def a_report(path: Path, results: list[Result] | None = None, specs=("alpha",)) 
     results = results or [Result(f"sequence_optional/test_{c}", f"test_{c}", "alpha", "fail",
                                  "wrong", ("SequenceAt",), "float", 0.1, 18, "")
                           for c in CASES]
-    report.write_json(results, list(specs), [{"name": "S"}], path)
+    write_json(results, list(specs), [{"name": "S"}], path)
     return path
 
 
@@ -256,16 +257,16 @@ def test_report_refuses_an_unknown_outcome_naming_file_and_outcome(work):
 
 def test_report_refuses_a_report_over_its_byte_bound_before_reading_it(work):
     with open(work / "big.json", "wb") as big:  # sparse: no disk used
-        big.truncate(merge.MAX_REPORT_BYTES + 1)
+        big.truncate(json_report.MAX_REPORT_BYTES + 1)
     result = run("report", "big.json")
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
-        f"error: big.json: larger than {merge.MAX_REPORT_BYTES} bytes (MAX_REPORT_BYTES); not "
-        "a verify report of this suite"]
+        f"error: big.json: larger than {json_report.MAX_REPORT_BYTES} bytes "
+        "(MAX_REPORT_BYTES); not a verify report of this suite"]
 
 
 def test_report_refuses_more_results_than_its_bound(work, monkeypatch):
-    monkeypatch.setattr(merge, "MAX_REPORT_RESULTS", len(CASES) - 1)
+    monkeypatch.setattr(json_report, "MAX_REPORT_RESULTS", len(CASES) - 1)
     result = run("report", "r.json")
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
@@ -274,13 +275,13 @@ def test_report_refuses_more_results_than_its_bound(work, monkeypatch):
 
 
 def test_report_refuses_a_report_of_more_values_than_its_bound_before_parsing_it(work):
-    lists = merge.MAX_REPORT_VALUES // 2 + 1  # each `[]` but the first counts '[' and ','
+    lists = json_report.MAX_REPORT_VALUES // 2 + 1  # each `[]` but the first counts '[' and ','
     (work / "many.json").write_text('{"suite": [], "backends": [], "results": ['
                                     + ",".join(["[]"] * lists) + "]}")
     result = run("report", "many.json")
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
-        f"error: many.json: more than {merge.MAX_REPORT_VALUES} JSON values "
+        f"error: many.json: more than {json_report.MAX_REPORT_VALUES} JSON values "
         "(MAX_REPORT_VALUES); not a verify report of this suite"]
 
 

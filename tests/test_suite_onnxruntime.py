@@ -17,9 +17,13 @@ import pytest
 from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._published.discovery import case_folders
-from onnx_seq_tests._reports import refresh, report
+from onnx_seq_tests._published.discovery import case_folders, find_cases
+from onnx_seq_tests._reports import refresh
+from onnx_seq_tests._reports.merge import recorded_results
+from onnx_seq_tests._reports.notes import load_notes
 from onnx_seq_tests._reports.refresh import CONFORMANCE_SPECS, RUNTIMES
+from onnx_seq_tests._reports.tally import about_of
+from onnx_seq_tests._reports.text_report import summary_text
 from onnx_seq_tests._run.verifier import apply_xfail, load_xfail
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,7 +84,7 @@ def test_committed_conformance_report_is_up_to_date(suite_verification):
     """docs/conformance.md and docs/conformance.html are what `make conformance` (or `make
     refresh`) renders from these very results and the third-party runtimes' recorded verdicts
     (whose currency `make verify-runtimes` checks)."""
-    notes = report.load_notes(ROOT / "docs" / "conformance-notes.yaml")
+    notes = load_notes(ROOT / "docs" / "conformance-notes.yaml")
     committed = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
     assert committed == refresh.conformance_markdown(suite_verification, ROOT, notes), (
         "docs/conformance.md is stale: run `make refresh`")
@@ -94,8 +98,8 @@ def test_summary_of_onnxruntime_fits_a_screen_with_its_failures_on_top(suite_ver
     """`verify --summary` on the whole suite: at most 50 lines; the two wrong answers come
     before the errors and refusals, which are grouped (a few dozen distinct causes)."""
     results = [r for r in suite_verification if r.backend == "onnxruntime"]
-    lines = report.summary_text(results, ["onnxruntime"],
-                                report.load_about([ROOT / "generated"])).splitlines()
+    lines = summary_text(results, ["onnxruntime"],
+                                about_of(find_cases(ROOT / "generated"))).splitlines()
     assert len(lines) <= 50, "\n".join(lines)
     failures = [i for i, line in enumerate(lines) if line.startswith("FAIL ")]
     groups = next(i for i, line in enumerate(lines) if line.startswith("Errors and refusals"))
@@ -105,7 +109,7 @@ def test_summary_of_onnxruntime_fits_a_screen_with_its_failures_on_top(suite_ver
 
 def test_the_readme_table_of_runtimes_is_current(suite_verification):
     """The README's table of where runtimes stand is rendered from the same results."""
-    results = report.recorded_results(ROOT / refresh.VERDICTS, suite_verification,
+    results = recorded_results(ROOT / refresh.VERDICTS, suite_verification,
                                       CONFORMANCE_SPECS)
     table = refresh.runtime_table(results)
     assert table in (ROOT / "README.md").read_text(encoding="utf-8"), (

@@ -21,6 +21,7 @@ from onnx_seq_tests._casefile.reader import load_cases
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core import operators as schemas
 from onnx_seq_tests._core.elements import ELEMENTS
+from onnx_seq_tests._core.suite_forms import SuiteForm
 from onnx_seq_tests._core.value_types import OptionalType, SequenceType, TensorType
 from onnx_seq_tests._published.pack import pack
 from onnx_seq_tests._run.verifier import verify
@@ -30,7 +31,8 @@ from onnx_seq_tests._suite.build_check import check
 from onnx_seq_tests._suite.manifest import verify as verify_manifest
 
 ROOT = Path(__file__).resolve().parent.parent
-FORM_DIR = tensor_io.TENSOR_IO_SUITE
+FORM_DIR = SuiteForm.TENSOR_BOUNDARY.folder
+FORM = SuiteForm.TENSOR_BOUNDARY.manifest_form
 
 CASES = """
 - name: tio_insert
@@ -191,14 +193,14 @@ def test_the_manifest_ties_each_case_to_its_variants_or_to_its_reason():
     manifest = json.loads((ROOT / "generated" / "manifest.json").read_bytes())
     cases = manifest["cases"]
     originals = {n: e for n, e in cases.items() if "form" not in e}
-    derived = {n: e for n, e in cases.items() if e.get("form") == tensor_io.FORM}
-    without = {n for n, e in originals.items() if not e[tensor_io.FORM]}
+    derived = {n: e for n, e in cases.items() if e.get("form") == FORM}
+    without = {n for n, e in originals.items() if not e[FORM]}
     assert len(derived) > len(originals) > 10 * len(without) > 0
     assert all(originals[n]["no_tensor_io_form"] for n in without)
     for name, entry in derived.items():
-        assert name in originals[entry["derived_from"]][tensor_io.FORM]
+        assert name in originals[entry["derived_from"]][FORM]
         assert entry["folder"] == f"{FORM_DIR}/test_{name}"
-    assert sum(len(e[tensor_io.FORM]) for e in originals.values()) == len(derived)
+    assert sum(len(e[FORM]) for e in originals.values()) == len(derived)
 
 
 def test_build_check_pack_and_drop_in_cover_both_forms(small_suite, tmp_path):
@@ -258,11 +260,11 @@ def _by_original(results) -> dict:
     backends = sorted({r.backend for r in results})
     table = {}
     for name, entry in manifest["cases"].items():
-        if "form" in entry or not entry[tensor_io.FORM] or (name, backends[0]) not in outcome:
+        if "form" in entry or not entry[FORM] or (name, backends[0]) not in outcome:
             continue
         for backend in backends:
             table[(name, backend)] = (outcome[(name, backend)],
-                                      [(v, outcome[(v, backend)]) for v in entry[tensor_io.FORM]])
+                                      [(v, outcome[(v, backend)]) for v in entry[FORM]])
     return table
 
 
@@ -284,7 +286,7 @@ def test_a_case_passes_exactly_when_all_its_variants_pass(suite_verification):
     disagreement must be one of those, and none may go the other way."""
     table = _by_original(suite_verification)
     manifest = json.loads((ROOT / "generated" / "manifest.json").read_bytes())
-    with_form = [e for e in manifest["cases"].values() if e.get(tensor_io.FORM)]
+    with_form = [e for e in manifest["cases"].values() if e.get(FORM)]
     assert len(table) == 2 * len(with_form)
     disagree = {key: value for key, value in table.items()
                 if (value[0] == "pass") != all(o == "pass" for _, o in value[1])}
@@ -311,7 +313,7 @@ def test_every_planted_fault_is_caught_on_both_forms(tmp_path):
     root = tmp_path / "suite"
     for name in sample:
         for folder in [manifest["cases"][name]["folder"]] + [
-                manifest["cases"][v]["folder"] for v in manifest["cases"][name][tensor_io.FORM]]:
+                manifest["cases"][v]["folder"] for v in manifest["cases"][name][FORM]]:
             shutil.copytree(ROOT / "generated" / folder, root / folder)
     specs = [f"faulty_backends:{fault.__name__}" for fault in FAULTS]
     table = _by_original(verify(root, ["onnxruntime", *specs], jobs=2))

@@ -9,9 +9,12 @@ import onnx
 import pytest
 
 from onnx_seq_tests._core.elements import ELEMENTS
+from onnx_seq_tests._core.suite_forms import SuiteForm
 from onnx_seq_tests._core.value_types import TensorType
 from onnx_seq_tests._published.case_folder import read_case_folder
 from onnx_seq_tests._suite import tensor_io
+
+TENSOR_FOLDER = SuiteForm.TENSOR_BOUNDARY.folder
 
 FLOAT = ELEMENTS["float"]
 
@@ -51,7 +54,7 @@ def test_values_of_different_ranks_keep_the_declared_type():
 
 def test_no_input_of_the_committed_tensor_boundary_form_has_an_unknown_dim(committed_suite):
     unknown = []
-    for model_path in sorted((committed_suite / tensor_io.TENSOR_IO_SUITE).glob("*/model.onnx")):
+    for model_path in sorted((committed_suite / TENSOR_FOLDER).glob("*/model.onnx")):
         graph = onnx.load(model_path).graph
         for value in graph.input:
             if not value.type.tensor_type.HasField("shape") or None in _dims(value):

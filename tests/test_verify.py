@@ -18,9 +18,11 @@ from foreign_suite import FAULT_TARGETS, case_names, write_foreign_suite
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.errors import NotesError
-from onnx_seq_tests._reports import report
+from onnx_seq_tests._reports.notes import load_notes
+from onnx_seq_tests._reports.scoreboard import markdown_report
 from onnx_seq_tests._run import worker_main
-from onnx_seq_tests._run.verifier import case_elements, model_operators, verify
+from onnx_seq_tests._run.verifier import verify
+from onnx_seq_tests._run.worker_main import case_elements, model_operators
 from onnx_seq_tests._runtimes.records import names
 
 TESTS = Path(__file__).resolve().parent
@@ -260,11 +262,11 @@ def test_markdown_report_quotes_checked_notes(suite, tmp_path):
         "    Constructs an optional-type value containing either an empty optional of a certain\n"
         "    type specified by the attribute, or a non-empty value containing the input element.\n"
         "  finding: Optional() with no input returns [None], a present value.\n")
-    notes = report.load_notes(notes_file)
-    text = report.markdown_report(results, ["onnxruntime", "reference"], str(suite), "cmd",
+    notes = load_notes(notes_file)
+    text = markdown_report(results, ["onnxruntime", "reference"], str(suite), "cmd",
                                   notes)
-    assert text == report.markdown_report(results, ["onnxruntime", "reference"], str(suite),
-                                          "cmd", report.load_notes(notes_file))
+    assert text == markdown_report(results, ["onnxruntime", "reference"], str(suite),
+                                          "cmd", load_notes(notes_file))
     assert "| Optional | 15 | float | 3/3 | 0/3 3f |" in text  # one form here
     assert ("> Constructs an optional-type value containing either an empty optional of a "
             "certain type specified by the attribute, or a non-empty value containing the "
@@ -283,7 +285,7 @@ def test_notes_must_quote_onnx(tmp_path):
                           "- backend: reference\n  cases: test_x\n  no_spec: a crash\n"
                           "  findng: f\n")
     with pytest.raises(NotesError) as caught:
-        report.load_notes(notes_file)
+        load_notes(notes_file)
     assert [str(p) for p in caught.value.problems] == [
         f"{notes_file}:4:9: 'Optional returns a list.' is not in the ONNX documentation of "
         "Optional; quote it exactly",

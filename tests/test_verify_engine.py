@@ -22,15 +22,9 @@ from foreign_suite import case_names, write_foreign_suite
 import onnx_seq_tests
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.errors import BackendSpecError, NoCasesError
-from onnx_seq_tests._reports import report
-from onnx_seq_tests._run.verifier import (
-    Result,
-    apply_xfail,
-    check_xfail,
-    find_cases,
-    load_xfail,
-    verify,
-)
+from onnx_seq_tests._published.discovery import find_cases
+from onnx_seq_tests._reports.scoreboard import markdown_report
+from onnx_seq_tests._run.verifier import Result, apply_xfail, check_xfail, load_xfail, verify
 from onnx_seq_tests._runtimes.backends import load_backend, prepare, probe_model
 
 TESTS = Path(__file__).resolve().parent
@@ -331,7 +325,7 @@ def test_reports_take_operators_opset_and_source_from_the_manifest(manifest_suit
 
 def test_identical_messages_are_grouped(suite):
     results = verify(suite, ["reference"], select=["optional_(seq_)?empty"])
-    text = report.markdown_report(results, ["reference"], "foreign", "cmd")
+    text = markdown_report(results, ["reference"], "foreign", "cmd")
     assert ("- 3 × fail: data set 0: output 0 (o): expected an empty optional, got a sequence "
             "of length 1 -- `test_optional_empty_typed_encoding`, "
             "`test_optional_empty_undefined_encoding`, `test_optional_seq_empty_typed_encoding`"

@@ -87,7 +87,7 @@ def test_steps_install_check_verify_pack_upload_in_order():
     verify_context = parse(verify)
     assert verify_context.params["backends"] == ("onnxruntime",)
     assert (ROOT / verify_context.params["xfail_path"]).is_file()
-    junit = verify_context.params["junit_path"]
+    junit = verify_context.params["junit_xml_path"]
     archive = parse(pack).params["archive"]
     assert parse(check).params["check"] is True
     assert check_at < verify_at < pack_at

@@ -19,35 +19,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .._core.budgets import (
-    MAX_DEPTH,
-    MAX_FILE_BYTES,
-    MAX_TENSOR_ELEMENTS,
-    MAX_YAML_NODES,
-    MAX_YAML_TEXT_BYTES,
-)
 from .._core.cases import Case
 from .._core.problems import Problems, Where, paths_argument, quote
-from .cases import NAME_PATTERN, CaseReader
+from .cases import CaseReader
 from .discovery import CaseSource, case_files
 from .nodes import INVALID, compose_file, compose_source, compose_text
-from .vocabulary import (
-    ATTRIBUTE_FORMS,
-    CASE_KEYS,
-    DATA_SET_KEYS,
-    EMPTY_MARKER_KEY,
-    EMPTY_MARKER_VALUE,
-    FOR_EACH_KEYS,
-    GRAPH_KEYS,
-    INITIALIZER_KEYS,
-    NODE_KEYS,
-    PLACEHOLDER,
-    PLACEHOLDER_TEXT,
-    TOLERANCE_KEYS,
-    TYPE_GROUPS,
-    VALUE_KEYS,
-    type_pattern,
-)
 
 
 def load_cases(paths) -> list[Case]:
@@ -121,12 +97,3 @@ def name_duplicates(named: list[tuple[str, Where]], problems: Problems) -> None:
                                 "case names must be unique across all files")
         else:
             seen[name] = where
-
-
-__all__ = ["ATTRIBUTE_FORMS", "CASE_KEYS", "DATA_SET_KEYS", "EMPTY_MARKER_KEY",
-           "EMPTY_MARKER_VALUE", "FOR_EACH_KEYS", "GRAPH_KEYS", "INITIALIZER_KEYS", "MAX_DEPTH",
-           "MAX_FILE_BYTES", "MAX_TENSOR_ELEMENTS", "MAX_YAML_NODES", "MAX_YAML_TEXT_BYTES",
-           "NAME_PATTERN", "NODE_KEYS", "PLACEHOLDER", "PLACEHOLDER_TEXT", "TOLERANCE_KEYS",
-           "TYPE_GROUPS", "VALUE_KEYS", "case_files", "compose_file",
-           "load_cases", "load_file", "load_source", "load_text",
-           "name_duplicates", "type_pattern"]

@@ -21,6 +21,7 @@ from .._core.errors import CheckFailed
 from .._core.outputs import check_outputs, write_output
 from .._core.problems import one_line
 from .._fuzz.command import SECONDS, fuzz
+from .._reports.formats import notes_formats
 from .._runtimes.records import names as runtime_names
 from .._suite.manifest import EMPTY_OPTIONAL_FORMS
 from .checkout import refresh, runtimes
@@ -28,13 +29,13 @@ from .conventions import (
     Commands,
     SuiteRoot,
     as_shown,
-    folders_exist,
     job_count,
     left_out,
     options,
     say,
     warn,
 )
+from .reporting import Outputs, check_report_paths, quoted, report_options
 
 DEFAULT_CASES = "cases"
 DEFAULT_OUT = "generated"
@@ -133,16 +134,7 @@ def list_cases(paths: tuple[Path, ...]) -> None:
 @click.option("--strict-xfail", is_flag=True,
               help="An --xfail entry that matches no case or names a backend not being run is "
                    "an error (exit 2) instead of a warning.")
-@click.option("--junit-xml", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write JUnit XML: one testcase per case and backend.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write every result as JSON.")
-@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the Markdown conformance report (operator x opset x element type per "
-                   "backend, then the findings).")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the HTML scoreboard: one self-contained page with a glance table, "
-                   "filters and the findings.")
+@report_options
 @click.option("--notes", "notes_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="YAML findings for --markdown and --html: why a backend disagrees, with the "
                    "ONNX sentence that decides it.")
@@ -157,8 +149,7 @@ def list_cases(paths: tuple[Path, ...]) -> None:
                    "stderr  [default: on a terminal only]")
 def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tuple[str, ...],
            jobs: int, timeout: float | None, xfail_path: Path | None, strict_xfail: bool,
-           junit_path: Path | None, json_path: Path | None, markdown_path: Path | None,
-           html_path: Path | None, notes_path: Path | None, style: str | None,
+           outputs: Outputs, notes_path: Path | None, style: str | None,
            progress: bool | None) -> None:
     """Run every case under each SUITE_DIR on each --backend and judge it.
 
@@ -204,12 +195,12 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
         except re.error as error:
             raise click.BadParameter(f"{pattern!r} is not a valid regex: {error}",
                                      param_hint="-k") from None
-    folders_exist(junit_xml=junit_path, json=json_path, markdown=markdown_path, html=html_path)
-    check_outputs({"--junit-xml": junit_path, "--json": json_path, "--markdown": markdown_path,
-                   "--html": html_path}, [*suites, xfail_path, notes_path])
-    if notes_path and not (markdown_path or html_path):
-        raise click.BadParameter("the notes are for the Markdown or HTML report; add "
-                                 "--markdown FILE or --html FILE", param_hint="--notes")
+    check_report_paths(outputs, [*suites, xfail_path, notes_path])
+    with_notes = notes_formats()
+    if notes_path and not any(outputs[form] for form in with_notes):
+        raise click.BadParameter(
+            f"the notes are for the {' or '.join(f.title for f in with_notes)} report; add "
+            + " or ".join(f"{f.option} FILE" for f in with_notes), param_hint="--notes")
     specs = list(backends)
     try:
         plan = session.plan(suites, select, xfail_path, notes_path)
@@ -223,43 +214,39 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
         click.echo(suite.describe())
     command = " ".join(["gen-seq-tests verify", *map(as_shown, suites),
                         *(f"--backend {s}" for s in specs), *(f"-k {p}" for p in select),
-                        *options(xfail=xfail_path, notes=notes_path, markdown=markdown_path,
-                                  html=html_path)])
+                        *options(xfail=xfail_path, notes=notes_path), *quoted(outputs)])
     sys.exit(session.run(
         plan, suites, [as_shown(s) for s in suites], specs, jobs=job_count(jobs),
         timeout=timeout,
         style=style, progress=progress, command=command,
-        paths={"junit_path": junit_path, "json_path": json_path,
-               "markdown_path": markdown_path, "html_path": html_path},
+        outputs=outputs,
         echo=lambda text: click.echo(text, nl=False), warn=lambda text: say(text, err=True)))
 
 
 @main.command("report")
 @click.argument("reports", nargs=-1, required=True, metavar="JSON...",
                 type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the Markdown conformance report of the merged results.")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the HTML scoreboard of the merged results.")
+@report_options
 @click.option("--notes", "notes_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="YAML findings: why a backend disagrees, with the ONNX sentence that decides "
                    "it.")
-def report_command(reports: tuple[Path, ...], markdown_path: Path | None,
-                   html_path: Path | None, notes_path: Path | None) -> None:
+def report_command(reports: tuple[Path, ...], outputs: Outputs, notes_path: Path | None) -> None:
     """Merge `verify --json` reports (one per runtime, e.g. one per CI job) into one scoreboard;
-    exit 2 for reports of different suites (manifest sha256) or one that cannot be read."""
-    from .._reports import report
+    write any of the reports `verify` writes, of the merged results. Exit 2 for reports of
+    different suites (manifest sha256) or one that cannot be read."""
+    from .._reports.formats import RunReport, write_reports
+    from .._reports.merge import merge_reports
+    from .._reports.notes import load_notes
+    from .._reports.text_report import text_report
 
-    folders_exist(markdown=markdown_path, html=html_path)
-    check_outputs({"--markdown": markdown_path, "--html": html_path}, [*reports, notes_path])
-    merged = report.merge_reports(list(reports))  # InputError: exit 2
-    notes = report.load_notes(notes_path) if notes_path else []  # NotesError: exit 2
-    click.echo(report.text_report(merged.results, merged.specs, merged.about), nl=False)
+    check_report_paths(outputs, [*reports, notes_path])
+    merged = merge_reports(list(reports))  # InputError: exit 2
+    notes = load_notes(notes_path) if notes_path else []  # NotesError: exit 2
+    click.echo(text_report(merged.results, merged.specs, merged.about), nl=False)
     command = " ".join(["gen-seq-tests report", *(as_shown(p) for p in reports),
-                        *options(notes=notes_path, markdown=markdown_path, html=html_path)])
-    report.write_reports(merged.results, merged.specs, merged.suite, command, notes,
-                         merged.about, markdown_path=markdown_path, html_path=html_path,
-                         described=merged.described)
+                        *options(notes=notes_path), *quoted(outputs)])
+    write_reports(RunReport(merged.results, merged.specs, merged.suite, command, notes,
+                            merged.about, merged.described), outputs)
     for note in notes:
         if not note.matched:
             warn(f"{note.where}: this note matched no case that did not pass")

@@ -89,13 +89,6 @@ def as_shown(path: Path) -> str:
 
 
 
-def folders_exist(**paths) -> None:
-    for option, path in paths.items():
-        if path and not path.absolute().parent.is_dir():
-            raise click.BadParameter(f"the folder of {path} does not exist",
-                                     param_hint=f"--{option.replace('_', '-')}")
-
-
 def options(**paths) -> list[str]:
     """`--name path` for each path given, as a report quotes the command."""
     return [f"--{name} {as_shown(path)}" for name, path in paths.items() if path]

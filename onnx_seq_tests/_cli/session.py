@@ -10,18 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._core.errors import SeqTestsError
-from .._reports import report
-from .._run.verifier import (
-    UNEXPECTED,
-    CaseRef,
-    XfailEntry,
-    check_xfail,
-    find_cases,
-    load_xfail,
-    select_cases,
-    suite_info,
-)
+from .._published.discovery import CaseRef, find_cases, select_cases, suite_info
+from .._reports.formats import RunReport, write_reports
+from .._reports.notes import Note, load_notes
+from .._reports.tally import about_of
+from .._reports.text_report import Progress, printed, progress_shown
+from .._run.verifier import UNEXPECTED, XfailEntry, check_xfail, load_xfail
 from .._run.verifier import verify as run_verify
+from .reporting import Outputs
 
 
 @dataclass
@@ -32,7 +28,7 @@ class Plan:
     everything: list[CaseRef]
     cases: list[CaseRef]
     xfail: list[XfailEntry]
-    notes: list
+    notes: list[Note]
     warnings: list[str]
 
 
@@ -44,7 +40,7 @@ def plan(suites: list[Path], select: tuple[str, ...], xfail_path: Path | None,
     everything = find_cases(suites)
     cases = select_cases(everything, select)
     xfail = load_xfail(xfail_path) if xfail_path else []
-    notes = report.load_notes(notes_path) if notes_path else []
+    notes = load_notes(notes_path) if notes_path else []
     return Plan(everything, cases, xfail, notes, [])
 
 
@@ -58,17 +54,16 @@ def check_entries(plan: Plan, specs: list[str], strict: bool) -> None:
 
 def run(plan: Plan, suites: list[Path], names: list[str], specs: list[str], *, jobs: int,
         timeout: float | None, style: str | None, progress: bool | None, command: str,
-        paths: dict[str, Path | None], echo: Callable[[str], None],
+        outputs: Outputs, echo: Callable[[str], None],
         warn: Callable[[str], None]) -> int:
     """Run `plan` on `specs`, with a progress line on stderr (`progress`; None: on a terminal
-    only), `echo` what `style` prints, write the reports of `paths` (junit_path, json_path,
-    markdown_path, html_path: None for a report not asked for) quoting `command`, `warn` each
-    warning, and return the exit status: 1 when an outcome is unexpected, else 0; 130 after
-    Ctrl-C (the workers ended, no report written). `names` are the suites as reports show
-    them."""
+    only), `echo` what `style` prints, write the reports of `outputs` (each format of the
+    table, with its path or None) quoting `command`, `warn` each warning, and return the exit
+    status: 1 when an outcome is unexpected, else 0; 130 after Ctrl-C (the workers ended, no
+    report written). `names` are the suites as reports show them."""
     shown = sys.stderr.isatty() if progress is None else progress
-    bar = report.Progress(len(plan.cases), sys.stderr, sys.stderr.isatty(),
-                          shown=report.progress_shown(style)) if shown else None
+    bar = Progress(len(plan.cases), sys.stderr, sys.stderr.isatty(),
+                   shown=progress_shown(style)) if shown else None
     try:
         try:
             results = run_verify(suites, specs, xfail=plan.xfail, jobs=jobs, timeout=timeout,
@@ -79,10 +74,10 @@ def run(plan: Plan, suites: list[Path], names: list[str], specs: list[str], *, j
     except KeyboardInterrupt:  # Ctrl-C: the workers and their process groups are ended by now
         warn("verify: interrupted; no report written")
         return 130
-    about = report.load_about(suites)
-    echo(report.printed(style, results, specs, about))
+    about = about_of(plan.cases)
+    echo(printed(style, results, specs, about))
     infos = [{**suite_info(s), "name": name} for s, name in zip(suites, names, strict=True)]
-    report.write_reports(results, specs, infos, command, plan.notes, about, **paths)
+    write_reports(RunReport(results, specs, infos, command, plan.notes, about), outputs)
     warnings = list(plan.warnings)
     for note in plan.notes:
         if not note.matched:

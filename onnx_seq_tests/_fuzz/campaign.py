@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._core.errors import FindingError, FuzzUsageError, NoResult
+from .._core.suite_forms import SuiteForm
 from .._core.value_types import innermost
 from .._suite.layout import SUITE
-from .._suite.tensor_io import TENSOR_IO_SUITE, derive
+from .._suite.tensor_io import derive
 from . import judge, shrink
 from .findings import case_text, file_stem, write
 from .profile import REDRAWS, Profile, features, reprobe
@@ -303,7 +304,7 @@ def _holds(case, refused: set) -> bool:
     """Whether a form of `case` holds a refused feature: the case as written first, its
     tensor-boundary variants (derived: dearer) only when it holds none."""
     return bool(refused & features([(SUITE, case)])) or bool(
-        refused & features([(TENSOR_IO_SUITE, v) for v in derive(case).variants]))
+        refused & features([(SuiteForm.TENSOR_BOUNDARY.folder, v) for v in derive(case).variants]))
 
 
 def _count(stats: Stats, verdicts: list) -> None:

@@ -21,7 +21,7 @@ from .._core.budgets import MAX_FILE_BYTES
 from .._core.cases import Case
 from .._core.errors import FindingError, NotExpressible
 from .._core.problems import Problems
-from .._suite.build import compile_case
+from .._suite.compiling import compile_case
 from .outputs import check_folder
 
 SIGNATURE_LINE = "# signature: "

@@ -18,7 +18,8 @@ import numpy as np
 from .._core.cases import Case
 from .._core.compare import compare_outputs
 from .._core.errors import UnknownMutant
-from .._oracle.mutants import CATALOGUE, Mutant
+from .._oracle.mutants import CATALOGUE
+from .._oracle.mutants.kit import Mutant
 from .._run.mutation import run_mutant
 
 ORACLE = "oracle"

@@ -19,10 +19,12 @@ from pathlib import Path
 
 from .._core.cases import Case
 from .._core.problems import Problems
-from .._run.verifier import CaseRef, verify
-from .._suite.build import compile_case
+from .._core.suite_forms import SuiteForm
+from .._published.discovery import CaseRef
+from .._run.verifier import verify
+from .._suite.compiling import compile_case
 from .._suite.layout import SUITE
-from .._suite.tensor_io import TENSOR_IO_SUITE, derive
+from .._suite.tensor_io import derive
 from . import inprocess
 from .oracle_backend import SPEC as ORACLE_SPEC
 
@@ -41,7 +43,7 @@ class Verdict:
     """One form of one program on one backend."""
 
     backend: str  # as the user named it
-    form: str  # SUITE or TENSOR_IO_SUITE
+    form: str  # the folder of a SuiteForm
     folder: str  # the case folder's name
     outcome: str  # verify's outcome, crash and timeout told apart
     message: str
@@ -81,8 +83,8 @@ def build(case: Case) -> Built:
         variant_files = compile_case(variant, "undefined", problems)
         if variant_files is None:
             return Built(case, {}, "tensor-boundary form: " + problems.found[0].message)
-        folders[variant.folder] = (TENSOR_IO_SUITE, variant_files)
-        cases[variant.folder] = (TENSOR_IO_SUITE, variant)
+        folders[variant.folder] = (SuiteForm.TENSOR_BOUNDARY.folder, variant_files)
+        cases[variant.folder] = (SuiteForm.TENSOR_BOUNDARY.folder, variant)
     return Built(case, folders, cases=cases)
 
 

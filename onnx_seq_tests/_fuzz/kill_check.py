@@ -28,8 +28,9 @@ from pathlib import Path
 
 from .._casefile.reader import load_file
 from .._core.problems import Problems
-from .._oracle.mutants import CATALOGUE, Mutant
-from .._suite.build import compile_case
+from .._oracle.mutants import CATALOGUE
+from .._oracle.mutants.kit import Mutant
+from .._suite.compiling import compile_case
 from . import inprocess, judge, shrink
 from .findings import case_text
 from .programs import generate

@@ -25,9 +25,9 @@ from .._core import operators
 from .._core.cases import proto_subgraphs, walk
 from .._core.elements import BY_DTYPE, PACKED_PER_BYTE
 from .._core.errors import NothingRead, OracleError
+from .._core.suite_forms import SuiteForm
 from .._core.value_types import from_type_proto
 from .._oracle import oracle
-from .._suite.tensor_io import TENSOR_IO_SUITE
 from .case_folder import read_case_folder
 from .discovery import case_folders, read_each, read_manifest
 from .structure import STRUCTURE, static, structure_markdown, traced
@@ -392,8 +392,8 @@ def suite_coverage(root: Path, skipped: list | None = None,
         folder = read_case_folder(path)
         return case_coverage(folder.name, folder.model, folder.data_sets)
 
-    outcomes = read_each([p for p in case_folders(Path(root))
-                          if (p.parent.name == TENSOR_IO_SUITE) == tensor_io], read)
+    outcomes = read_each([p for p in case_folders(Path(root)) if (
+        p.parent.name == SuiteForm.TENSOR_BOUNDARY.folder) == tensor_io], read)
     if skipped is None:
         outcomes.raise_first()
     elif outcomes.skipped and not outcomes.done:  # a report of no case: say so instead
@@ -444,7 +444,7 @@ def tensor_io_form(root: Path, skipped: list | None = None) -> TensorIOForm:
     without a form come from the manifest at `root`, when there is one. A folder that cannot
     be read: as in suite_coverage."""
     root = Path(root)
-    folders = sum(1 for p in case_folders(root) if p.parent.name == TENSOR_IO_SUITE)
+    folders = sum(p.parent.name == SuiteForm.TENSOR_BOUNDARY.folder for p in case_folders(root))
     structure = summarize(suite_coverage(root, skipped, tensor_io=True)).structure() \
         if folders else []
     manifest = read_manifest(root)
@@ -571,9 +571,9 @@ def report(ours: Summary, theirs: Summary, root_label: str,
                      f"{_features_text(them)} |")
     if tensor_io is not None:
         lines += ["", "## The tensor-boundary form", "",
-                  f"`{TENSOR_IO_SUITE}/` holds {tensor_io.folders} case folder(s): the cases "
-                  "above with only tensors as graph inputs and outputs. The tables above count "
-                  "the cases as written. "
+                  f"`{SuiteForm.TENSOR_BOUNDARY.folder}/` holds {tensor_io.folders} case "
+                  "folder(s): the cases above with only tensors as graph inputs and outputs. "
+                  "The tables above count the cases as written. "
                   f"{len(tensor_io.without)} case(s) have no tensor-boundary form:", ""]
         if tensor_io.without:
             lines += ["| case | why |", "|---|---|"]

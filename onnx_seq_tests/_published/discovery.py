@@ -25,6 +25,7 @@ from typing import Generic, TypeVar
 
 from .._core.errors import NoCasesError, ReadError
 from .._core.problems import one_line
+from .._core.suite_forms import SuiteForm
 from .._suite import manifest as manifests
 from .._suite.manifest import MANIFEST, CaseEntry
 from .bounded import LIMITS, as_path, as_paths, is_folder, read_bytes, shown
@@ -226,7 +227,10 @@ def suite_info(root: Path) -> dict:
 
 @dataclass(frozen=True)
 class CaseRef:
-    """A case folder found under a suite root, with what the suite's manifest says of it."""
+    """A case folder found under a suite root, with what the suite's manifest says of it, read
+    once when the cases are found: its operators, opset, source, suite form, the case it is
+    derived from (a tensor-boundary variant's original) and that case's operators (`about`).
+    The reports take these from here and never read the manifest again."""
 
     path: Path
     case: str  # the case key: relative to its suite root, '/'-separated, one_line-escaped
@@ -234,6 +238,9 @@ class CaseRef:
     operators: tuple[str, ...] | None  # None: not in a manifest, read from the model
     opset: int | None
     source: str
+    form: SuiteForm = SuiteForm.AS_WRITTEN  # the manifest's form, else by the case's folder
+    derived_from: str | None = None  # the name of the case it is derived from (manifest)
+    about: tuple[str, ...] | None = None  # the operators of that case (manifest)
 
 
 def select_cases(refs: list[CaseRef], select: list[str] | tuple[str, ...]) -> list[CaseRef]:
@@ -293,9 +300,12 @@ def _ref(path: Path, root: Path, cache: dict) -> CaseRef:
         case = path.name if absolute == base else _relative(absolute, base)
         entry = None
     if entry is None:
-        return CaseRef(path, shown(case), shown(path.name), None, None, "")
+        return CaseRef(path, shown(case), shown(path.name), None, None, "",
+                       SuiteForm.of_case(case))
+    origin = manifest.by_name.get(entry.derived_from) if entry.derived_from else None
     return CaseRef(path, shown(case), shown(path.name), entry.operators, entry.opset,
-                   entry.source or "")
+                   entry.source or "", SuiteForm.of_manifest(entry.form), entry.derived_from,
+                   origin.operators if origin is not None else None)
 
 
 __all__ = ["MANIFEST", "CaseRef", "Outcomes", "Skipped",

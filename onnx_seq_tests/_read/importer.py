@@ -44,11 +44,11 @@ from .._core import operators
 from .._core.elements import BY_PROTO
 from .._core.errors import NotExpressible, ReadError
 from .._core.problems import Problems, one_line, quote
+from .._core.suite_forms import SuiteForm
 from .._core.value_types import from_type_proto
 from .._published.bounded import as_paths
 from .._published.bounded import shown as shown_path
 from .._published.discovery import Skipped, case_folders, read_each
-from .._suite.tensor_io import TENSOR_IO_SUITE
 from .load import read_folder
 from .show import Shown
 
@@ -84,7 +84,7 @@ def import_folders(paths, prefix: str = "") -> Imported:
         found = case_folders(path) if path.is_dir() else []
         # a built suite's tensor-boundary form is derived from its cases: building the
         # imported cases writes it again, so it is not imported as cases of its own
-        found = [f for f in found if f.parent.name != TENSOR_IO_SUITE] or found
+        found = [f for f in found if f.parent.name != SuiteForm.TENSOR_BOUNDARY.folder] or found
         if not found:
             raise ReadError(f"{shown_path(path)}: not a case folder (no model.onnx) and no case "
                             "folders (test_*/model.onnx) below it")
@@ -337,7 +337,7 @@ def to_yaml(imported: Imported, header: str = "") -> str:
 def refused_by_builder(imported: Imported) -> Imported:
     """`imported` without the cases the case-file reader or the builder refuses, each moved to
     `skipped` with the first problem found."""
-    from .._suite.build import compile_case
+    from .._suite.compiling import compile_case
 
     kept = Imported([], list(imported.skipped), dict(imported.notes))
     for origin, case in imported.cases:

@@ -20,12 +20,12 @@ from onnx import defs
 from .._core import operators
 from .._core.atomic import write_atomic
 from .._core.errors import CheckFailed, NothingRead, NotOurPage, ReadError
+from .._core.suite_forms import SuiteForm
 from .._published import coverage
 from .._published.bounded import read_bytes
 from .._published.bounded import shown as shown_path
 from .._published.discovery import case_folders, read_each, read_manifest
 from .._suite.manifest import CaseEntry
-from .._suite.tensor_io import TENSOR_IO_SUITE
 from .load import read_folder
 from .show import Shown, render
 
@@ -81,7 +81,7 @@ def pages(root: Path, out_dir: Path, shown_root: str | None = None,
         return _Case(folder, relative, entry, read_folder(folder, entry))
 
     outcomes = read_each([f for f in case_folders(root)  # the tensor-boundary form: copies
-                          if f.parent.name != TENSOR_IO_SUITE], read)
+                          if f.parent.name != SuiteForm.TENSOR_BOUNDARY.folder], read)
     if skipped is None:
         outcomes.raise_first()
     elif outcomes.skipped and not outcomes.done:  # pages of no case would replace good ones

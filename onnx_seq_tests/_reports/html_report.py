@@ -20,16 +20,15 @@ from .._core import operators
 from .._core.operators import sequence_operators
 from .._run.verifier import Result
 from . import note_check
+from .formats import RunReport
 from .notes import Note, attach_notes, minimal_models
 from .scoreboard import suite_text
 from .tally import (
     MEANING,
     SHOWN,
-    about_map,
     cap,
     descriptions,
     first_line,
-    form_of,
     forms,
     operators_about,
     percent,
@@ -42,7 +41,6 @@ BUGS = ("fail", "crash", "timeout")
 #: How many result rows the page shows at once (the filters narrow them).
 ROWS_SHOWN = 400
 
-_FORM_NAMES = {"original": "orig.", "tensor-boundary": "tensors"}
 
 
 def _e(text) -> str:
@@ -56,7 +54,6 @@ def html_report(results: list[Result], specs: list[str], suite, command: str,
     notes = notes or []
     described = descriptions(specs, described)
     noted = attach_notes(results, notes)
-    about = about_map(results, about)
     cases = len({r.case for r in results})
     parts = [
         "<!DOCTYPE html>",
@@ -88,6 +85,13 @@ def html_report(results: list[Result], specs: list[str], suite, command: str,
     return "\n".join(parts) + "\n"
 
 
+def html_bytes(run: RunReport) -> bytes:
+    """The --html row of formats.FORMATS: html_report of the run, UTF-8 (a lone surrogate as
+    its `\\udXXX` escape)."""
+    return html_report(run.results, run.specs, run.suite, run.command, run.notes, run.about,
+                       run.described).encode("utf-8", "backslashreplace")
+
+
 def _legend() -> str:
     items = "".join(f'<span class="o o-{o}">{o}</span> {_e(MEANING[o])}; ' for o in SHOWN
                     if o in MEANING)
@@ -112,10 +116,10 @@ def _glance(results: list[Result], specs: list[str], about) -> str:
     table = rollup(results, about)
     head = ("<tr><th rowspan=2>operator</th>"
             + "".join(f"<th colspan={len(shown)}>{_e(s)}</th>" for s in specs) + "</tr><tr>"
-            + "".join(f"<th>{_FORM_NAMES[f]}</th>" for _, f in columns) + "</tr>")
+            + "".join(f"<th>{f.short}</th>" for _, f in columns) + "</tr>")
     everything: dict[tuple[str, str], Counter] = {}
     for result in results:
-        everything.setdefault((result.backend, form_of(result)), Counter())[result.outcome] += 1
+        everything.setdefault((result.backend, result.form), Counter())[result.outcome] += 1
     rows: list[str] = []
     for name, cells in [("all case folders", everything), *table.items()]:
         if cells is not everything and name not in main and "sep" not in rows:
@@ -190,7 +194,7 @@ def _data(results: list[Result], specs: list[str], about, noted: dict[int, Note]
         if r.case not in cases:
             cases[r.case] = len(case_rows)
             names = operators_about(r, about)
-            case_rows.append([cap(r.case, 500), form_of(r), " ".join(names),
+            case_rows.append([cap(r.case, 500), r.form, " ".join(names),
                               " | ".join(_versions(r, names)), cap(r.element, 200),
                               cap(r.source, 500)])
         message = first_line(r.message, 400)

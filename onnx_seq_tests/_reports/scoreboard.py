@@ -16,19 +16,18 @@ from collections import Counter, defaultdict
 from .._core import operators
 from .._core.operators import sequence_operators
 from .._core.problems import one_line
+from .._core.suite_forms import SuiteForm
 from .._run.verifier import Result
-from .._suite.tensor_io import TENSOR_IO_SUITE
 from . import note_check
+from .formats import RunReport
 from .notes import Note, attach_notes
 from .tally import (
     MEANING,
     SHOWN,
-    about_map,
     cap,
     counts,
     descriptions,
     first_line,
-    form_of,
     forms,
     groups,
     operator_order,
@@ -38,8 +37,6 @@ from .tally import (
     rollup,
 )
 from .writers import suite_descriptions, xml_text
-
-_FORM_NAMES = {"original": "orig.", "tensor-boundary": "tensors"}
 
 
 def md_text(text: str) -> str:
@@ -77,14 +74,13 @@ def markdown_report(results: list[Result], specs: list[str], suite, command: str
                     described: dict[str, str] | None = None) -> str:
     """The conformance report: glance table, totals, per form, the detailed table, findings.
 
-    `suite` names the suite: a name, or verifier.suite_info's description(s) (folder name,
-    version, manifest sha256), never a local path. `about` (tally.load_about) says which
+    `suite` names the suite: a name, or discovery.suite_info's description(s) (folder name,
+    version, manifest sha256), never a local path. `about` (tally.about_of) says which
     operators a tensor-boundary variant is about; without it, its original case among the
     results says. `described`: what each backend runs (tally.descriptions)."""
     notes = notes or []
     described = descriptions(specs, described)
     noted = attach_notes(results, notes)
-    about = about_map(results, about)
     cases = sorted({r.case for r in results})
     present = _present(results)
     out = [
@@ -120,6 +116,13 @@ def markdown_report(results: list[Result], specs: list[str], suite, command: str
     return "\n".join(out).rstrip() + "\n"
 
 
+def markdown_bytes(run: RunReport) -> bytes:
+    """The --markdown row of formats.FORMATS: markdown_report of the run, UTF-8 (a lone
+    surrogate as its `\\udXXX` escape)."""
+    return markdown_report(run.results, run.specs, run.suite, run.command, run.notes, run.about,
+                           run.described).encode("utf-8", "backslashreplace")
+
+
 def glance_table(results: list[Result], specs: list[str], about) -> list[str]:
     """% of case folders passed per sequence/optional operator, backend and form; then the
     other operators the cases are about (carriers and helpers), in a table of their own."""
@@ -127,7 +130,7 @@ def glance_table(results: list[Result], specs: list[str], about) -> list[str]:
     columns = [(spec, form) for spec in specs for form in shown]
     table = rollup(results, about)
     main = set(sequence_operators())
-    head = ("| operator | " + " | ".join(f"{md_code(s)} {_FORM_NAMES[f]}" for s, f in columns)
+    head = ("| operator | " + " | ".join(f"{md_code(s)} {f.short}" for s, f in columns)
             + " |",
             "|---|" + "---:|" * len(columns))
 
@@ -138,8 +141,9 @@ def glance_table(results: list[Result], specs: list[str], about) -> list[str]:
     out = ["", "## At a glance", "",
            "Per operator, the share of its case folders each backend passed, and passed/total; "
            "`orig.`: the cases as written, `tensors`: their tensor-boundary form "
-           f"(`{TENSOR_IO_SUITE}/`), counted under the operators of the case each variant is "
-           "derived from (its wrapping Constant, SequenceAt, ... nodes are not counted).", "",
+           f"(`{SuiteForm.TENSOR_BOUNDARY.folder}/`), counted under the operators of the case "
+           "each variant is derived from (its wrapping Constant, SequenceAt, ... nodes are not "
+           "counted).", "",
            *head, *rows([n for n in table if n in main])]
     others = [n for n in table if n not in main]
     if others:
@@ -159,7 +163,7 @@ def forms_table(results: list[Result], specs: list[str]) -> list[str]:
     present = _present(results)
     table: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for result in results:
-        table[(result.backend, form_of(result))][result.outcome] += 1
+        table[(result.backend, result.form)][result.outcome] += 1
     out = ["", "## Per backend and suite form", "",
            "| backend | form | case folders | % pass | " + " | ".join(present) + " |",
            "|---|---|---:|---:|" + "---:|" * len(present)]
@@ -195,12 +199,11 @@ def scoreboard_table(results: list[Result], specs: list[str], about=None) -> lis
     """Operator x version x element type, each backend's forms side by side, then totals; a
     case counts under each operator it is about (sequence/optional operators first)."""
     shown = forms(results)
-    about = about_map(results, about)
     table: dict[tuple[str, str, str], dict[tuple[str, str], Counter]] = defaultdict(
         lambda: defaultdict(Counter))
     for r in results:
         for operator in operators_about(r, about):
-            table[(operator, _version(operator, r.opset), r.element)][(r.backend, form_of(r))][
+            table[(operator, _version(operator, r.opset), r.element)][(r.backend, r.form)][
                 r.outcome] += 1
     rank = {name: i for i, name in enumerate(operator_order(k[0] for k in table))}
     columns = [(spec, form) for spec in specs for form in shown]
@@ -209,7 +212,7 @@ def scoreboard_table(results: list[Result], specs: list[str], about=None) -> lis
            "raised (e), crashed (c), timed out (t) or were expected failures (x). A case "
            "counts under each operator it is about.", "",
            "| operator | version | element type | "
-           + " | ".join(f"{md_code(s)} {_FORM_NAMES[f]}" for s, f in columns) + " |",
+           + " | ".join(f"{md_code(s)} {f.short}" for s, f in columns) + " |",
            "|---|---:|---|" + "---|" * len(columns)]
     for (operator, version, element), cells in sorted(
             table.items(), key=lambda kv: (rank[kv[0][0]], _as_int(kv[0][1]), kv[0][2])):
@@ -217,7 +220,7 @@ def scoreboard_table(results: list[Result], specs: list[str], about=None) -> lis
                    + " | ".join(_short(cells.get(c, Counter())) for c in columns) + " |")
     totals: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for r in results:
-        totals[(r.backend, form_of(r))][r.outcome] += 1
+        totals[(r.backend, r.form)][r.outcome] += 1
     out.append("| **total** | | | " + " | ".join(f"**{_short(totals.get(c, Counter()))}**"
                                                  for c in columns) + " |")
     return out

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from pathlib import Path
 
 from .._core.operators import sequence_operators
-from .._published.discovery import nearest_manifest
+from .._core.suite_forms import SuiteForm
+from .._published.discovery import CaseRef
 from .._run.verifier import OUTCOMES, Result
 from .._runtimes.backends import describe
-from .._suite.tensor_io import TENSOR_IO_SUITE
 
 #: The outcomes in the order reports show them.
 SHOWN = OUTCOMES
@@ -114,53 +113,24 @@ def percent(counter: Counter) -> str:
     return f"{shown}%"
 
 
-def form_of(result: Result) -> str:
-    """The suite form a result belongs to: `tensor-boundary` for a case under the
-    tensor-boundary suite folder (or named as one of its variants), else `original`."""
-    return "tensor-boundary" if TENSOR_IO_SUITE in result.case.split("/") else "original"
-
-
-def forms(results: list[Result]) -> list[str]:
-    return sorted({form_of(r) for r in results}, key=lambda f: f != "original")
+def forms(results: list[Result]) -> list[SuiteForm]:
+    """The suite forms of the results, the cases as written first."""
+    return sorted({r.form for r in results}, key=list(SuiteForm).index)
 
 
 # -- what a case is about -----------------------------------------------------------------------
 
-def load_about(roots) -> dict[str, tuple[str, ...]]:
+def about_of(refs: list[CaseRef]) -> dict[str, tuple[str, ...]]:
     """Per case folder name, the operators of the case it is derived from, for the
-    tensor-boundary variants listed in the suite manifest of each root (the nearest one at or
-    above it, read once per command by discovery.nearest_manifest); a case not listed is about
-    the operators its result names. Unreadable manifests give nothing."""
-    about: dict[str, tuple[str, ...]] = {}
-    for root in roots:
-        manifest = nearest_manifest(Path(root))
-        entries = manifest.by_name if manifest is not None else {}
-        for entry in entries.values():
-            origin = entries.get(entry.derived_from) if entry.derived_from is not None else None
-            if origin is not None and origin.operators is not None:
-                about[entry.folder.rpartition("/")[2]] = origin.operators
-    return about
+    tensor-boundary variants among `refs` (CaseRef.about, from the manifest read when the
+    cases were found); a case not listed is about the operators its result names."""
+    return {ref.name: ref.about for ref in refs if ref.about is not None}
 
 
-def about_map(results: list[Result], about=None) -> dict[str, tuple[str, ...]]:
-    """Per case folder name, the operators the case is about: `about` (from load_about) where
-    it says, else for a tensor-boundary variant `test_X__suffix` whose original `test_X` is
-    among the results, the original's operators."""
-    originals = {r.name: tuple(r.operators) for r in results if form_of(r) == "original"}
-    found = {}
-    for result in results:
-        if form_of(result) == "tensor-boundary" and "__" in result.name:
-            origin = originals.get(result.name.rpartition("__")[0])
-            if origin is not None:
-                found[result.name] = origin
-    found.update(about or {})
-    return found
-
-
-def operators_about(result: Result, about: dict[str, tuple[str, ...]]) -> list[str]:
+def operators_about(result: Result, about: dict[str, tuple[str, ...]] | None) -> list[str]:
     """The operators a result counts under: those of the case it is derived from (`about`, see
-    about_map: a tensor-boundary variant's wrapping operators left out), else those it uses."""
-    found = about.get(result.name)
+    about_of: a tensor-boundary variant's wrapping operators left out), else those it uses."""
+    found = (about or {}).get(result.name)
     return list(found or result.operators or ["(no node)"])
 
 
@@ -174,10 +144,9 @@ def rollup(results: list[Result], about=None) -> dict[str, dict[tuple[str, str],
     """Per operator (see operators_about; sequence/optional operators first), per (backend,
     form): outcome counts."""
     table: dict[str, dict[tuple[str, str], Counter]] = defaultdict(lambda: defaultdict(Counter))
-    about = about_map(results, about)
     for result in results:
         for operator in operators_about(result, about):
-            table[operator][(result.backend, form_of(result))][result.outcome] += 1
+            table[operator][(result.backend, result.form)][result.outcome] += 1
     return {name: table[name] for name in operator_order(table)}
 
 

@@ -14,13 +14,13 @@ import time
 from collections import Counter
 
 from .._core.problems import one_line
+from .._core.suite_forms import SuiteForm
 from .._run.verifier import UNEXPECTED, Result
 from .tally import (
     SHOWN,
     by_severity,
     counts,
     first_line,
-    form_of,
     forms,
     groups,
     percent,
@@ -74,11 +74,15 @@ def rollup_lines(results: list[Result], specs: list[str], about=None) -> list[st
     passed/total (a tensor-boundary variant counts under the operators of its case)."""
     shown = forms(results)
     columns = [(spec, form) for spec in specs for form in shown]
-    names = {"original": "", "tensor-boundary": " tensors"}
-    header = ["operator", *(one_line(f"{s}{names[f]}") for s, f in columns)]
+    header = ["operator", *(one_line(s + _suffix(f)) for s, f in columns)]
     rows = [[operator, *(_cell(cells.get(c, Counter())) for c in columns)]
             for operator, cells in rollup(results, about).items()]
     return _columns([header, *rows])
+
+
+def _suffix(form: SuiteForm) -> str:
+    """What follows a backend's name in a column of `form`: nothing for the cases as written."""
+    return "" if form is SuiteForm.AS_WRITTEN else f" {form.short}"
 
 
 def _cell(counter: Counter) -> str:
@@ -105,6 +109,23 @@ def text_report(results: list[Result], specs: list[str], about=None) -> str:
     lines.append("")
     lines += _totals(results, specs)
     return "\n".join(lines) + "\n"
+
+
+def printed(style: str | None, results: list[Result], specs: list[str],
+            about: dict[str, tuple[str, ...]] | None = None) -> str:
+    """What verify prints on stdout (a style, not a report file): `summary`, `quiet` or (None)
+    the default text."""
+    if style == "summary":
+        return summary_text(results, specs, about)
+    if style == "quiet":
+        return quiet_text(results, specs)
+    return text_report(results, specs, about)
+
+
+def progress_shown(style: str | None) -> tuple[str, ...]:
+    """The outcomes the progress line reports as they happen: with --summary only wrong
+    values, crashes and hangs (the summary groups the rest), else every unexpected one."""
+    return ("fail", "crash", "timeout") if style == "summary" else UNEXPECTED
 
 
 def quiet_text(results: list[Result], specs: list[str]) -> str:
@@ -147,7 +168,7 @@ def _group_line(members: list[Result]) -> str:
     backends = sorted({r.backend for r in members})
     where = ", ".join(backends) if len(backends) <= 2 else f"{len(backends)} backends"
     example = members[0]
-    form = " tensors" if form_of(example) == "tensor-boundary" else ""
+    form = _suffix(example.form)
     return (f"{len(members):5} x {outcomes} [{where}]: {first_line(example.message, 110)} "
             f"(e.g. {example.name}{form})")
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .._core.atomic import write_atomic
 from .._run.verifier import Result
+from .formats import RunReport
 from .tally import SHOWN, cap, counts, descriptions, first_line, raw_outcome
 
 #: The version of the JSON report's layout; `gen-seq-tests report` reads this one.
@@ -25,7 +26,7 @@ JSON_FORMAT = 1
 
 
 def suite_descriptions(suite) -> list[dict]:
-    """Suite descriptions (verifier.suite_info) from a name, one description or a list."""
+    """Suite descriptions (discovery.suite_info) from a name, one description or a list."""
     if isinstance(suite, dict):
         return [suite]
     if isinstance(suite, (list, tuple)):
@@ -76,6 +77,11 @@ def json_bytes(results: list[Result], specs: list[str], suite,
                        ensure_ascii=False) + "\n").encode("utf-8")
 
 
+def json_report(run: RunReport) -> bytes:
+    """The --json row of formats.FORMATS: json_bytes of the run."""
+    return json_bytes(run.results, run.specs, run.suite, run.about, run.described)
+
+
 def write_json(results: list[Result], specs: list[str], suite, path: Path,
                about: dict[str, tuple[str, ...]] | None = None,
                described: dict[str, str] | None = None) -> None:
@@ -102,6 +108,11 @@ def _safe(text: str, limit: int | None = None) -> str:
 def write_junit(results: list[Result], specs: list[str], path: Path) -> None:
     """junit_bytes, written atomically."""
     write_atomic(path, junit_bytes(results, specs))
+
+
+def junit_report(run: RunReport) -> bytes:
+    """The --junit-xml row of formats.FORMATS: junit_bytes of the run."""
+    return junit_bytes(run.results, run.specs)
 
 
 def junit_bytes(results: list[Result], specs: list[str]) -> bytes:

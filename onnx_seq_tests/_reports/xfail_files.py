@@ -8,16 +8,15 @@ failure as fail: the file records where a runtime stands; it is not a judgement 
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 
 from .._core.errors import InputError
 from .._core.outputs import check_outputs, write_output
 from .._core.problems import one_line
-from .._core.regular_files import read_regular
-from .merge import MAX_REPORT_BYTES
-from .report import message_key
+from .._run.verifier import Result
+from .json_report import read_report
+from .tally import message_key
 
 #: Outcomes that are not a pass: each becomes an entry.
 NOT_PASSED = ("fail", "refused", "error", "crash", "timeout", "xfail")
@@ -41,13 +40,13 @@ def file_name(backend: str) -> str:
     return f"{backend}.txt"
 
 
-def xfail_text(results: list[dict], backend: str, describe: str) -> str:
+def xfail_text(results: list[Result], backend: str, describe: str) -> str:
     """The xfail file of `backend` for the results of a JSON report; `describe` names the
     runtime and its version in the file's first line."""
     groups: dict[str, list[str]] = defaultdict(list)
     for r in results:
-        if r["backend"] == backend and r["outcome"] in NOT_PASSED:
-            groups[message_key(r["message"]) or "(no message)"].append(r["name"])
+        if r.backend == backend and r.outcome in NOT_PASSED:
+            groups[message_key(r.message) or "(no message)"].append(r.name)
     total = sum(len(set(v)) for v in groups.values())
     lines = [f"# Case folders {describe} does not pass ({total}), for `gen-seq-tests verify "
              f"-b {backend} --xfail xfail/{backend}.txt`.",
@@ -81,20 +80,8 @@ def write_xfail_files(report: Path, backends: list[str], folder: Path,
     (`check_outputs`)."""
     paths = [folder / file_name(backend) for backend in backends]
     check_outputs([("-o", path) for path in paths], [report])
-    try:
-        data = read_regular(report, MAX_REPORT_BYTES + 1)  # a regular file only: never blocks
-        if len(data) > MAX_REPORT_BYTES:
-            raise ValueError(f"larger than {MAX_REPORT_BYTES} bytes (MAX_REPORT_BYTES)")
-        results = json.loads(data)["results"]
-        results = [{k: r[k] for k in ("backend", "outcome", "message", "name")}
-                   for r in results]
-    except OSError as error:
-        raise InputError(f"{one_line(str(report))}: cannot read it: "
-                         f"{error.strerror or error}") from None
-    except (ValueError, KeyError, TypeError) as error:
-        raise InputError(f"{report}: not a `gen-seq-tests verify --json` report "
-                         f"({type(error).__name__}: {error})") from None
-    found = {r["backend"] for r in results}
+    results = read_report(report).results  # InputError: `path: what is wrong`, exit 2
+    found = {r.backend for r in results}
     missing = [b for b in backends if b not in found]
     if missing:
         raise InputError(f"{report}: no result of backend {', '.join(missing)} (it has "

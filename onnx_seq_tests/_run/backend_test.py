@@ -34,8 +34,9 @@ from .._core.errors import BackendSpecError, OutputMismatch
 from .._core.problems import path_argument
 from .._core.value_types import from_type_proto
 from .._published.case_folder import read_tolerance, read_value
+from .._published.discovery import CaseRef, find_cases
 from .._runtimes.backends import check_backend, resolve
-from .verifier import CaseRef, Result, apply_xfail, find_cases, load_xfail
+from .verifier import Result, apply_xfail, load_xfail
 
 #: The test category: tests land in the unittest class `OnnxBackendSequenceOptionalModelTest`.
 CATEGORY = "SequenceOptional"

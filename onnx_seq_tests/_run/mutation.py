@@ -19,16 +19,17 @@ import onnx
 
 from .._core.cases import Graph, subgraphs
 from .._core.compare import compare_outputs
+from .._core.suite_forms import SuiteForm
 from .._core.value_types import from_type_proto
 from .._oracle import oracle
-from .._oracle.mutants import CATALOGUE, Mutant, operator_table
+from .._oracle.mutants import CATALOGUE
+from .._oracle.mutants.kit import Mutant, operator_table
 from .._published.case_folder import read_case_folder
 from .._published.coverage import EDGE_CASES, CaseCoverage, onnx_node_tests
 from .._published.discovery import case_folders, read_each
 from .._published.structure import STRUCTURE
-from .._suite.tensor_io import TENSOR_IO_SUITE
 
-__all__ = ["FUZZ_LABEL", "Discrimination", "Mutant", "Score", "Subject",
+__all__ = ["FUZZ_LABEL", "Discrimination", "Score", "Subject",
            "discrimination", "features_of", "holds", "markdown", "mutants", "onnx_subjects",
            "passes", "run_mutant", "score", "suite_subjects"]
 
@@ -292,7 +293,7 @@ def suite_subjects(root: Path, skipped: list | None = None) -> list[Subject]:
         return _subject(folder.name, folder.model, folder.data_sets, folder.atol, folder.rtol)
 
     outcomes = read_each([p for p in case_folders(Path(root))
-                          if p.parent.name != TENSOR_IO_SUITE], read)
+                          if p.parent.name != SuiteForm.TENSOR_BOUNDARY.folder], read)
     if skipped is None:
         outcomes.raise_first()
     else:

@@ -38,14 +38,13 @@ from .._core.errors import (
     XfailError,
 )
 from .._core.problems import Problems, Where, quote
-from .._published.discovery import CaseRef, find_cases, select_cases, suite_info
+from .._core.suite_forms import SuiteForm
+from .._published.discovery import CaseRef, find_cases
 from .._runtimes.backends import check_spec
-from .worker_main import case_elements, model_operators, model_opset
 from .workers import Pool, Task, start_fork_server
 
-__all__ = ["OUTCOMES", "UNEXPECTED", "CaseRef", "Result", "XfailEntry", "apply_xfail",
-           "case_elements", "check_xfail", "find_cases", "load_xfail", "model_operators",
-           "model_opset", "select_cases", "suite_info", "verify"]
+__all__ = ["OUTCOMES", "UNEXPECTED", "Result", "XfailEntry", "apply_xfail", "check_xfail",
+           "load_xfail", "verify"]
 
 OUTCOMES = ("pass", "fail", "refused", "error", "crash", "timeout", "xfail", "xpass")
 #: Outcomes that make `verify` exit 1 (unless the case is listed in the --xfail file).
@@ -67,11 +66,14 @@ class Result:
     opset: int | None = None  # the case's opset (manifest, else the model's)
     source: str = ""  # where the case is written, `file:line`, when the manifest says
     raw_outcome: str = ""  # the outcome before the --xfail list was applied; "": the same
+    form: SuiteForm = SuiteForm.AS_WRITTEN  # the suite form of the case (CaseRef.form)
 
     def __post_init__(self) -> None:
         if not isinstance(self.operators, tuple):  # a '+'-joined str would pass silently
             raise TypeError("Result.operators is a tuple of operator names, not "
                             f"{type(self.operators).__name__}")
+        if not isinstance(self.form, SuiteForm):
+            raise TypeError(f"Result.form is a SuiteForm, not {type(self.form).__name__}")
 
     @property
     def operator(self) -> str:
@@ -201,7 +203,8 @@ def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
         operators = ref.operators if ref.operators is not None else info.get("operators", [])
         result = Result(ref.case, ref.name, spec, outcome, message, tuple(operators),
                         info.get("element", "(unknown)"), seconds,
-                        ref.opset if ref.opset is not None else info.get("opset"), ref.source)
+                        ref.opset if ref.opset is not None else info.get("opset"), ref.source,
+                        form=ref.form)
         got.setdefault(index, []).append(apply_xfail(result, xfail or []))
         if len(got[index]) == len(specs):
             done = sorted(got.pop(index), key=lambda r: order[r.backend])

@@ -35,16 +35,14 @@ from pathlib import Path
 
 from .._casefile import reader as casefile
 from .._casefile.discovery import CaseSource
-from .._core.errors import ArgumentError, CaseFileError, OutputError
+from .._core.errors import ArgumentError, CaseFileError
 from .._core.problems import Problem, Problems, Where, path_argument
+from .._core.suite_forms import SuiteForm
 from .build_cache import BuildCache
 from .compiling import (
     CaseResult,
     FileResult,
-    compile_case,
-    compile_cases,
     compile_files,
-    fingerprint,
     stream_files,
 )
 from .freshness import Known, Paths
@@ -63,6 +61,8 @@ from .publish import Staging, folders_of, locked, recover, work_dir
 #: Case files of at least this many bytes in all are compiled in worker processes while this
 #: process writes each compiled case (below it, compiling here is quicker than starting one).
 STREAM_BYTES = 32 * 1024
+#: The suite folders a build writes: the cases as written, and their tensor-boundary form.
+SUITES = tuple(form.folder for form in SuiteForm)
 
 
 @dataclass
@@ -243,5 +243,4 @@ def _where(source: CaseSource, name: str) -> Where | None:
     return next((case.where for case in cases if case.name == name), None)
 
 
-__all__ = ["BuildReport", "CaseFileError", "OutputError", "build", "compile_case",
-           "compile_cases", "fingerprint"]
+__all__ = ["BuildReport", "build"]

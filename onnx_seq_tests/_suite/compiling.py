@@ -25,11 +25,12 @@ from .._core.cases import Case
 from .._core.elements import ElementType
 from .._core.errors import CaseFileError, ModelError
 from .._core.problems import Problem, Problems, Where
+from .._core.suite_forms import SuiteForm
 from .._oracle import expectations
 from .layout import SUITE, case_files
 from .manifest import CaseEntry
 from .model import build_model
-from .tensor_io import FORM, TENSOR_IO_SUITE, derive
+from .tensor_io import derive
 
 # -- one case ------------------------------------------------------------------------------------
 
@@ -138,7 +139,8 @@ def compile_file(source: CaseSource, empty_optional: str, reusable: dict[str, st
             CaseEntry.of(case, SUITE), tensor_io=tuple(v.name for v in form.variants),
             no_tensor_io_form=form.reason or None)
         items = [(case, entry)] + [
-            (v, dataclasses.replace(CaseEntry.of(v, TENSOR_IO_SUITE), form=FORM,
+            (v, dataclasses.replace(CaseEntry.of(v, SuiteForm.TENSOR_BOUNDARY.folder),
+                                    form=SuiteForm.TENSOR_BOUNDARY.manifest_form,
                                     derived_from=case.name))
             for v in form.variants]
         for item, item_entry in items:

@@ -15,11 +15,12 @@ import json
 from onnx import ModelProto
 
 from .._core.cases import Case
+from .._core.suite_forms import SuiteForm
 from .codec import encode
 
 #: The folder under the output root that holds the cases:
 #: `load_model_tests(data_dir=<root>, kind=SUITE)` loads them.
-SUITE = "sequence_optional"
+SUITE = SuiteForm.AS_WRITTEN.folder
 
 
 def case_files(case: Case, model: ModelProto, empty_optional: str = "undefined") -> dict:

@@ -132,7 +132,7 @@ class ExpandedFrom:
         return {"for_each": self.for_each, "type": self.type, "opset": self.opset}
 
 
-#: The key of a case's tensor-boundary variants (= tensor_io.FORM; this module imports no onnx).
+#: The key of a case's tensor-boundary variants (= SuiteForm.TENSOR_BOUNDARY.manifest_form).
 TENSOR_IO = "tensor_io"
 
 

@@ -44,11 +44,6 @@ from .._core.cases import Case, DataSet, Graph, Node, ValueDecl
 from .._core.elements import ELEMENTS
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
 
-#: The folder under the output root that holds the tensor-boundary form.
-TENSOR_IO_SUITE = "sequence_optional_tensor_io"
-#: The form's name in the manifest's case entries.
-FORM = "tensor_io"
-
 _INT64 = TensorType(ELEMENTS["int64"], ())
 _BOOL = TensorType(ELEMENTS["bool"], ())
 

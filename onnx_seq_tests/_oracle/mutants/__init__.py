@@ -23,7 +23,7 @@ how to write one.
 from __future__ import annotations
 
 from . import boundary, optional_control, sequence, split_concat
-from .kit import Mutant, operator_table
+from .kit import Mutant
 
 CATALOGUE: tuple[Mutant, ...] = (sequence.MUTANTS + split_concat.MUTANTS
                                  + optional_control.MUTANTS + boundary.MUTANTS)
@@ -37,4 +37,4 @@ def by_name(name: str) -> Mutant:
     raise KeyError(name)
 
 
-__all__ = ["CATALOGUE", "Mutant", "by_name", "operator_table"]
+__all__ = ["CATALOGUE", "by_name"]
