@@ -16,9 +16,10 @@ import pytest
 from test_publish import run, write_cases
 
 from onnx_seq_tests._casefile import discovery
+from onnx_seq_tests._core.errors import OutputError
 from onnx_seq_tests._suite import freshness
 from onnx_seq_tests._suite import manifest as manifests
-from onnx_seq_tests._suite.build import OutputError, build_known
+from onnx_seq_tests._suite.build import build_known
 
 
 def _wrap_everywhere(monkeypatch, original, counting) -> None:

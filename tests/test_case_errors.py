@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from onnx_seq_tests._casefile.reader import load_cases
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core import budgets as casefile
+from onnx_seq_tests._core.errors import MAX_REPORTED
 from onnx_seq_tests._core.operators import newest_opset
-from onnx_seq_tests._core.problems import MAX_REPORTED
 
 INVALID = Path(__file__).parent / "invalid_cases"
 

@@ -31,8 +31,7 @@ from hypothesis import strategies as st
 from onnx_seq_tests._casefile import vocabulary as casefile
 from onnx_seq_tests._casefile.reader import load_cases
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._core.errors import CaseFileError
-from onnx_seq_tests._core.problems import MAX_REPORTED
+from onnx_seq_tests._core.errors import MAX_REPORTED, CaseFileError
 from onnx_seq_tests._suite.compiling import compile_cases
 
 ROOT = Path(__file__).resolve().parent.parent

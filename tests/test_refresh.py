@@ -14,7 +14,9 @@ from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.errors import RefreshError
+from onnx_seq_tests._core.suite_forms import SuiteForm
 from onnx_seq_tests._reports import refresh
+from onnx_seq_tests._reports.writers import json_bytes
 from onnx_seq_tests._run.verifier import Result
 from onnx_seq_tests._suite.build import build
 
@@ -131,10 +133,11 @@ def test_a_readme_without_the_markers_is_one_line_exit_2(tmp_path):
 def test_refresh_recorded_marks_every_case_and_writes_the_table(checkout):
     """`gen-seq-tests refresh --recorded FILE` (after `make conformance`): the digests of every
     case folder and the README's table, from the report; nothing is run."""
-    results = [{"backend": spec, "case": case, "outcome": "pass"}
+    results = [Result(case, case.rpartition("/")[2], spec, "pass", "", (), "float", 0.0,
+                      form=SuiteForm.of_case(case))
                for case in refresh.case_digests(checkout / "generated")
                for spec in refresh.CONFORMANCE_SPECS]
-    (checkout / "dist.json").write_text(json.dumps({"results": results}))
+    (checkout / "dist.json").write_bytes(json_bytes(results, refresh.CONFORMANCE_SPECS, []))
     done = CliRunner().invoke(main, ["refresh", "--root", str(checkout),
                                      "--recorded", str(checkout / "dist.json")])
     assert done.exit_code == 0, done.output

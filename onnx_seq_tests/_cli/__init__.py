@@ -17,9 +17,8 @@ from pathlib import Path
 
 import click
 
-from .._core.errors import CheckFailed
+from .._core.errors import CheckFailed, one_line
 from .._core.outputs import check_outputs, write_output
-from .._core.problems import one_line
 from .._fuzz.command import SECONDS, fuzz
 from .._reports.formats import notes_formats
 from .._runtimes.records import names as runtime_names

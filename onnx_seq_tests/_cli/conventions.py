@@ -9,9 +9,8 @@ from pathlib import Path
 
 import click
 
-from .._core.errors import SeqTestsError
+from .._core.errors import SeqTestsError, one_line
 from .._core.interrupts import exit_status, signal_name, signals_interrupt
-from .._core.problems import one_line
 
 
 class Commands(click.Group):

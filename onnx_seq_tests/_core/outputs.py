@@ -21,8 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from .atomic import write_atomic
-from .errors import OutputError, WriteFailed
-from .problems import one_line
+from .errors import OutputError, WriteFailed, one_line
 
 
 def _real(path: Path) -> str:

@@ -12,18 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# The one-line rules of every message live with the errors (errors.py imports nothing of the
-# package); the modules that write messages import them from here, as before.
-from .errors import (  # noqa: F401
-    MAX_LINE,
-    MAX_REPORTED,
-    ArgumentError,
-    CaseFileError,
-    ProblemsError,
-    bounded,
-    one_line,
-    problem_lines,
-)
+from .errors import ArgumentError, CaseFileError, ProblemsError, bounded
 
 #: A message quotes at most this many characters of one value from the user (`quote`).
 MAX_QUOTED = 60

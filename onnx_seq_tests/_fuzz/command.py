@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from .._core.atomic import write_atomic
-from .._core.problems import one_line
+from .._core.errors import one_line
 from .._runtimes.records import names as runtime_names
 from .database import open_database
 from .outputs import check_file, check_folder, keep_elsewhere

@@ -19,8 +19,8 @@ import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from .._core.errors import ArchiveError
-from .._core.problems import one_line, quote
+from .._core.errors import ArchiveError, one_line
+from .._core.problems import quote
 
 #: Bounds on an archive: bytes on disk, total bytes of its members, number of members. The
 #: suite packs to well under 1 MiB, unpacks to a few MiB, in a few thousand files.

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from onnx import AttributeProto, GraphProto, ModelProto, OptionalProto, SequenceProto, TensorProto
 
-from .._core.errors import ArgumentError, MissingFile, ReadError, Unreadable
-from .._core.problems import one_line, quote
+from .._core.errors import ArgumentError, MissingFile, ReadError, Unreadable, one_line
+from .._core.problems import quote
 
 
 @dataclass(frozen=True)

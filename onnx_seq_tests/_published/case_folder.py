@@ -19,8 +19,8 @@ import onnx
 from google.protobuf import unknown_fields
 from onnx import ModelProto, OptionalProto, SequenceProto
 
-from .._core.errors import ArgumentError, MissingFile, ReadError, Unreadable, Unsupported
-from .._core.problems import one_line, quote
+from .._core.errors import ArgumentError, MissingFile, ReadError, Unreadable, Unsupported, one_line
+from .._core.problems import quote
 from .._core.value_types import OptionalType, SequenceType, ValueType, boundary_types
 from .._suite.codec import decode, proto_class
 from .bounded import (

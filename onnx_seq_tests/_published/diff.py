@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._core.errors import ArchiveError, DiffError, ManifestError
-from .._core.problems import one_line, path_argument, quote
+from .._core.errors import ArchiveError, DiffError, ManifestError, one_line
+from .._core.problems import path_argument, quote
 from .._core.regular_files import read_regular
 from .._suite import manifest as manifests
 from .archive import is_archive, read_archive

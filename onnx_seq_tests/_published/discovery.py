@@ -23,8 +23,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Generic, TypeVar
 
-from .._core.errors import NoCasesError, ReadError
-from .._core.problems import one_line
+from .._core.errors import NoCasesError, ReadError, one_line
 from .._core.suite_forms import SuiteForm
 from .._suite import manifest as manifests
 from .._suite.manifest import MANIFEST, CaseEntry

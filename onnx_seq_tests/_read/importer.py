@@ -42,8 +42,8 @@ from .._casefile.writer import (
 )
 from .._core import operators
 from .._core.elements import BY_PROTO
-from .._core.errors import NotExpressible, ReadError
-from .._core.problems import Problems, one_line, quote
+from .._core.errors import NotExpressible, ReadError, one_line
+from .._core.problems import Problems, quote
 from .._core.suite_forms import SuiteForm
 from .._core.value_types import from_type_proto
 from .._published.bounded import as_paths

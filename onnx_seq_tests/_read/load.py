@@ -9,8 +9,8 @@ from pathlib import Path
 
 from .._casefile.reader import case_files, load_cases, load_file
 from .._core.cases import Case
-from .._core.errors import CaseFileError, ModelError, ReadError, Unreadable
-from .._core.problems import Problems, one_line, quote
+from .._core.errors import CaseFileError, ModelError, ReadError, Unreadable, one_line
+from .._core.problems import Problems, quote
 from .._core.value_types import ValueType
 from .._published.bounded import as_path, as_paths
 from .._published.bounded import shown as shown_path

@@ -26,8 +26,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
-from .._core.errors import ReadError
-from .._core.problems import one_line
+from .._core.errors import ReadError, one_line
 from .._core.value_types import (
     OptionalType,
     SequenceType,

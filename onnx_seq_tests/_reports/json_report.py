@@ -11,8 +11,7 @@ import json
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from .._core.errors import InputError
-from .._core.problems import one_line
+from .._core.errors import InputError, one_line
 from .._core.regular_files import read_regular
 from .._core.suite_forms import SuiteForm
 from .._run.verifier import OUTCOMES, Result

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._core.atomic import write_atomic
-from .._core.errors import InputError
-from .._core.problems import one_line
+from .._core.errors import InputError, one_line
 from .._run.verifier import Result
 from .json_report import JsonReport, read_report
 

@@ -14,8 +14,8 @@ import re
 from collections import Counter, defaultdict
 
 from .._core import operators
+from .._core.errors import one_line
 from .._core.operators import sequence_operators
-from .._core.problems import one_line
 from .._core.suite_forms import SuiteForm
 from .._run.verifier import Result
 from . import note_check

@@ -13,7 +13,7 @@ import shutil
 import time
 from collections import Counter
 
-from .._core.problems import one_line
+from .._core.errors import one_line
 from .._core.suite_forms import SuiteForm
 from .._run.verifier import UNEXPECTED, Result
 from .tally import (

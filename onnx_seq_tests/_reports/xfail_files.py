@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from .._core.errors import InputError
+from .._core.errors import InputError, one_line
 from .._core.outputs import check_outputs, write_output
-from .._core.problems import one_line
 from .._run.verifier import Result
 from .json_report import read_report
 from .tally import message_key

@@ -6,17 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .build import arguments, raise_problems, sources
+from .build import SUITES, arguments, raise_problems, sources
 from .compiling import CaseResult, compile_files
 from .freshness import Known, Paths
 from .layout import SUITE
 from .manifest import MANIFEST, FileEntry, Manifest, unlisted
 from .old_tree import case_folder
 from .publish import scan_tree
-from .tensor_io import TENSOR_IO_SUITE
-
-#: The suite folders a build writes: the cases as written, and their tensor-boundary form.
-SUITES = (SUITE, TENSOR_IO_SUITE)
 
 
 def check(paths: Paths, out_root: Path, empty_optional: str = "undefined",

@@ -283,14 +283,17 @@ class Manifest:
 
 def decode(data: bytes, where: str) -> Manifest:
     """The manifest in `data`; ManifestError (one line, starting with `where`) unless it is
-    JSON (see `load_json`) holding an object with a "cases" and a "files" object. Entries are
-    decoded leniently (see Manifest); the format is not checked (`read` does)."""
+    JSON (see `load_json`) holding an object with a "cases" object and, if any, a "files"
+    object (a suite another tool wrote may list its cases only: verify reads what they are
+    about from it). Entries are decoded leniently (see Manifest); the format is not checked
+    (`read` does)."""
     value = load_json(data, where)
     if not isinstance(value, dict) or not isinstance(value.get("cases"), dict) \
-            or not isinstance(value.get("files"), dict):
+            or not isinstance(value.get("files", {}), dict):
         raise ManifestError(f"{where}: not a format-{FORMAT} manifest of gen-seq-tests")
     cases = case_entries(value["cases"])
-    files = {path: FileEntry.from_json(entry) for path, entry in value["files"].items()}
+    files = {path: FileEntry.from_json(entry)
+             for path, entry in value.get("files", {}).items()}
     header = {k: v for k, v in value.items() if k not in ("cases", "files")}
     return Manifest(header, cases, files, tuple(n for n in value["cases"] if n not in cases))
 
