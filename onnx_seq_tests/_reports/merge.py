@@ -47,8 +47,9 @@ class Merged:
 
 
 #: The keys of a JSON result: Result's fields, with its `operators` under "operator" as the
-#: '+'-joined text (writers.result_record).
-_FIELDS = {f.name for f in fields(Result)} - {"operators"} | {"operator"}
+#: '+'-joined text (writers.result_record); not those the report does not hold (`json` False).
+_FIELDS = {f.name for f in fields(Result) if f.metadata.get("json", True)} - {"operators"} \
+    | {"operator"}
 
 
 def read_report(path: Path) -> dict:

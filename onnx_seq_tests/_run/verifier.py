@@ -27,9 +27,10 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .._core.differences import Difference
 from .._core.problems import ArgumentError, Problems, ProblemsError, Where, quote
 from .._published.discovery import CaseRef, NoCasesError, find_cases, select_cases, suite_info
 from .._runtimes.backends import BackendSpecError, check_spec
@@ -61,6 +62,11 @@ class Result:
     opset: int | None = None  # the case's opset (manifest, else the model's)
     source: str = ""  # where the case is written, `file:line`, when the manifest says
     raw_outcome: str = ""  # the outcome before the --xfail list was applied; "": the same
+    #: What the message says, as records, for the fuzzer (not in the JSON report: `json`
+    #: False): a fail's differences (the first ones the message shows, the comparator's
+    #: records), and the type's name of the exception behind an error or a refusal.
+    differences: tuple[Difference, ...] = field(default=(), metadata={"json": False})
+    error_type: str = field(default="", metadata={"json": False})
 
     def __post_init__(self) -> None:
         if not isinstance(self.operators, tuple):  # a '+'-joined str would pass silently
@@ -194,12 +200,14 @@ def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
     got: dict[int, list[Result]] = {}
     collected: list[Result] = []
 
-    def add(index: int, spec: str, outcome: str, message: str, seconds: float) -> None:
+    def add(index: int, spec: str, outcome: str, message: str, seconds: float,
+            differences: tuple[Difference, ...] = (), error_type: str = "") -> None:
         ref, info = refs[index], infos.get(index, {})
         operators = ref.operators if ref.operators is not None else info.get("operators", [])
         result = Result(ref.case, ref.name, spec, outcome, message, tuple(operators),
                         info.get("element", "(unknown)"), seconds,
-                        ref.opset if ref.opset is not None else info.get("opset"), ref.source)
+                        ref.opset if ref.opset is not None else info.get("opset"), ref.source,
+                        differences=differences, error_type=error_type)
         got.setdefault(index, []).append(apply_xfail(result, xfail or []))
         if len(got[index]) == len(specs):
             done = sorted(got.pop(index), key=lambda r: order[r.backend])

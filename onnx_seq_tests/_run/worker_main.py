@@ -11,19 +11,30 @@ import os
 import signal
 import threading
 import time
+from dataclasses import replace
 from multiprocessing import connection
 from pathlib import Path
 
 import onnx
 
 from .._core.cases import graph_protos
-from .._core.compare import compare_outputs
+from .._core.compare import differences
+from .._core.differences import Difference
 from .._core.elements import BY_PROTO
 from .._published.bounded import ReadError
 from .._published.case_folder import CaseFolder, read_case_folder
 from .._runtimes.backends import check_backend, load_backend, prepare, run_prepared
 from .._runtimes.outputs import contract_problem
-from .messages import BackendVerdict, Broken, CaseRead, ForkDied, Group, ProbeReport, Ready
+from .judged import Judged
+from .messages import (
+    BackendVerdict,
+    Broken,
+    CaseRead,
+    ForkDied,
+    Group,
+    ProbeReport,
+    Ready,
+)
 from .reaping import LIBC, become_subreaper, end_tree
 
 #: At most this many comparator messages are kept per case and backend.
@@ -108,11 +119,10 @@ def _fork_safe(backend) -> bool:
 
 def _run_one(conn, folder: CaseFolder | None, info: dict, spec: str, backend) -> None:
     start = time.perf_counter()
-    if folder is None:
-        outcome, message = "error", cap(info["error"])
-    else:
-        outcome, message = run_on(folder, backend)
-    conn.send(BackendVerdict(spec, outcome, message, round(time.perf_counter() - start, 6)))
+    judged = Judged("error", cap(info["error"])) if folder is None else judge(folder, backend)
+    conn.send(BackendVerdict(spec, judged.outcome, judged.message,
+                             round(time.perf_counter() - start, 6), judged.differences,
+                             judged.error_type))
 
 
 def _end_with_parent() -> None:
@@ -166,34 +176,49 @@ def _quiet(spec: str) -> None:
 
 
 def run_on(folder: CaseFolder, backend) -> tuple[str, str]:
-    """(outcome, message) of one case folder on one backend (object or spec): `refused` when
-    prepare raises or the adapter cannot take a value kind (see refusal), `error` when a run
-    raises after a successful prepare or the outputs break the contract (outputs.py), `fail`
-    when the comparator finds a difference, else `pass`. The message is capped (cap)."""
+    """(outcome, message) of one case folder on one backend (object or spec), as `judge`
+    gives them."""
+    judged = judge(folder, backend)
+    return judged.outcome, judged.message
+
+
+def judge(folder: CaseFolder, backend) -> Judged:
+    """How one case folder fares on one backend (object or spec): `refused` when prepare
+    raises or the adapter cannot take a value kind (see refusal), `error` when a run raises
+    after a successful prepare or the outputs break the contract (outputs.py), `fail` when the
+    comparator finds a difference (its records kept, at most MAX_MESSAGES), else `pass`. The
+    message is capped (cap)."""
     if not folder.data_sets:
-        return "error", "the case folder has no test_data_set_* folder"
+        return Judged("error", "the case folder has no test_data_set_* folder")
     names = [o.name for o in folder.model.graph.output]
-    problems = []
+    found: list[Difference] = []
     try:
         rep = prepare(backend, folder.model)
     except Exception as error:  # the runtime would not prepare the model
-        return "refused", cap(error_text(error))
+        return Judged("refused", cap(error_text(error)), (), type(error).__name__)
     try:
         for k, (inputs, expected) in enumerate(folder.data_sets):
             actual = run_prepared(rep, inputs)
             broken = contract_problem(actual, folder.output_types)
             if broken:
-                return "error", cap(f"data set {k}: {broken}" if k else broken)
-            found = compare_outputs(expected, actual, atol=folder.atol, rtol=folder.rtol,
-                                    names=names, types=folder.output_types)
-            problems.extend(f"data set {k}: {p}" for p in found)
+                return Judged("error", cap(f"data set {k}: {broken}" if k else broken))
+            found.extend(replace(d, data_set=k) for d in differences(
+                expected, actual, atol=folder.atol, rtol=folder.rtol, names=names,
+                types=folder.output_types))
     except Exception as error:  # the backend raised: an outcome, with its message kept
-        return ("refused" if refusal(error) else "error"), cap(error_text(error))
-    if problems:
-        hidden = len(problems) - MAX_MESSAGES
-        kept = problems[:MAX_MESSAGES] + ([f"... and {hidden} more"] if hidden > 0 else [])
-        return "fail", cap("\n".join(kept))
-    return "pass", ""
+        return Judged("refused" if refusal(error) else "error", cap(error_text(error)), (),
+                      type(error).__name__)
+    if found:
+        return Judged("fail", fail_message(found), tuple(found[:MAX_MESSAGES]))
+    return Judged("pass", "")
+
+
+def fail_message(found: list[Difference]) -> str:
+    """The message of a `fail`: the first MAX_MESSAGES differences, one line each with its
+    data set, then how many more there are; capped (cap)."""
+    hidden = len(found) - MAX_MESSAGES
+    kept = [d.message() for d in found[:MAX_MESSAGES]]
+    return cap("\n".join(kept + ([f"... and {hidden} more"] if hidden > 0 else [])))
 
 
 def refusal(error: BaseException) -> bool:

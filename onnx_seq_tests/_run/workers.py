@@ -221,7 +221,7 @@ class Pool:
     """Run tasks in at most `jobs` workers; `on_event(kind, task, spec, payload)` receives
 
       ("case", task, None, info)                 the worker read the case (info: a dict)
-      ("result", task, spec, (outcome, message, seconds))
+      ("result", task, spec, (outcome, message, seconds, differences, error_type))
       ("crash", task, spec, (message, seconds))  the worker died running `spec`
       ("timeout", task, spec, (message, seconds)) `spec` gave no result within `timeout` s
 
@@ -366,7 +366,8 @@ class Pool:
         if isinstance(message, BackendVerdict):
             worker.finished += 1
             self.on_event("result", worker.task, message.spec,
-                          (message.outcome, message.message, message.seconds))
+                          (message.outcome, message.message, message.seconds,
+                           message.differences, message.error_type))
             if worker.finished >= len(worker.task.specs):
                 worker.end_task(self.timeout)
             else:  # the next backend's clock starts
