@@ -49,6 +49,29 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
     A task is a CaseTask. An isolated backend runs the case in a process forked from this one
     (a few milliseconds), so when it crashes it takes that process down, not the worker, which
     reports ForkDied and moves on (unless the backend is not fork-safe, see _fork_safe)."""
+    backends = _start(conn, specs, log, probe)
+    if backends is None:
+        return
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        folder, info = read(Path(task.path))  # the first backend's clock runs meanwhile
+        conn.send(CaseRead(info, os.fstat(2).st_size))
+        for spec in task.specs:
+            if spec not in task.isolated or folder is None or not _fork_safe(backends[spec]):
+                _run_one(conn, folder, info, spec, backends[spec])
+            elif not _run_forked(conn, folder, info, spec, backends[spec]):
+                break  # the parent gives the backends left to another run
+
+
+def _start(conn, specs: tuple[str, ...], log: str, probe: bool) -> dict | None:
+    """Set the worker up (a process group of its own, a subreaper, ended with its parent, its
+    output to `log`), load its backends and say so (Group, ProbeReport if `probe`, Ready): the
+    backends by spec, or None when one cannot be loaded (Broken sent)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     os.setpgid(0, 0)  # a group of its own: what a backend starts here is ended with the worker
     become_subreaper()  # and what leaves the group (setsid, a double fork) stays below it
@@ -64,48 +87,42 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
             _quiet(spec)
     except Exception as error:  # reported by the parent as one line
         conn.send(Broken(error_text(error)))
-        return
+        return None
     if probe:
         conn.send(ProbeReport([check_backend(backends[spec], spec) for spec in specs]))
     conn.send(Ready())
-    while True:
+    return backends
+
+
+def _run_forked(conn, folder: CaseFolder, info: dict, spec: str, backend) -> bool:
+    """Run one backend on the case in a process forked for it; whether it gave its verdict
+    (False: ForkDied sent, the task ends here)."""
+    done, told = os.pipe()  # a byte on it: the fork sent its verdict (an exit 0 alone
+    pid = os.fork()         # may be a backend's os._exit(0) before any verdict)
+    if pid == 0:  # the case's own process: it never returns into the worker's loop
+        code = 1
         try:
-            task = conn.recv()
-        except (EOFError, OSError):
-            return
-        if task is None:
-            return
-        folder, info = read(Path(task.path))  # the first backend's clock runs meanwhile
-        conn.send(CaseRead(info, os.fstat(2).st_size))
-        for spec in task.specs:
-            if spec not in task.isolated or folder is None or not _fork_safe(backends[spec]):
-                _run_one(conn, folder, info, spec, backends[spec])
-                continue
-            done, told = os.pipe()  # a byte on it: the fork sent its verdict (an exit 0 alone
-            pid = os.fork()         # may be a backend's os._exit(0) before any verdict)
-            if pid == 0:  # the case's own process: it never returns into this loop
-                code = 1
-                try:
-                    _die_with_parent()
-                    _run_one(conn, folder, info, spec, backends[spec])
-                    os.write(told, b"1")
-                    code = 0
-                except SystemExit as stop:  # the backend's sys.exit(n): exit n, as a worker does
-                    code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
-                finally:
-                    os._exit(code)
-            os.close(told)
-            _, status = os.waitpid(pid, 0)
-            code = os.waitstatus_to_exitcode(status)
-            os.set_blocking(done, False)  # a process the backend forked may hold `told` open
-            try:
-                answered = os.read(done, 1) == b"1"
-            except BlockingIOError:
-                answered = False
-            os.close(done)
-            if code != 0 or not answered:
-                conn.send(ForkDied(code))
-                break  # the parent gives the backends left to another run
+            _die_with_parent()
+            _run_one(conn, folder, info, spec, backend)
+            os.write(told, b"1")
+            code = 0
+        except SystemExit as stop:  # the backend's sys.exit(n): exit n, as a worker does
+            code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+        finally:
+            os._exit(code)
+    os.close(told)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    os.set_blocking(done, False)  # a process the backend forked may hold `told` open
+    try:
+        answered = os.read(done, 1) == b"1"
+    except BlockingIOError:
+        answered = False
+    os.close(done)
+    if code != 0 or not answered:
+        conn.send(ForkDied(code))
+        return False
+    return True
 
 
 def _fork_safe(backend) -> bool:
