@@ -18,7 +18,9 @@ expected and what came), and the message that says where it is is rendered from 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -36,24 +38,27 @@ class OutputMismatch(SeqTestsError, AssertionError):
     """Raised by `assert_outputs_match`; one line per difference."""
 
 
-def assert_outputs_match(expected, actual, *, atol=None, rtol=None, names=None,
-                         types=None) -> None:
+def assert_outputs_match(expected: Sequence[Any], actual: Any, *, atol: float | None = None,
+                         rtol: float | None = None, names: Sequence[str] | None = None,
+                         types: Sequence[ValueType] | None = None) -> None:
     """Raise OutputMismatch listing every difference between `expected` and `actual`."""
     problems = compare_outputs(expected, actual, atol=atol, rtol=rtol, names=names, types=types)
     if problems:
         raise OutputMismatch("\n".join(problems))
 
 
-def compare_outputs(expected, actual, *, atol=None, rtol=None, names=None,
-                    types=None) -> list[str]:
+def compare_outputs(expected: Sequence[Any], actual: Any, *, atol: float | None = None,
+                    rtol: float | None = None, names: Sequence[str] | None = None,
+                    types: Sequence[ValueType] | None = None) -> list[str]:
     """The differences between expected and actual graph outputs, as messages (empty: equal);
     the messages of `differences`."""
     return [d.text() for d in differences(expected, actual, atol=atol, rtol=rtol, names=names,
                                           types=types)]
 
 
-def differences(expected, actual, *, atol=None, rtol=None, names=None,
-                types=None) -> list[Difference]:
+def differences(expected: Sequence[Any], actual: Any, *, atol: float | None = None,
+                rtol: float | None = None, names: Sequence[str] | None = None,
+                types: Sequence[ValueType] | None = None) -> list[Difference]:
     """The differences between expected and actual graph outputs, as records (empty: equal).
 
     `names` and `types` (graph output names and ValueTypes, in order) are optional: names make
@@ -102,13 +107,13 @@ def _arguments(expected, atol, rtol, names, types) -> tuple[float, float]:
     return tolerances[0], tolerances[1]
 
 
-def compare_value(expected, actual, where: str, value_type: ValueType | None = None,
+def compare_value(expected: Any, actual: Any, where: str, value_type: ValueType | None = None,
                   atol: float = DEFAULT_ATOL, rtol: float = DEFAULT_RTOL) -> list[str]:
     """The differences between one expected value and one actual value, found at `where`."""
     return [d.text(where) for d in _differ(expected, actual, value_type, atol, rtol)]
 
 
-def _differ(expected, actual, value_type: ValueType | None, atol: float, rtol: float,
+def _differ(expected: Any, actual: Any, value_type: ValueType | None, atol: float, rtol: float,
             elements: tuple[int, ...] = ()) -> list[Difference]:
     """The differences between one expected value and one actual value, inside the sequence
     `elements` of an output (the records' output is the caller's to set)."""
@@ -137,7 +142,7 @@ def _differ(expected, actual, value_type: ValueType | None, atol: float, rtol: f
     return _compare_tensor(np.asarray(expected), actual, elements, atol, rtol)
 
 
-def _other_kind(expected, actual, elements: tuple[int, ...]) -> Difference:
+def _other_kind(expected: Any, actual: Any, elements: tuple[int, ...]) -> Difference:
     """`actual` is not the kind of value `expected` is; an empty optional where a value is
     expected is kind optional."""
     return Difference("optional" if actual is None else "kind", _describe(expected),
@@ -153,7 +158,7 @@ def _type_of(value) -> ValueType | None:
     return TensorType(None)
 
 
-def _compare_tensor(expected: np.ndarray, actual, elements: tuple[int, ...], atol: float,
+def _compare_tensor(expected: np.ndarray, actual: Any, elements: tuple[int, ...], atol: float,
                     rtol: float) -> list[Difference]:
     if isinstance(actual, np.generic):  # a numpy scalar is a 0-d tensor
         actual = np.asarray(actual)
@@ -176,7 +181,7 @@ def _compare_tensor(expected: np.ndarray, actual, elements: tuple[int, ...], ato
                        index=first, differ=len(wrong), size=int(expected.size))]
 
 
-def _bits_only(want, got) -> bool:
+def _bits_only(want: Any, got: Any) -> bool:
     """Whether two floats that differ are equal as numbers (both NaN, or -0.0 and 0.0): they
     differ in their bits only."""
     element = BY_DTYPE.get(getattr(want, "dtype", None))
@@ -274,7 +279,7 @@ def _show_element(value) -> str:
 MAX_SHOWN = 80
 
 
-def _show(value) -> str:
+def _show(value: Any) -> str:
     """A value as a message shows it, at most MAX_SHOWN characters: a str or bytes by its
     repr (cut like any other: a backend's long string must not make a long message)."""
     text = repr(value) if isinstance(value, (str, bytes)) else str(value)

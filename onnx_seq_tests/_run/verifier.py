@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from .._core.differences import Difference
 from .._core.problems import ArgumentError, Problems, ProblemsError, Where, one_line, quote
@@ -169,8 +170,8 @@ def check_xfail(entries: list[XfailEntry], specs: list[str], cases: list[CaseRef
     return warnings
 
 
-def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
-           jobs: int = 1, on_case=None, timeout: float | None = None,
+def verify(root: object, specs: list[str], *, xfail: list[XfailEntry] | None = None,
+           jobs: int = 1, on_case: OnCase | None = None, timeout: float | None = None,
            select: list[str] | tuple[str, ...] = (), cases: list[CaseRef] | None = None
            ) -> list[Result]:
     """Run every case folder under `root` (a folder or a list of them) on every backend spec,
@@ -210,6 +211,8 @@ class Arguments:
 #: exception; `argument` is "specs", "jobs", "timeout" or "select", `text` one line, `error`
 #: the exception that found it (a BackendSpecError, a re.error) or None.
 Refuse = Callable[[str, str, Exception | None], Exception]
+#: What verify calls with each case's results as soon as every backend gave one.
+OnCase = Callable[[list[Result]], object]
 
 
 def _refused(argument: str, text: str, error: Exception | None) -> Exception:
@@ -217,8 +220,8 @@ def _refused(argument: str, text: str, error: Exception | None) -> Exception:
     return error if isinstance(error, BackendSpecError) else ArgumentError(f"verify: {text}")
 
 
-def check_arguments(specs, jobs=1, timeout=None, select=(), *,
-                    refuse: Refuse = _refused) -> Arguments:
+def check_arguments(specs: object, jobs: object = 1, timeout: object = None,
+                    select: object = (), *, refuse: Refuse = _refused) -> Arguments:
     """verify's arguments checked, in the one place where the API (verify) and the command
     line (`gen-seq-tests verify`, through session.checked) check them, once per run: `specs` a
     non-empty list of backend specs, none given twice, each naming a backend that can be loaded
@@ -246,7 +249,7 @@ def check_arguments(specs, jobs=1, timeout=None, select=(), *,
     return Arguments(tuple(specs), jobs, timeout, _compiled(select, refuse))
 
 
-def _checked_specs(specs, refuse: Refuse) -> list[str]:
+def _checked_specs(specs: object, refuse: Refuse) -> list[str]:
     """`specs` as a list of non-empty strings; refuse("specs", ...) if it is not one."""
     try:
         listed = None if isinstance(specs, (str, bytes)) else list(specs)
@@ -260,7 +263,7 @@ def _checked_specs(specs, refuse: Refuse) -> list[str]:
     return listed
 
 
-def _compiled(select, refuse: Refuse) -> tuple[re.Pattern, ...]:
+def _compiled(select: object, refuse: Refuse) -> tuple[re.Pattern, ...]:
     """The `select` regexes compiled (a str is one); refuse("select", ...) for one that is
     not a regex."""
     compiled = []
@@ -274,7 +277,7 @@ def _compiled(select, refuse: Refuse) -> tuple[re.Pattern, ...]:
 
 
 def run(arguments: Arguments, refs: list[CaseRef], *, xfail: list[XfailEntry] | None = None,
-        on_case=None) -> list[Result]:
+        on_case: OnCase | None = None) -> list[Result]:
     """Run the cases `refs` on the backends of checked `arguments`, as verify does once it has
     checked them and found the cases (the command line calls this with what it checked and
     found, so nothing is checked twice). WorkerStartError becomes BackendSpecError."""
@@ -299,19 +302,21 @@ class _Collector:
     results handed to `on_case` as soon as every backend gave one."""
 
     def __init__(self, refs: list[CaseRef], specs: tuple[str, ...], xfail: list[XfailEntry],
-                 on_case) -> None:
+                 on_case: OnCase | None) -> None:
         self.refs, self.specs, self.xfail, self.on_case = refs, specs, xfail, on_case
         self.order = {spec: i for i, spec in enumerate(specs)}
         self.infos: dict[int, dict] = {}
         self.got: dict[int, list[Result]] = {}
         self.collected: list[Result] = []
 
-    def on_event(self, kind: str, task: Task, spec: str | None, payload) -> None:
+    def on_event(self, kind: str, task: Task, spec: str | None, payload: Any) -> None:
+        """One event of the pool (workers.Pool): a case read (its info), or a backend's
+        result, crash or timeout."""
         if kind == "case":
             self.infos[task.key] = payload
-        elif kind == "result":
+        elif kind == "result" and spec is not None:
             self.add(task.key, spec, *payload)
-        else:  # crash or timeout: outcomes of their own
+        elif spec is not None:  # crash or timeout: outcomes of their own
             self.add(task.key, spec, kind, *payload)
 
     def add(self, index: int, spec: str, outcome: str, message: str, seconds: float,

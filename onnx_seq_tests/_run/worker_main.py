@@ -14,6 +14,7 @@ import time
 from dataclasses import replace
 from multiprocessing import connection
 from pathlib import Path
+from typing import Any
 
 import onnx
 
@@ -43,7 +44,7 @@ MAX_MESSAGES = 10
 MAX_TEXT = 64 * 1024
 
 
-def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
+def serve(conn: connection.Connection, specs: tuple[str, ...], log: str, probe: bool) -> None:
     """The worker's loop; ends when the parent closes its pipe or sends None.
 
     A task is a CaseTask. An isolated backend runs the case in a process forked from this one
@@ -68,7 +69,8 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
                 break  # the parent gives the backends left to another run
 
 
-def _start(conn, specs: tuple[str, ...], log: str, probe: bool) -> dict | None:
+def _start(conn: connection.Connection, specs: tuple[str, ...], log: str,
+           probe: bool) -> dict | None:
     """Set the worker up (a process group of its own, a subreaper, ended with its parent, its
     output to `log`), load its backends and say so (Group, ProbeReport if `probe`, Ready): the
     backends by spec, or None when one cannot be loaded (Broken sent)."""
@@ -94,7 +96,8 @@ def _start(conn, specs: tuple[str, ...], log: str, probe: bool) -> dict | None:
     return backends
 
 
-def _run_forked(conn, folder: CaseFolder, info: dict, spec: str, backend) -> bool:
+def _run_forked(conn: connection.Connection, folder: CaseFolder, info: dict, spec: str,
+                backend: Any) -> bool:
     """Run one backend on the case in a process forked for it; whether it gave its verdict
     (False: ForkDied sent, the task ends here)."""
     done, told = os.pipe()  # a byte on it: the fork sent its verdict (an exit 0 alone
@@ -134,7 +137,8 @@ def _fork_safe(backend) -> bool:
     return getattr(backend, "fork_safe", True)
 
 
-def _run_one(conn, folder: CaseFolder | None, info: dict, spec: str, backend) -> None:
+def _run_one(conn: connection.Connection, folder: CaseFolder | None, info: dict, spec: str,
+             backend: Any) -> None:
     start = time.perf_counter()
     judged = Judged("error", cap(info["error"])) if folder is None else judge(folder, backend)
     conn.send(BackendVerdict(spec, judged.outcome, judged.message,
@@ -192,14 +196,14 @@ def _quiet(spec: str) -> None:
         onnxruntime.set_default_logger_severity(4)  # 3 still prints errors to stderr
 
 
-def run_on(folder: CaseFolder, backend) -> tuple[str, str]:
+def run_on(folder: CaseFolder, backend: Any) -> tuple[str, str]:
     """(outcome, message) of one case folder on one backend (object or spec), as `judge`
     gives them."""
     judged = judge(folder, backend)
     return judged.outcome, judged.message
 
 
-def judge(folder: CaseFolder, backend) -> Judged:
+def judge(folder: CaseFolder, backend: Any) -> Judged:
     """How one case folder fares on one backend (object or spec): `refused` when prepare
     raises or the adapter cannot take a value kind (see refusal), `error` when a run raises
     after a successful prepare or the outputs break the contract (outputs.py), `fail` when the
