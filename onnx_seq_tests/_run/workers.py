@@ -47,7 +47,7 @@ from .messages import (
     ProbeReport,
     Ready,
 )
-from .reaping import end_tree
+from .reaping import end_tree, wait_until_gone
 
 #: Lines of a crashed worker's output quoted in the case's message.
 STDERR_LINES = 8
@@ -210,7 +210,7 @@ class Pool:
             LIVE.discard(pid)
         worker.conn.close()
         if worker.grouped:
-            _wait_until_gone(pid)
+            wait_until_gone(pid)
 
     def _step(self) -> None:
         busy = sum(1 for w in self.workers if w.queue)
@@ -393,41 +393,3 @@ def _tail(worker: _Worker) -> str:
     if not lines:
         return "; it wrote nothing on stderr"
     return "; last lines of its stderr:\n" + "\n".join(lines[-STDERR_LINES:])
-
-
-#: How long `_end` waits for a killed process group to be gone.
-GROUP_GONE_SECONDS = 2.0
-
-
-def _wait_until_gone(pgid: int) -> None:
-    """Wait until no process of group `pgid` is running, at most GROUP_GONE_SECONDS. killpg
-    only sends SIGKILL: a process of the group (a `sleep` a backend left behind) may still be
-    running when it returns, so without this wait a run could end, or its caller look, before
-    it is gone. An empty group returns at once; a killed process left as a zombie for init to
-    reap counts as gone."""
-    deadline, pause = time.monotonic() + GROUP_GONE_SECONDS, 0.001
-    while _group_running(pgid) and time.monotonic() < deadline:
-        time.sleep(pause)
-        pause = min(2 * pause, 0.05)  # each look reads /proc: fewer looks the longer it takes
-
-
-def _group_running(pgid: int) -> bool:
-    """Whether a process of group `pgid` exists that is not a zombie (/proc where there is
-    one; elsewhere any process of the group counts)."""
-    try:
-        os.killpg(pgid, 0)
-    except OSError:  # no process of the group is left
-        return False
-    if not os.path.isdir("/proc/self"):
-        return True
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as file:
-                fields = file.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and fields[0] not in (b"Z", b"X") and int(fields[2]) == pgid:
-            return True
-    return False
