@@ -8,6 +8,7 @@ import signal
 
 import pytest
 
+from onnx_seq_tests._core.differences import Difference
 from onnx_seq_tests._run import messages
 from onnx_seq_tests._run.verifier import verify
 
@@ -18,7 +19,8 @@ RECORDS = [
     messages.Ready(),
     messages.Broken("BackendSpecError: --backend x: cannot import x"),
     messages.CaseRead({"element": "float", "operators": ["SequenceAt"], "opset": 11}, 42),
-    messages.BackendVerdict("onnxruntime", "fail", "data set 0: output 0 differs", 0.012),
+    messages.BackendVerdict("onnxruntime", "fail", "data set 0: output 0: expected 1, got 2",
+                            0.012, (Difference("value", "1", "2", output=0, data_set=0),)),
     messages.ForkDied(-6),
 ]
 

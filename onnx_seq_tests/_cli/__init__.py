@@ -166,59 +166,29 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     or a report path that is an input, inside a suite or another report's, 130 when
     interrupted (Ctrl-C; the workers are ended first).
     """
-    import re
-
-    from .._run.workers import start_fork_server
-
-    start_fork_server(backends)  # it imports onnx and the backends while this process does
-    from .._core.errors import BackendSpecError, NoCasesError
     from .._published.resources import default_suite, resolve_suite, xfail_file
-    from .._runtimes.backends import check_spec
     from . import session
 
     resolved = [resolve_suite(s) for s in suite_dirs] or [default_suite()]
     xfail_path = xfail_file(xfail_path) if xfail_path else None
-    suites = [r.root for r in resolved]
-    repeated = sorted({b for b in backends if backends.count(b) > 1})
-    if repeated:
-        raise click.BadParameter(f"{', '.join(repeated)} given more than once",
-                                 param_hint="--backend")
-    for spec in backends:
-        try:
-            check_spec(spec)
-        except BackendSpecError as error:
-            raise click.BadParameter(one_line(str(error)), param_hint="--backend") from None
-    for pattern in select:
-        try:
-            re.compile(pattern)
-        except re.error as error:
-            raise click.BadParameter(f"{pattern!r} is not a valid regex: {error}",
-                                     param_hint="-k") from None
+    arguments = session.checked(backends, jobs, timeout, select)  # the one check; it starts
+    suites = [r.root for r in resolved]                            # the workers' fork server
     check_report_paths(outputs, [*suites, xfail_path, notes_path])
     with_notes = notes_formats()
     if notes_path and not any(outputs[form] for form in with_notes):
         raise click.BadParameter(
             f"the notes are for the {' or '.join(f.title for f in with_notes)} report; add "
             + " or ".join(f"{f.option} FILE" for f in with_notes), param_hint="--notes")
-    specs = list(backends)
-    try:
-        plan = session.plan(suites, select, xfail_path, notes_path)
-    except NoCasesError as error:
-        raise click.BadParameter(str(error), param_hint="SUITE_DIR") from None
-    if not plan.cases:
-        raise click.BadParameter(f"no case under {', '.join(map(str, suites))} matches "
-                                 + " or ".join(select), param_hint="-k")
-    session.check_entries(plan, specs, strict_xfail)
+    plan = session.plan(suites, arguments, xfail_path, notes_path)
+    session.check_entries(plan, list(arguments.specs), strict_xfail)
     for suite in resolved:
         click.echo(suite.describe())
     command = " ".join(["gen-seq-tests verify", *map(as_shown, suites),
-                        *(f"--backend {s}" for s in specs), *(f"-k {p}" for p in select),
+                        *(f"--backend {s}" for s in backends), *(f"-k {p}" for p in select),
                         *options(xfail=xfail_path, notes=notes_path), *quoted(outputs)])
     sys.exit(session.run(
-        plan, suites, [as_shown(s) for s in suites], specs, jobs=job_count(jobs),
-        timeout=timeout,
-        style=style, progress=progress, command=command,
-        outputs=outputs,
+        plan, arguments, suites, [as_shown(s) for s in suites], style=style,
+        progress=progress, command=command, outputs=outputs,
         echo=lambda text: click.echo(text, nl=False), warn=lambda text: say(text, err=True)))
 
 

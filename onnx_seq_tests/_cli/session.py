@@ -9,15 +9,38 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._core.errors import SeqTestsError
+import click
+
+from .._core.errors import NoCasesError, SeqTestsError
 from .._published.discovery import CaseRef, find_cases, select_cases, suite_info
 from .._reports.formats import RunReport, write_reports
 from .._reports.notes import Note, load_notes
 from .._reports.tally import about_of
 from .._reports.text_report import Progress, printed, progress_shown
-from .._run.verifier import UNEXPECTED, XfailEntry, check_xfail, load_xfail
-from .._run.verifier import verify as run_verify
+from .._run.verifier import (
+    UNEXPECTED,
+    Arguments,
+    XfailEntry,
+    check_arguments,
+    check_xfail,
+    load_xfail,
+)
+from .._run.verifier import run as run_cases
 from .reporting import Outputs
+
+#: The option of each argument of verify, for the messages of the one check (checked).
+_OPTIONS = {"specs": "--backend", "jobs": "--jobs", "timeout": "--timeout", "select": "-k"}
+
+
+def checked(backends: tuple[str, ...], jobs: int, timeout: float | None,
+            select: tuple[str, ...]) -> Arguments:
+    """The options checked by verifier.check_arguments, the check the API makes (once per
+    run: nothing checks them again); a bad one is a click.BadParameter naming its option."""
+
+    def refuse(argument: str, text: str, error: Exception | None) -> Exception:
+        return click.BadParameter(text, param_hint=_OPTIONS[argument])
+
+    return check_arguments(list(backends), jobs, timeout, select, refuse=refuse)
 
 
 @dataclass
@@ -32,15 +55,22 @@ class Plan:
     warnings: list[str]
 
 
-def plan(suites: list[Path], select: tuple[str, ...], xfail_path: Path | None,
+def plan(suites: list[Path], arguments: Arguments, xfail_path: Path | None,
          notes_path: Path | None) -> Plan:
-    """The cases under `suites` (those a regex of `select` finds), the --xfail file and the
-    notes read. Raises NoCasesError for a suite without cases, XfailError or NotesError for a
-    bad file; an empty `cases` is the caller's to refuse."""
-    everything = find_cases(suites)
-    cases = select_cases(everything, select)
+    """The cases under `suites` (those a regex of `arguments.select` finds), the --xfail file
+    and the notes read. click.BadParameter for a suite without cases or no case selected,
+    XfailError or NotesError for a bad file."""
+    try:
+        everything = find_cases(suites)
+    except NoCasesError as error:
+        raise click.BadParameter(str(error), param_hint="SUITE_DIR") from None
+    cases = select_cases(everything, arguments.select)
     xfail = load_xfail(xfail_path) if xfail_path else []
     notes = load_notes(notes_path) if notes_path else []
+    if not cases:
+        raise click.BadParameter(f"no case under {', '.join(map(str, suites))} matches "
+                                 + " or ".join(p.pattern for p in arguments.select),
+                                 param_hint="-k")
     return Plan(everything, cases, xfail, notes, [])
 
 
@@ -52,22 +82,23 @@ def check_entries(plan: Plan, specs: list[str], strict: bool) -> None:
         raise SeqTestsError("\n".join(plan.warnings).replace(": warning: ", ": "))
 
 
-def run(plan: Plan, suites: list[Path], names: list[str], specs: list[str], *, jobs: int,
-        timeout: float | None, style: str | None, progress: bool | None, command: str,
-        outputs: Outputs, echo: Callable[[str], None],
-        warn: Callable[[str], None]) -> int:
-    """Run `plan` on `specs`, with a progress line on stderr (`progress`; None: on a terminal
-    only), `echo` what `style` prints, write the reports of `outputs` (each format of the
-    table, with its path or None) quoting `command`, `warn` each warning, and return the exit
-    status: 1 when an outcome is unexpected, else 0; 130 after Ctrl-C (the workers ended, no
-    report written). `names` are the suites as reports show them."""
+def run(plan: Plan, arguments: Arguments, suites: list[Path], names: list[str], *,
+        style: str | None, progress: bool | None, command: str, outputs: Outputs,
+        echo: Callable[[str], None], warn: Callable[[str], None]) -> int:
+    """Run `plan` on the backends of `arguments` (checked), with a progress line on stderr
+    (`progress`; None: on a terminal only), `echo` what `style` prints, write the reports of
+    `outputs` (each format of the table, with its path or None) quoting `command`, `warn` each
+    warning, and return the exit status: 1 when an outcome is unexpected, else 0; 130 after
+    Ctrl-C (the workers ended, no report written). `names` are the suites as reports show
+    them."""
+    specs = list(arguments.specs)
     shown = sys.stderr.isatty() if progress is None else progress
     bar = Progress(len(plan.cases), sys.stderr, sys.stderr.isatty(),
                    shown=progress_shown(style)) if shown else None
     try:
         try:
-            results = run_verify(suites, specs, xfail=plan.xfail, jobs=jobs, timeout=timeout,
-                                 cases=plan.cases, on_case=bar.update if bar else None)
+            results = run_cases(arguments, plan.cases, xfail=plan.xfail,
+                                on_case=bar.update if bar else None)
         finally:
             if bar:
                 bar.close()

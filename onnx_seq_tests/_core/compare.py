@@ -10,14 +10,21 @@ move data and compute nothing) a float must come out bit for bit: -0.0 as -0.0, 
 the same NaN (sign, quiet bit and payload), since a copy that changes them is a wrong copy.
 With a tolerance (a computed result), any NaN equals any NaN.
 
-Every difference is a message that says where it is, for example
+Every difference is a record (differences.py: its kind, where it is, short texts of what was
+expected and what came), and the message that says where it is is rendered from it, for example
 `output 0 (seq), element 2, index [1, 0]: expected 3.5, got 3.0`.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
 import numpy as np
 
+from .differences import Difference
 from .elements import BY_DTYPE, is_nan, nan_text
 from .errors import ArgumentError, OutputMismatch
 from .problems import quote
@@ -28,17 +35,28 @@ DEFAULT_RTOL = 1e-3
 DEFAULT_ATOL = 1e-7
 
 
-def assert_outputs_match(expected, actual, *, atol=None, rtol=None, names=None,
-                         types=None) -> None:
+def assert_outputs_match(expected: Sequence[Any], actual: Any, *, atol: float | None = None,
+                         rtol: float | None = None, names: Sequence[str] | None = None,
+                         types: Sequence[ValueType] | None = None) -> None:
     """Raise OutputMismatch listing every difference between `expected` and `actual`."""
     problems = compare_outputs(expected, actual, atol=atol, rtol=rtol, names=names, types=types)
     if problems:
         raise OutputMismatch("\n".join(problems))
 
 
-def compare_outputs(expected, actual, *, atol=None, rtol=None, names=None,
-                    types=None) -> list[str]:
-    """The differences between expected and actual graph outputs, as messages (empty: equal).
+def compare_outputs(expected: Sequence[Any], actual: Any, *, atol: float | None = None,
+                    rtol: float | None = None, names: Sequence[str] | None = None,
+                    types: Sequence[ValueType] | None = None) -> list[str]:
+    """The differences between expected and actual graph outputs, as messages (empty: equal);
+    the messages of `differences`."""
+    return [d.text() for d in differences(expected, actual, atol=atol, rtol=rtol, names=names,
+                                          types=types)]
+
+
+def differences(expected: Sequence[Any], actual: Any, *, atol: float | None = None,
+                rtol: float | None = None, names: Sequence[str] | None = None,
+                types: Sequence[ValueType] | None = None) -> list[Difference]:
+    """The differences between expected and actual graph outputs, as records (empty: equal).
 
     `names` and `types` (graph output names and ValueTypes, in order) are optional: names make
     messages clearer, types decide kinds where a value alone cannot (an empty optional vs a
@@ -46,17 +64,17 @@ def compare_outputs(expected, actual, *, atol=None, rtol=None, names=None,
     """
     atol, rtol = _arguments(expected, atol, rtol, names, types)
     if isinstance(actual, (np.ndarray, str, bytes)) or not hasattr(actual, "__len__"):
-        return [f"expected a list of {len(expected)} output(s), got {_describe(actual)}"]
+        return [Difference("outputs", str(len(expected)), _describe(actual))]
     actual = list(actual)
     if len(actual) != len(expected):
-        return [f"expected {len(expected)} output(s), got {len(actual)}"]
-    problems = []
+        return [Difference("count", str(len(expected)), str(len(actual)))]
+    found = []
     for i, (want, got) in enumerate(zip(expected, actual, strict=True)):
-        name = names[i] if names else None
-        where = f"output {i} ({name})" if name else f"output {i}"
         value_type = types[i] if types else None
-        problems.extend(compare_value(want, got, where, value_type, atol, rtol))
-    return problems
+        name = names[i] if names else ""
+        found.extend(replace(d, output=i, name=name)
+                     for d in _differ(want, got, value_type, atol, rtol))
+    return found
 
 
 def _arguments(expected, atol, rtol, names, types) -> tuple[float, float]:
@@ -86,32 +104,46 @@ def _arguments(expected, atol, rtol, names, types) -> tuple[float, float]:
     return tolerances[0], tolerances[1]
 
 
-def compare_value(expected, actual, where: str, value_type: ValueType | None = None,
+def compare_value(expected: Any, actual: Any, where: str, value_type: ValueType | None = None,
                   atol: float = DEFAULT_ATOL, rtol: float = DEFAULT_RTOL) -> list[str]:
     """The differences between one expected value and one actual value, found at `where`."""
+    return [d.text(where) for d in _differ(expected, actual, value_type, atol, rtol)]
+
+
+def _differ(expected: Any, actual: Any, value_type: ValueType | None, atol: float, rtol: float,
+            elements: tuple[int, ...] = ()) -> list[Difference]:
+    """The differences between one expected value and one actual value, inside the sequence
+    `elements` of an output (the records' output is the caller's to set)."""
     if value_type is None:
         value_type = _type_of(expected)
     if isinstance(value_type, OptionalType):
         if expected is None:
             if actual is None:
                 return []
-            return [f"{where}: expected an empty optional, got {_describe(actual)}"]
+            return [Difference("optional", "an empty optional", _describe(actual),
+                               elements=elements)]
         if actual is None:
-            return [f"{where}: expected a present optional holding {_describe(expected)}, "
-                    "got an empty optional"]
-        return compare_value(expected, actual, where, value_type.element, atol, rtol)
+            return [Difference("optional", f"a present optional holding {_describe(expected)}",
+                               "an empty optional", elements=elements)]
+        return _differ(expected, actual, value_type.element, atol, rtol, elements)
     if isinstance(value_type, SequenceType):
         if not isinstance(actual, (list, tuple)):
-            return [f"{where}: expected {_describe(expected)}, got {_describe(actual)}"]
+            return [_other_kind(expected, actual, elements)]
         if len(actual) != len(expected):
-            return [f"{where}: expected a sequence of length {len(expected)}, got length "
-                    f"{len(actual)}"]
-        problems = []
+            return [Difference("length", str(len(expected)), str(len(actual)),
+                               elements=elements)]
+        found = []
         for k, (want, got) in enumerate(zip(expected, actual, strict=True)):
-            problems.extend(compare_value(want, got, f"{where}, element {k}", value_type.element,
-                                          atol, rtol))
-        return problems
-    return _compare_tensor(np.asarray(expected), actual, where, atol, rtol)
+            found.extend(_differ(want, got, value_type.element, atol, rtol, (*elements, k)))
+        return found
+    return _compare_tensor(np.asarray(expected), actual, elements, atol, rtol)
+
+
+def _other_kind(expected: Any, actual: Any, elements: tuple[int, ...]) -> Difference:
+    """`actual` is not the kind of value `expected` is; an empty optional where a value is
+    expected is kind optional."""
+    return Difference("optional" if actual is None else "kind", _describe(expected),
+                      _describe(actual), elements=elements)
 
 
 def _type_of(value) -> ValueType | None:
@@ -123,28 +155,39 @@ def _type_of(value) -> ValueType | None:
     return TensorType(None)
 
 
-def _compare_tensor(expected: np.ndarray, actual, where: str, atol: float,
-                    rtol: float) -> list[str]:
+def _compare_tensor(expected: np.ndarray, actual: Any, elements: tuple[int, ...], atol: float,
+                    rtol: float) -> list[Difference]:
     if isinstance(actual, np.generic):  # a numpy scalar is a 0-d tensor
         actual = np.asarray(actual)
     if not isinstance(actual, np.ndarray):
-        return [f"{where}: expected {_describe(expected)}, got {_describe(actual)}"]
+        return [_other_kind(expected, actual, elements)]
     if actual.dtype != expected.dtype:
-        return [f"{where}: expected dtype {_dtype_name(expected.dtype)}, got "
-                f"{_dtype_name(actual.dtype)}"]
+        return [Difference("dtype", _dtype_name(expected.dtype), _dtype_name(actual.dtype),
+                           elements=elements)]
     if actual.shape != expected.shape:
-        return [f"{where}: expected shape {list(expected.shape)}, got {list(actual.shape)}"]
+        return [Difference("shape", str(list(expected.shape)), str(list(actual.shape)),
+                           elements=elements)]
     same = _equal_values(expected, actual, atol, rtol)
     if same.all():
         return []
     wrong = np.argwhere(~same)
     first = tuple(int(i) for i in wrong[0])
-    place = f"{where}, index {list(first)}" if first else where
-    more = ""
-    if len(wrong) > 1:
-        more = f" ({len(wrong)} of {expected.size} values differ)"
-    return [f"{place}: expected {_show_element(expected[first])}, got "
-            f"{_show_element(actual[first])}{more}"]
+    want, got = expected[first], actual[first]
+    kind = "bits" if _bits_only(want, got) else "value"
+    return [Difference(kind, _show_element(want), _show_element(got), elements=elements,
+                       index=first, differ=len(wrong), size=int(expected.size))]
+
+
+def _bits_only(want: Any, got: Any) -> bool:
+    """Whether two floats that differ are equal as numbers (both NaN, or -0.0 and 0.0): they
+    differ in their bits only."""
+    element = BY_DTYPE.get(getattr(want, "dtype", None))
+    if element is None or element.kind != "float":
+        return False
+    with np.errstate(invalid="ignore"):
+        wide_want = float(np.asarray(want).astype(np.float64))
+        wide_got = float(np.asarray(got).astype(np.float64))
+    return (math.isnan(wide_want) and math.isnan(wide_got)) or wide_want == wide_got
 
 
 def _equal_values(expected: np.ndarray, actual: np.ndarray, atol: float,
@@ -229,8 +272,12 @@ def _show_element(value) -> str:
     return _show(value)
 
 
-def _show(value) -> str:
-    if isinstance(value, (str, bytes)):
-        return repr(value)
-    text = str(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+#: A value in a message (and in a Difference) is cut to this many characters.
+MAX_SHOWN = 80
+
+
+def _show(value: Any) -> str:
+    """A value as a message shows it, at most MAX_SHOWN characters: a str or bytes by its
+    repr (cut like any other: a backend's long string must not make a long message)."""
+    text = repr(value) if isinstance(value, (str, bytes)) else str(value)
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 3] + "..."

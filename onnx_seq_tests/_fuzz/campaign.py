@@ -5,7 +5,7 @@ Program i of a campaign with seed S is drawn from the seed text `S:i`, so the sa
 the same programs on any machine, and `--shard K/N` takes the programs with i % N == K - 1: N
 jobs share no work. Refusal-aware (profile.py), a program holding a feature the backend refuses
 is drawn again from `S:i~1`, `S:i~2`, ...; that text is its seed. A finding's signature is
-`backend:outcome:kind:operators:elements`: the kind of wrong answer (judge.disagreement_kind),
+`backend:outcome:kind:operators:elements`: the kind of wrong answer (judge.Verdict.kind),
 the operators of the shrunk case and the element types of its graph inputs and outputs; one file
 per signature. With an example database (a local folder in hypothesis's format, database.py),
 the program seeds of earlier findings are judged first and the new ones saved.

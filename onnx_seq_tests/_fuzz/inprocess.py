@@ -12,14 +12,16 @@ fails).
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 
 from .._core.cases import Case
-from .._core.compare import compare_outputs
+from .._core.compare import differences
 from .._core.errors import UnknownMutant
 from .._oracle.mutants import CATALOGUE
 from .._oracle.mutants.kit import Mutant
+from .._run.judged import Judged
 from .._run.mutation import run_mutant
 
 ORACLE = "oracle"
@@ -43,9 +45,9 @@ def mutant_of(spec: str) -> Mutant | None:
                         f"{len(CATALOGUE)} mutants of the catalogue (write mutant:NAME)")
 
 
-def judge_case(case: Case, mutant: Mutant | None) -> tuple[str, str]:
-    """(outcome, message) of `case` on the mutant (None: the plain oracle): every data set run
-    and compared; the first data set that differs or raises decides."""
+def judge_case(case: Case, mutant: Mutant | None) -> Judged:
+    """How `case` fares on the mutant (None: the plain oracle): every data set run and
+    compared; the first data set that differs or raises decides."""
     input_types = [d.type for d in case.graph.inputs]
     output_types = [d.type for d in case.graph.outputs]
     names = [d.name for d in case.graph.outputs]
@@ -56,9 +58,11 @@ def judge_case(case: Case, mutant: Mutant | None) -> tuple[str, str]:
                 actual = run_mutant(mutant, case.graph, case.opset, list(data_set.inputs),
                                     input_types, output_types)
         except Exception as error:  # noqa: BLE001 - a backend failing is an outcome
-            return "error", f"data set {k}: {type(error).__name__}: {error}"
-        found = compare_outputs(list(data_set.outputs), actual, atol=case.atol,
-                                rtol=case.rtol, names=names, types=output_types)
+            return Judged("error", f"data set {k}: {type(error).__name__}: {error}", (),
+                          type(error).__name__)
+        found = [replace(d, data_set=k) for d in differences(
+            list(data_set.outputs), actual, atol=case.atol, rtol=case.rtol, names=names,
+            types=output_types)]
         if found:
-            return "fail", "\n".join(f"data set {k}: {m}" for m in found)
-    return "pass", ""
+            return Judged("fail", "\n".join(d.message() for d in found), tuple(found))
+    return Judged("pass", "")

@@ -11,16 +11,17 @@ a generator bug, counted and kept apart, never run.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._core.cases import Case
+from .._core.differences import Difference
 from .._core.problems import Problems
 from .._core.suite_forms import SuiteForm
 from .._published.discovery import CaseRef
+from .._run.judged import Judged
 from .._run.verifier import verify
 from .._suite.compiling import compile_case
 from .._suite.layout import SUITE
@@ -34,8 +35,6 @@ ALIASES = {"oracle": ORACLE_SPEC}
 #: Outcomes that are findings: wrong values, a dead process, no answer in time. A backend that
 #: refuses a model or raises on it is counted, not a finding (unless --errors).
 FINDING_OUTCOMES = ("fail", "crash", "timeout")
-_CRASHED = "the backend crashed"
-_HUNG = "the backend gave no result within"
 
 
 @dataclass(frozen=True)
@@ -45,11 +44,27 @@ class Verdict:
     backend: str  # as the user named it
     form: str  # the folder of a SuiteForm
     folder: str  # the case folder's name
-    outcome: str  # verify's outcome, crash and timeout told apart
+    outcome: str  # verify's outcome (crash and timeout are outcomes of their own)
     message: str
+    differences: tuple[Difference, ...] = ()  # a fail's: the comparator's records
+    error_type: str = ""  # an error or refused that an exception raised: its type's name
+
+    @classmethod
+    def of(cls, backend: str, form: str, folder: str, judged: Judged) -> Verdict:
+        """The verdict of an in-process backend's Judged."""
+        return cls(backend, form, folder, judged.outcome, judged.message, judged.differences,
+                   judged.error_type)
 
     def kind(self) -> str:
-        return disagreement_kind(self.outcome, self.message)
+        """What kind of wrong answer it is, without its values or names: for a fail, the
+        first difference's (Difference.signature_kind: count, optional, kind, length, dtype,
+        shape, value); for an error or a refusal that an exception raised, the exception's
+        type; else the outcome."""
+        if self.outcome == "fail":
+            return self.differences[0].signature_kind() if self.differences else "value"
+        if self.outcome in ("error", "refused") and self.error_type:
+            return self.error_type
+        return self.outcome
 
 
 @dataclass
@@ -86,32 +101,6 @@ def build(case: Case) -> Built:
         folders[variant.folder] = (SuiteForm.TENSOR_BOUNDARY.folder, variant_files)
         cases[variant.folder] = (SuiteForm.TENSOR_BOUNDARY.folder, variant)
     return Built(case, folders, cases=cases)
-
-
-def outcome_of(outcome: str, message: str) -> str:
-    """verify's outcome, with a crash or a timeout told apart from an error (verify may
-    already name them so)."""
-    if outcome == "error" and message.startswith(_CRASHED):
-        return "crash"
-    if outcome == "error" and message.startswith(_HUNG):
-        return "timeout"
-    return outcome
-
-
-def disagreement_kind(outcome: str, message: str) -> str:
-    """What kind of wrong answer a message describes, without its values or names: length,
-    dtype, shape, optional, value, count, kind; for an error, its exception's type."""
-    first = re.sub(r"^data set \d+: ", "", message.split("\n", 1)[0])
-    if outcome != "fail":
-        head = re.match(r"(\w+):", first)
-        return head.group(1) if head and outcome in ("error", "refused") else outcome
-    for kind, pattern in (("count", r"output\(s\)"), ("length", r"got length \d+$"),
-                          ("dtype", r"expected dtype"), ("shape", r"expected shape"),
-                          ("optional", r"empty optional|present optional"),
-                          ("kind", r"expected an? .*, got an? ")):
-        if re.search(pattern, first):
-            return kind
-    return "value"
 
 
 def run(built: list[Built], specs: list[str], work: Path, jobs: int = 1,
@@ -169,8 +158,8 @@ def start(built: list[Built], specs: list[str], work: Path, jobs: int = 1,
         mutant = inprocess.mutant_of(spec)
         for item in built:
             for folder, (form, case) in item.cases.items():
-                outcome, message = inprocess.judge_case(case, mutant)
-                verdicts[item.case.name].append(Verdict(spec, form, folder, outcome, message))
+                verdicts[item.case.name].append(
+                    Verdict.of(spec, form, folder, inprocess.judge_case(case, mutant)))
     specs = [s for s in specs if not inprocess.handles(s)]
     if not specs or not verdicts:
         return Judging(verdicts)
@@ -204,9 +193,9 @@ def _on_workers(built: list[Built], specs: list[str], work: Path, jobs: int,
     try:
         for result in verify(work, list(named), jobs=jobs, timeout=timeout, cases=refs):
             case_name, form = owner[result.name]
-            outcome = outcome_of(result.outcome, result.message)
             found.setdefault(case_name, []).append(
-                Verdict(named[result.backend], form, result.name, outcome, result.message))
+                Verdict(named[result.backend], form, result.name, result.outcome,
+                        result.message, result.differences, result.error_type))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return found

@@ -93,7 +93,7 @@ def rivals_for(mutant: Mutant):
                 continue
             for other in others:
                 if other.name not in found and used & set(other.operators) and \
-                        inprocess.judge_case(case, other)[0] == "fail":
+                        inprocess.judge_case(case, other).outcome == "fail":
                     found.add(other.name)
         return frozenset(found)
     return rivals
@@ -109,10 +109,10 @@ def killing_verdict(mutant: Mutant, seed: str):
     recipe = generate(seed)
     built = judge.build(to_case(recipe, "fuzz_0"))
     for folder, (form, case) in built.cases.items():
-        outcome, message = inprocess.judge_case(case, mutant)
-        if outcome != "pass":
+        judged = inprocess.judge_case(case, mutant)
+        if judged.outcome != "pass":
             spec = inprocess.MUTANT_PREFIX + mutant.name
-            return recipe, judge.Verdict(spec, form, folder, outcome, message)
+            return recipe, judge.Verdict.of(spec, form, folder, judged)
     return None
 
 
@@ -144,7 +144,7 @@ def check_kill(name: str, seed: str, budget: float = 3.0, honest=("onnxruntime",
                                              if v.backend == backend})
     form_cases = [c for f, c in built.cases.values() if f == small_verdict.form]
     for other in CATALOGUE:
-        outcomes = {inprocess.judge_case(c, other)[0] for c in form_cases}
+        outcomes = {inprocess.judge_case(c, other).outcome for c in form_cases}
         outcome = next((o for o in ("fail", "error") if o in outcomes), "pass")
         if other.name == name:
             result.fails_mutant = outcome != "pass"

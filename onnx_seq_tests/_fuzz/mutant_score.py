@@ -115,14 +115,14 @@ def score(mutants, seed: int = 0, time_budget: float | None = 300.0,
             if mutant.operators and not used & set(mutant.operators):
                 continue
             for folder, (form, case) in built.cases.items():
-                outcome, message = inprocess.judge_case(case, mutant)
-                if outcome == "pass":
+                judged = inprocess.judge_case(case, mutant)
+                if judged.outcome == "pass":
                     continue
-                verdict = judge.Verdict(inprocess.MUTANT_PREFIX + mutant.name, form, folder,
-                                        outcome, message)
-                result.kills[mutant.name] = Kill(program, form, outcome, verdict.kind(),
+                verdict = judge.Verdict.of(inprocess.MUTANT_PREFIX + mutant.name, form,
+                                           folder, judged)
+                result.kills[mutant.name] = Kill(program, form, judged.outcome, verdict.kind(),
                                                  list(case.operators),
-                                                 message.split("\n", 1)[0])
+                                                 judged.message.split("\n", 1)[0])
                 found.append((mutant, recipe, verdict))
                 alive.remove(mutant)
                 break

@@ -51,7 +51,8 @@ class JsonReport:
 
 #: The keys of a JSON result: Result's fields, with its `operators` under "operator" as the
 #: '+'-joined text (writers.result_record).
-_FIELDS = {f.name for f in fields(Result)} - {"operators"} | {"operator"}
+_FIELDS = {f.name for f in fields(Result) if f.metadata.get("json", True)} - {"operators"} \
+    | {"operator"}
 
 
 #: The outcomes a result may have (an empty raw_outcome: the xfail list did not change it).

@@ -35,11 +35,14 @@ def suite_descriptions(suite) -> list[dict]:
 
 
 def result_record(result: Result) -> dict:
-    """One result as JSON: every field of Result in its order (strings capped), its operators
+    """One result as JSON: every field of Result in its order (strings capped; but those whose
+    metadata says `json: False`: the comparator's records, the exception's type), its operators
     under "operator" as the '+'-joined text (Result.operator, the key since format 1), and
     `raw_outcome` always present ("" when the xfail list did not change the outcome)."""
     record = {}
     for field in fields(result):
+        if field.metadata.get("json") is False:  # what the run knows beyond the format
+            continue
         key, value = field.name, getattr(result, field.name)
         if key == "operators":
             key, value = "operator", result.operator

@@ -9,12 +9,15 @@ with ForkDied when the process forked to run an isolated backend ended badly (th
 left are not run by this worker).
 The parent keeps each backend's clock itself: a case's first backend starts when the worker
 starts reading the case (the task is sent to an idle worker, or the task before it ends), each
-next backend when the BackendVerdict before it arrives. Nothing here imports onnx.
+next backend when the BackendVerdict before it arrives. Nothing here imports onnx or numpy
+(a Difference is a record of plain values).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
+
+from .._core.differences import Difference
 
 
 class CaseTask(NamedTuple):
@@ -55,12 +58,15 @@ class CaseRead(NamedTuple):
 
 
 class BackendVerdict(NamedTuple):
-    """One backend's outcome on the case, its message and its seconds."""
+    """One backend's outcome on the case, its message and its seconds, with the comparator's
+    records and the exception's type of its Judged (judged.py)."""
 
     spec: str
     outcome: str
     message: str
     seconds: float
+    differences: tuple[Difference, ...] = ()
+    error_type: str = ""
 
 
 class ForkDied(NamedTuple):
@@ -70,5 +76,5 @@ class ForkDied(NamedTuple):
     code: int
 
 
-__all__ = ["Broken", "CaseRead", "CaseTask", "ForkDied", "Group", "ProbeReport", "Ready",
-           "BackendVerdict"]
+__all__ = ["BackendVerdict", "Broken", "CaseRead", "CaseTask", "ForkDied", "Group", "ProbeReport",
+           "Ready"]

@@ -11,6 +11,8 @@ died on its own (a crash) leaves behind is reparented to the server, where the n
 worker finds it: a child of the server that is not a live worker and left the server's process
 group. A worker whose parent ends kills its own descendants before it ends (worker_main.py).
 
+After a worker's group is killed, wait_until_gone waits until none of its processes runs.
+
 Where /proc or prctl is missing (not Linux) only the process groups hold: see docs/safety.md.
 """
 
@@ -114,3 +116,41 @@ def end_tree(root: int | None, server: int | None = None, workers=()) -> None:
                 pass
         time.sleep(pause)
         pause = min(2 * pause, 0.05)
+
+
+#: How long `wait_until_gone` waits for a killed process group to be gone (workers.Pool._end).
+GROUP_GONE_SECONDS = 2.0
+
+
+def wait_until_gone(pgid: int) -> None:
+    """Wait until no process of group `pgid` is running, at most GROUP_GONE_SECONDS. killpg
+    only sends SIGKILL: a process of the group (a `sleep` a backend left behind) may still be
+    running when it returns, so without this wait a run could end, or its caller look, before
+    it is gone. An empty group returns at once; a killed process left as a zombie for init to
+    reap counts as gone."""
+    deadline, pause = time.monotonic() + GROUP_GONE_SECONDS, 0.001
+    while _group_running(pgid) and time.monotonic() < deadline:
+        time.sleep(pause)
+        pause = min(2 * pause, 0.05)  # each look reads /proc: fewer looks the longer it takes
+
+
+def _group_running(pgid: int) -> bool:
+    """Whether a process of group `pgid` exists that is not a zombie (/proc where there is
+    one; elsewhere any process of the group counts)."""
+    try:
+        os.killpg(pgid, 0)
+    except OSError:  # no process of the group is left
+        return False
+    if not os.path.isdir("/proc/self"):
+        return True
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as file:
+                fields = file.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[0] not in (b"Z", b"X") and int(fields[2]) == pgid:
+            return True
+    return False

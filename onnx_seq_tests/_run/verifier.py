@@ -27,9 +27,12 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
+from .._core.differences import Difference
 from .._core.errors import (
     ArgumentError,
     BackendSpecError,
@@ -37,14 +40,15 @@ from .._core.errors import (
     WorkerStartError,
     XfailError,
 )
-from .._core.problems import Problems, Where, quote
+from .._core.problems import Problems, Where, one_line, quote
 from .._core.suite_forms import SuiteForm
 from .._published.discovery import CaseRef, find_cases
 from .._runtimes.backends import check_spec
-from .workers import Pool, Task, start_fork_server
+from . import fork_server
+from .workers import Pool, Task
 
-__all__ = ["OUTCOMES", "UNEXPECTED", "Result", "XfailEntry", "apply_xfail", "check_xfail",
-           "load_xfail", "verify"]
+__all__ = ["OUTCOMES", "UNEXPECTED", "Arguments", "Result", "XfailEntry", "apply_xfail",
+           "check_arguments", "check_xfail", "load_xfail", "run", "verify"]
 
 OUTCOMES = ("pass", "fail", "refused", "error", "crash", "timeout", "xfail", "xpass")
 #: Outcomes that make `verify` exit 1 (unless the case is listed in the --xfail file).
@@ -67,6 +71,11 @@ class Result:
     source: str = ""  # where the case is written, `file:line`, when the manifest says
     raw_outcome: str = ""  # the outcome before the --xfail list was applied; "": the same
     form: SuiteForm = SuiteForm.AS_WRITTEN  # the suite form of the case (CaseRef.form)
+    #: What the message says, as records, for the fuzzer (not in the JSON report: `json`
+    #: False): a fail's differences (the first ones the message shows, the comparator's
+    #: records), and the type's name of the exception behind an error or a refusal.
+    differences: tuple[Difference, ...] = field(default=(), metadata={"json": False})
+    error_type: str = field(default="", metadata={"json": False})
 
     def __post_init__(self) -> None:
         if not isinstance(self.operators, tuple):  # a '+'-joined str would pass silently
@@ -165,8 +174,8 @@ def check_xfail(entries: list[XfailEntry], specs: list[str], cases: list[CaseRef
     return warnings
 
 
-def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
-           jobs: int = 1, on_case=None, timeout: float | None = None,
+def verify(root: object, specs: list[str], *, xfail: list[XfailEntry] | None = None,
+           jobs: int = 1, on_case: OnCase | None = None, timeout: float | None = None,
            select: list[str] | tuple[str, ...] = (), cases: list[CaseRef] | None = None
            ) -> list[Result]:
     """Run every case folder under `root` (a folder or a list of them) on every backend spec,
@@ -180,76 +189,156 @@ def verify(root, specs: list[str], *, xfail: list[XfailEntry] | None = None,
     the first backend of a case it counts reading the case folder too. Every process a worker
     or a backend started in the worker's process group is ended before this returns.
 
-    Raises ValueError for a bad argument (`specs` not a non-empty list of strings, `jobs` not
-    an int >= 0, `timeout` not a number > 0), NoCasesError for a root without cases and
-    BackendSpecError for a backend that cannot be used (checked once, up front:
-    prepare(model, device) must give a rep with run).
+    Raises ValueError for a bad argument (`specs` not a non-empty list of distinct strings,
+    `jobs` not an int >= 0, `timeout` not a number > 0, `select` not regexes), NoCasesError for
+    a root without cases and BackendSpecError for a backend that cannot be used (checked once,
+    up front: prepare(model, device) must give a rep with run); see check_arguments.
     """
-    specs = _checked_arguments(specs, jobs, timeout)
-    start_fork_server(specs)  # it imports the backends while this process goes on
-    for spec in specs:  # fail early, in this process, on a spec that names nothing
-        check_spec(spec)
-    refs = find_cases(root, select) if cases is None else cases
+    arguments = check_arguments(specs, jobs, timeout, select)
+    refs = find_cases(root, arguments.select) if cases is None else cases
     if not refs:
         raise NoCasesError(f"no case under {root} matches -k {' -k '.join(select)}")
-    order = {spec: i for i, spec in enumerate(specs)}
-    position = {ref.case: i for i, ref in enumerate(refs)}
-    infos: dict[int, dict] = {}
-    got: dict[int, list[Result]] = {}
-    collected: list[Result] = []
-
-    def add(index: int, spec: str, outcome: str, message: str, seconds: float) -> None:
-        ref, info = refs[index], infos.get(index, {})
-        operators = ref.operators if ref.operators is not None else info.get("operators", [])
-        result = Result(ref.case, ref.name, spec, outcome, message, tuple(operators),
-                        info.get("element", "(unknown)"), seconds,
-                        ref.opset if ref.opset is not None else info.get("opset"), ref.source,
-                        form=ref.form)
-        got.setdefault(index, []).append(apply_xfail(result, xfail or []))
-        if len(got[index]) == len(specs):
-            done = sorted(got.pop(index), key=lambda r: order[r.backend])
-            collected.extend(done)
-            if on_case:
-                on_case(done)
-
-    def on_event(kind, task, spec, payload) -> None:
-        if kind == "case":
-            infos[task.key] = payload
-        elif kind == "result":
-            add(task.key, spec, *payload)
-        else:  # crash or timeout
-            add(task.key, spec, kind, *payload)
-
-    def probe(problems: list) -> list[str]:
-        return [p for p in problems if p]
-
-    jobs = jobs or os.cpu_count() or 1
-    pool = Pool(tuple(specs), max(1, jobs), timeout, on_event)
-    tasks = [Task(i, str(ref.path), tuple(specs)) for i, ref in enumerate(refs)]
-    try:
-        pool.run(tasks, probe)
-    except WorkerStartError as error:
-        raise BackendSpecError(str(error)) from None
-    return sorted(collected, key=lambda r: (position[r.case], order[r.backend]))
+    return run(arguments, refs, xfail=xfail, on_case=on_case)
 
 
-def _checked_arguments(specs, jobs, timeout) -> list[str]:
-    """`specs` as a list; ArgumentError (a ValueError) naming the first bad argument of
-    verify."""
+@dataclass(frozen=True)
+class Arguments:
+    """verify's arguments once checked (check_arguments): what a run is made of."""
+
+    specs: tuple[str, ...]  # backend specs, each usable, none twice
+    jobs: int  # worker processes, >= 0 (0: one per CPU)
+    timeout: float | None  # seconds per backend and case
+    select: tuple[re.Pattern, ...]  # the -k regexes, compiled
+
+
+#: What check_arguments raises for a bad argument: refuse(argument, text, error) gives the
+#: exception; `argument` is "specs", "jobs", "timeout" or "select", `text` one line, `error`
+#: the exception that found it (a BackendSpecError, a re.error) or None.
+Refuse = Callable[[str, str, Exception | None], Exception]
+#: What verify calls with each case's results as soon as every backend gave one.
+OnCase = Callable[[list[Result]], object]
+
+
+def _refused(argument: str, text: str, error: Exception | None) -> Exception:
+    """The API's refusal: a BackendSpecError as it is, else ArgumentError `verify: ...`."""
+    return error if isinstance(error, BackendSpecError) else ArgumentError(f"verify: {text}")
+
+
+def check_arguments(specs: object, jobs: object = 1, timeout: object = None,
+                    select: object = (), *, refuse: Refuse = _refused) -> Arguments:
+    """verify's arguments checked, in the one place where the API (verify) and the command
+    line (`gen-seq-tests verify`, through session.checked) check them, once per run: `specs` a
+    non-empty list of backend specs, none given twice, each naming a backend that can be loaded
+    (check_spec), `jobs` an int >= 0, `timeout` a number > 0 or None, `select` regexes (a str:
+    one). The first bad one raises refuse(argument, text, error) (see Refuse; by default
+    ArgumentError, or the BackendSpecError itself). Once `specs` are known to be strings, the
+    workers' fork server is started (fork_server.start_fork_server, from here only), so it
+    imports the backends while the rest is checked."""
+    specs = _checked_specs(specs, refuse)
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
+        raise refuse("jobs", f"jobs must be an int >= 0 (0: one per CPU), got {jobs!r}", None)
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not math.isfinite(timeout) or timeout <= 0):
+        raise refuse("timeout", "timeout must be a number of seconds > 0 or None, got "
+                     f"{timeout!r}", None)
+    fork_server.start_fork_server(specs)  # it imports the backends while this process goes on
+    repeated = sorted({s for s in specs if specs.count(s) > 1})
+    if repeated:
+        raise refuse("specs", f"{', '.join(repeated)} given more than once", None)
+    for spec in specs:  # fail early, in this process, on a spec that names nothing
+        try:
+            check_spec(spec)
+        except BackendSpecError as error:
+            raise refuse("specs", one_line(str(error)), error) from None
+    return Arguments(tuple(specs), jobs, timeout, _compiled(select, refuse))
+
+
+def _checked_specs(specs: object, refuse: Refuse) -> list[str]:
+    """`specs` as a list of non-empty strings; refuse("specs", ...) if it is not one."""
     try:
         listed = None if isinstance(specs, (str, bytes)) else list(specs)
     except TypeError:
         listed = None
     if listed is None or not all(isinstance(s, str) and s for s in listed):
-        raise ArgumentError(f"verify: specs must be a list of backend specs (strings), got "
-                            f"{quote(specs)}")
-    specs = listed
-    if not specs:
-        raise ArgumentError("verify: specs is empty; name at least one backend")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
-        raise ArgumentError(f"verify: jobs must be an int >= 0 (0: one per CPU), got {jobs!r}")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-                                or not math.isfinite(timeout) or timeout <= 0):
-        raise ArgumentError(f"verify: timeout must be a number of seconds > 0 or None, got "
-                            f"{timeout!r}")
-    return specs
+        raise refuse("specs", "specs must be a list of backend specs (strings), got "
+                     f"{quote(specs)}", None)
+    if not listed:
+        raise refuse("specs", "specs is empty; name at least one backend", None)
+    return listed
+
+
+def _compiled(select: object, refuse: Refuse) -> tuple[re.Pattern, ...]:
+    """The `select` regexes compiled (a str is one); refuse("select", ...) for one that is
+    not a regex."""
+    compiled = []
+    for pattern in [select] if isinstance(select, str) else select:
+        try:
+            compiled.append(re.compile(pattern))
+        except (re.error, TypeError) as error:
+            raise refuse("select", f"{pattern!r} is not a valid regex: {error}", error) \
+                from None
+    return tuple(compiled)
+
+
+def run(arguments: Arguments, refs: list[CaseRef], *, xfail: list[XfailEntry] | None = None,
+        on_case: OnCase | None = None) -> list[Result]:
+    """Run the cases `refs` on the backends of checked `arguments`, as verify does once it has
+    checked them and found the cases (the command line calls this with what it checked and
+    found, so nothing is checked twice). WorkerStartError becomes BackendSpecError."""
+    collector = _Collector(refs, arguments.specs, xfail or [], on_case)
+    jobs = arguments.jobs or os.cpu_count() or 1
+    pool = Pool(arguments.specs, max(1, jobs), arguments.timeout, collector.on_event)
+    tasks = [Task(i, str(ref.path), arguments.specs) for i, ref in enumerate(refs)]
+    try:
+        pool.run(tasks, _probe)
+    except WorkerStartError as error:
+        raise BackendSpecError(str(error)) from None
+    return collector.results()
+
+
+def _probe(problems: list) -> list[str]:
+    """The problems of the first worker's check of each backend (None: none)."""
+    return [p for p in problems if p]
+
+
+class _Collector:
+    """The results of a run, gathered from the pool's events (workers.Pool): each case's
+    results handed to `on_case` as soon as every backend gave one."""
+
+    def __init__(self, refs: list[CaseRef], specs: tuple[str, ...], xfail: list[XfailEntry],
+                 on_case: OnCase | None) -> None:
+        self.refs, self.specs, self.xfail, self.on_case = refs, specs, xfail, on_case
+        self.order = {spec: i for i, spec in enumerate(specs)}
+        self.infos: dict[int, dict] = {}
+        self.got: dict[int, list[Result]] = {}
+        self.collected: list[Result] = []
+
+    def on_event(self, kind: str, task: Task, spec: str | None, payload: Any) -> None:
+        """One event of the pool (workers.Pool): a case read (its info), or a backend's
+        result, crash or timeout."""
+        if kind == "case":
+            self.infos[task.key] = payload
+        elif kind == "result" and spec is not None:
+            self.add(task.key, spec, *payload)
+        elif spec is not None:  # crash or timeout: outcomes of their own
+            self.add(task.key, spec, kind, *payload)
+
+    def add(self, index: int, spec: str, outcome: str, message: str, seconds: float,
+            differences: tuple[Difference, ...] = (), error_type: str = "") -> None:
+        ref, info = self.refs[index], self.infos.get(index, {})
+        operators = ref.operators if ref.operators is not None else info.get("operators", [])
+        result = Result(ref.case, ref.name, spec, outcome, message, tuple(operators),
+                        info.get("element", "(unknown)"), seconds,
+                        ref.opset if ref.opset is not None else info.get("opset"), ref.source,
+                        form=ref.form, differences=differences, error_type=error_type)
+        self.got.setdefault(index, []).append(apply_xfail(result, self.xfail))
+        if len(self.got[index]) == len(self.specs):
+            done = sorted(self.got.pop(index), key=lambda r: self.order[r.backend])
+            self.collected.extend(done)
+            if self.on_case:
+                self.on_case(done)
+
+    def results(self) -> list[Result]:
+        """Every result, sorted by case (in the order of `refs`), then by backend."""
+        position = {ref.case: i for i, ref in enumerate(self.refs)}
+        return sorted(self.collected, key=lambda r: (position[r.case], self.order[r.backend]))

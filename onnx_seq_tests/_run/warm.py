@@ -3,7 +3,7 @@ case-reading code on a one-node model, so every worker forked from it starts wit
 loaded (the first inference in a process costs tens of milliseconds) rather than each paying it.
 Nothing here starts a thread, so forking after it is safe.
 
-It first takes out of the server's environment the PYTHONSAFEPATH that workers.py set to keep
+It first takes out of the server's environment the PYTHONSAFEPATH that fork_server.py set to keep
 the working folder off the server's sys.path (the server is a `python -c`): what a backend
 starts (a compiler, a Python script) gets the environment the caller had. Then it makes the
 server a child subreaper (reaping.py): what a worker that died leaves behind is reparented to
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-if os.environ.get("PYTHONSAFEPATH") == "onnx-seq-tests":  # workers.SAFE_PATH_OURS
+if os.environ.get("PYTHONSAFEPATH") == "onnx-seq-tests":  # fork_server.SAFE_PATH_OURS
     del os.environ["PYTHONSAFEPATH"]
 
 import atexit  # noqa: E402 - after the environment is as the caller's

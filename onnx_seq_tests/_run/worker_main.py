@@ -11,19 +11,31 @@ import os
 import signal
 import threading
 import time
+from dataclasses import replace
 from multiprocessing import connection
 from pathlib import Path
+from typing import Any
 
 import onnx
 
 from .._core.cases import graph_protos
-from .._core.compare import compare_outputs
+from .._core.compare import differences
+from .._core.differences import Difference
 from .._core.elements import BY_PROTO
 from .._core.errors import CannotTake, ReadError
 from .._published.case_folder import CaseFolder, read_case_folder
 from .._runtimes.backends import check_backend, load_backend, prepare, run_prepared
 from .._runtimes.outputs import contract_problem
-from .messages import BackendVerdict, Broken, CaseRead, ForkDied, Group, ProbeReport, Ready
+from .judged import Judged
+from .messages import (
+    BackendVerdict,
+    Broken,
+    CaseRead,
+    ForkDied,
+    Group,
+    ProbeReport,
+    Ready,
+)
 from .reaping import LIBC, become_subreaper, end_tree
 
 #: At most this many comparator messages are kept per case and backend.
@@ -32,12 +44,36 @@ MAX_MESSAGES = 10
 MAX_TEXT = 64 * 1024
 
 
-def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
+def serve(conn: connection.Connection, specs: tuple[str, ...], log: str, probe: bool) -> None:
     """The worker's loop; ends when the parent closes its pipe or sends None.
 
     A task is a CaseTask. An isolated backend runs the case in a process forked from this one
     (a few milliseconds), so when it crashes it takes that process down, not the worker, which
     reports ForkDied and moves on (unless the backend is not fork-safe, see _fork_safe)."""
+    backends = _start(conn, specs, log, probe)
+    if backends is None:
+        return
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        folder, info = read(Path(task.path))  # the first backend's clock runs meanwhile
+        conn.send(CaseRead(info, os.fstat(2).st_size))
+        for spec in task.specs:
+            if spec not in task.isolated or folder is None or not _fork_safe(backends[spec]):
+                _run_one(conn, folder, info, spec, backends[spec])
+            elif not _run_forked(conn, folder, info, spec, backends[spec]):
+                break  # the parent gives the backends left to another run
+
+
+def _start(conn: connection.Connection, specs: tuple[str, ...], log: str,
+           probe: bool) -> dict | None:
+    """Set the worker up (a process group of its own, a subreaper, ended with its parent, its
+    output to `log`), load its backends and say so (Group, ProbeReport if `probe`, Ready): the
+    backends by spec, or None when one cannot be loaded (Broken sent)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     os.setpgid(0, 0)  # a group of its own: what a backend starts here is ended with the worker
     become_subreaper()  # and what leaves the group (setsid, a double fork) stays below it
@@ -53,48 +89,43 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
             _quiet(spec)
     except Exception as error:  # reported by the parent as one line
         conn.send(Broken(error_text(error)))
-        return
+        return None
     if probe:
         conn.send(ProbeReport([check_backend(backends[spec], spec) for spec in specs]))
     conn.send(Ready())
-    while True:
+    return backends
+
+
+def _run_forked(conn: connection.Connection, folder: CaseFolder, info: dict, spec: str,
+                backend: Any) -> bool:
+    """Run one backend on the case in a process forked for it; whether it gave its verdict
+    (False: ForkDied sent, the task ends here)."""
+    done, told = os.pipe()  # a byte on it: the fork sent its verdict (an exit 0 alone
+    pid = os.fork()         # may be a backend's os._exit(0) before any verdict)
+    if pid == 0:  # the case's own process: it never returns into the worker's loop
+        code = 1
         try:
-            task = conn.recv()
-        except (EOFError, OSError):
-            return
-        if task is None:
-            return
-        folder, info = read(Path(task.path))  # the first backend's clock runs meanwhile
-        conn.send(CaseRead(info, os.fstat(2).st_size))
-        for spec in task.specs:
-            if spec not in task.isolated or folder is None or not _fork_safe(backends[spec]):
-                _run_one(conn, folder, info, spec, backends[spec])
-                continue
-            done, told = os.pipe()  # a byte on it: the fork sent its verdict (an exit 0 alone
-            pid = os.fork()         # may be a backend's os._exit(0) before any verdict)
-            if pid == 0:  # the case's own process: it never returns into this loop
-                code = 1
-                try:
-                    _die_with_parent()
-                    _run_one(conn, folder, info, spec, backends[spec])
-                    os.write(told, b"1")
-                    code = 0
-                except SystemExit as stop:  # the backend's sys.exit(n): exit n, as a worker does
-                    code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
-                finally:
-                    os._exit(code)
-            os.close(told)
-            _, status = os.waitpid(pid, 0)
-            code = os.waitstatus_to_exitcode(status)
-            os.set_blocking(done, False)  # a process the backend forked may hold `told` open
-            try:
-                answered = os.read(done, 1) == b"1"
-            except BlockingIOError:
-                answered = False
-            os.close(done)
-            if code != 0 or not answered:
-                conn.send(ForkDied(code))
-                break  # the parent gives the backends left to another run
+            _die_with_parent()
+            _run_one(conn, folder, info, spec, backend)
+            os.write(told, b"1")
+            code = 0
+        except SystemExit as stop:  # the backend's sys.exit(n): exit n, as a worker does
+            code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+        finally:
+            os._exit(code)
+    os.close(told)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    os.set_blocking(done, False)  # a process the backend forked may hold `told` open
+    try:
+        answered = os.read(done, 1) == b"1"
+    except BlockingIOError:
+        answered = False
+    os.close(done)
+    if code != 0 or not answered:
+        conn.send(ForkDied(code))
+        return False
+    return True
 
 
 def _fork_safe(backend) -> bool:
@@ -106,13 +137,13 @@ def _fork_safe(backend) -> bool:
     return getattr(backend, "fork_safe", True)
 
 
-def _run_one(conn, folder: CaseFolder | None, info: dict, spec: str, backend) -> None:
+def _run_one(conn: connection.Connection, folder: CaseFolder | None, info: dict, spec: str,
+             backend: Any) -> None:
     start = time.perf_counter()
-    if folder is None:
-        outcome, message = "error", cap(info["error"])
-    else:
-        outcome, message = run_on(folder, backend)
-    conn.send(BackendVerdict(spec, outcome, message, round(time.perf_counter() - start, 6)))
+    judged = Judged("error", cap(info["error"])) if folder is None else judge(folder, backend)
+    conn.send(BackendVerdict(spec, judged.outcome, judged.message,
+                             round(time.perf_counter() - start, 6), judged.differences,
+                             judged.error_type))
 
 
 def _end_with_parent() -> None:
@@ -165,35 +196,50 @@ def _quiet(spec: str) -> None:
         onnxruntime.set_default_logger_severity(4)  # 3 still prints errors to stderr
 
 
-def run_on(folder: CaseFolder, backend) -> tuple[str, str]:
-    """(outcome, message) of one case folder on one backend (object or spec): `refused` when
-    prepare raises or the adapter cannot take a value kind (see refusal), `error` when a run
-    raises after a successful prepare or the outputs break the contract (outputs.py), `fail`
-    when the comparator finds a difference, else `pass`. The message is capped (cap)."""
+def run_on(folder: CaseFolder, backend: Any) -> tuple[str, str]:
+    """(outcome, message) of one case folder on one backend (object or spec), as `judge`
+    gives them."""
+    judged = judge(folder, backend)
+    return judged.outcome, judged.message
+
+
+def judge(folder: CaseFolder, backend: Any) -> Judged:
+    """How one case folder fares on one backend (object or spec): `refused` when prepare
+    raises or the adapter cannot take a value kind (see refusal), `error` when a run raises
+    after a successful prepare or the outputs break the contract (outputs.py), `fail` when the
+    comparator finds a difference (its records kept, at most MAX_MESSAGES), else `pass`. The
+    message is capped (cap)."""
     if not folder.data_sets:
-        return "error", "the case folder has no test_data_set_* folder"
+        return Judged("error", "the case folder has no test_data_set_* folder")
     names = [o.name for o in folder.model.graph.output]
-    problems = []
+    found: list[Difference] = []
     try:
         rep = prepare(backend, folder.model)
     except Exception as error:  # the runtime would not prepare the model
-        return "refused", cap(error_text(error))
+        return Judged("refused", cap(error_text(error)), (), type(error).__name__)
     try:
         for k, (inputs, expected) in enumerate(folder.data_sets):
             actual = run_prepared(rep, inputs)
             broken = contract_problem(actual, folder.output_types)
             if broken:
-                return "error", cap(f"data set {k}: {broken}" if k else broken)
-            found = compare_outputs(expected, actual, atol=folder.atol, rtol=folder.rtol,
-                                    names=names, types=folder.output_types)
-            problems.extend(f"data set {k}: {p}" for p in found)
+                return Judged("error", cap(f"data set {k}: {broken}" if k else broken))
+            found.extend(replace(d, data_set=k) for d in differences(
+                expected, actual, atol=folder.atol, rtol=folder.rtol, names=names,
+                types=folder.output_types))
     except Exception as error:  # the backend raised: an outcome, with its message kept
-        return ("refused" if refusal(error) else "error"), cap(error_text(error))
-    if problems:
-        hidden = len(problems) - MAX_MESSAGES
-        kept = problems[:MAX_MESSAGES] + ([f"... and {hidden} more"] if hidden > 0 else [])
-        return "fail", cap("\n".join(kept))
-    return "pass", ""
+        return Judged("refused" if refusal(error) else "error", cap(error_text(error)), (),
+                      type(error).__name__)
+    if found:
+        return Judged("fail", fail_message(found), tuple(found[:MAX_MESSAGES]))
+    return Judged("pass", "")
+
+
+def fail_message(found: list[Difference]) -> str:
+    """The message of a `fail`: the first MAX_MESSAGES differences, one line each with its
+    data set, then how many more there are; capped (cap)."""
+    hidden = len(found) - MAX_MESSAGES
+    kept = [d.message() for d in found[:MAX_MESSAGES]]
+    return cap("\n".join(kept + ([f"... and {hidden} more"] if hidden > 0 else [])))
 
 
 def refusal(error: BaseException) -> bool:

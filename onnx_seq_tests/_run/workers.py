@@ -1,7 +1,8 @@
 """Worker processes that run cases on backends: started once and reused, replaced cheaply when a
 backend crashes or hangs, each backend's time per case limited on its own.
 
-Workers are forked from multiprocessing's fork server, which imports onnx, this package and the
+Workers are forked from multiprocessing's fork server (fork_server.py: started once per run,
+with all the process-wide state that takes), which imports onnx, this package and the
 backends' modules once, so a replacement costs a fork (milliseconds), not a fresh interpreter.
 A worker sends two messages per case and backend at most (the records of messages.py: the case
 read, each backend's verdict); the parent keeps each backend's clock itself and waits on the
@@ -26,20 +27,16 @@ from __future__ import annotations
 import os
 import select
 import signal
-import sys
 import tempfile
 import threading
 import time
-import types
 from collections import deque
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from multiprocessing import connection, forkserver, get_context, popen_forkserver
-from multiprocessing.context import ForkServerProcess
+from multiprocessing import connection, get_context
 from pathlib import Path
 
 from .._core.errors import WorkerStartError
-from .._runtimes.specs import spec_modules
+from .fork_server import LIVE, LIVE_LOCK, WorkerProcess, server_pid
 from .messages import (
     BackendVerdict,
     Broken,
@@ -50,7 +47,7 @@ from .messages import (
     ProbeReport,
     Ready,
 )
-from .reaping import end_tree
+from .reaping import end_tree, wait_until_gone
 
 #: Lines of a crashed worker's output quoted in the case's message.
 STDERR_LINES = 8
@@ -59,8 +56,6 @@ STDERR_LINES = 8
 #: QUEUE_DEPTH, and at least 2, while a quarter of the tasks left per worker allows it (the
 #: workers stay balanced near the end of a run).
 QUEUE_DEPTH = 64
-#: The environment variable that sizes numpy's BLAS thread pool (OpenBLAS).
-BLAS_THREADS = "OPENBLAS_NUM_THREADS"
 #: How long a starting worker may take to import its backends before the run stops.
 START_TIMEOUT = 300.0
 
@@ -129,104 +124,20 @@ class _Worker:
             self.begin(timeout)
 
 
-def start_fork_server(specs) -> None:
-    """Start the fork server the workers are forked from, if it is not running, without
-    waiting for it: it imports onnx, this package and the modules of `specs`' backends
-    (once per process: a server already running keeps what it imported) while the caller goes
-    on. The caller's `__main__` is never preloaded: a script that calls verify without an
-    `if __name__ == "__main__"` guard must not run again."""
-    context = get_context("forkserver")
-    context.set_forkserver_preload(["onnx_seq_tests._run.warm", *spec_modules(specs)])
-    with _one_blas_thread(), _safe_path():
-        forkserver.ensure_running()
-
-
-@contextmanager
-def _one_blas_thread():
-    """While the fork server starts, OPENBLAS_NUM_THREADS is 1 unless the caller set it: the
-    server and every worker forked from it then load numpy without a pool of BLAS threads
-    (which spin at start-up, and would only compete with the other workers, one per core);
-    the caller's environment is as it was afterwards."""
-    had = os.environ.get(BLAS_THREADS)
-    if had is None:
-        os.environ[BLAS_THREADS] = "1"
-    try:
-        yield
-    finally:
-        if had is None:
-            os.environ.pop(BLAS_THREADS, None)
-
-
-#: The environment variable that keeps the working folder off a new interpreter's sys.path
-#: (Python 3.11+), and the value that says this module set it (warm.py removes it again).
-SAFE_PATH, SAFE_PATH_OURS = "PYTHONSAFEPATH", "onnx-seq-tests"
-
-
-@contextmanager
-def _safe_path():
-    """While the fork server starts, PYTHONSAFEPATH is set unless the caller set it: the server
-    runs `python -c`, which would put the working folder first on its sys.path, so a folder
-    there named `numpy` or `torch` would be imported instead of the installed package by the
-    server and by every worker forked from it. The server's first import (warm.py) takes the
-    variable out of its environment again, so what a backend starts does not inherit it."""
-    had = os.environ.get(SAFE_PATH)
-    if had is None:
-        os.environ[SAFE_PATH] = SAFE_PATH_OURS
-    try:
-        yield
-    finally:
-        if had is None:
-            os.environ.pop(SAFE_PATH, None)
-
-
-class _WorkerPopen(popen_forkserver.Popen):
-    """multiprocessing's fork-server start, without telling the child to import the caller's
-    `__main__` (which a child started this way does first: a script without a main guard would
-    run again in every worker)."""
-
-    def _launch(self, process_obj):
-        with _main_hidden():
-            super()._launch(process_obj)
-
-
-class WorkerProcess(ForkServerProcess):
-    """A worker process, forked by the fork server; it never imports the caller's
-    `__main__`."""
-
-    @staticmethod
-    def _Popen(process_obj):
-        return _WorkerPopen(process_obj)
-
-
-@contextmanager
-def _main_hidden():
-    """While the child's start-up data is written, `__main__` is a blank module: the data then
-    names no main module to import (the rest, sys.path and the working folder, is kept)."""
-    main = sys.modules.get("__main__")
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    try:
-        yield
-    finally:
-        if main is None:
-            sys.modules.pop("__main__", None)
-        else:
-            sys.modules["__main__"] = main
-
-
 class Pool:
     """Run tasks in at most `jobs` workers; `on_event(kind, task, spec, payload)` receives
 
       ("case", task, None, info)                 the worker read the case (info: a dict)
-      ("result", task, spec, (outcome, message, seconds))
+      ("result", task, spec, (outcome, message, seconds, differences, error_type))
       ("crash", task, spec, (message, seconds))  the worker died running `spec`
       ("timeout", task, spec, (message, seconds)) `spec` gave no result within `timeout` s
 
     A crash or a timeout ends that worker; the task's backends not yet run go to another.
+    The workers are forked from the fork server verify started (fork_server.py).
     """
 
     def __init__(self, specs: tuple[str, ...], jobs: int, timeout: float | None, on_event):
         self.specs, self.jobs, self.timeout, self.on_event = specs, jobs, timeout, on_event
-        start_fork_server(specs)
         self.context = get_context("forkserver")
         self.workers: list[_Worker] = []
         self.pending: deque[Task] = deque()
@@ -262,9 +173,9 @@ class Pool:
         parent, child = self.context.Pipe()
         process = WorkerProcess(target=serve, args=(child, self.specs, str(log), with_probe),
                                 daemon=True, name="seq-verify-worker")
-        with _LIVE_LOCK:  # a sweep (_end) never takes it for a stray
+        with LIVE_LOCK:  # a sweep (_end) never takes it for a stray
             process.start()
-            _LIVE.add(process.pid)
+            LIVE.add(process.pid)
         child.close()
         worker = _Worker(process, parent, log)
         self.workers.append(worker)
@@ -281,8 +192,8 @@ class Pool:
                 os.kill(pid, signal.SIGSTOP)
             except OSError:  # it ended meanwhile: what it left is at the server
                 alive = False
-        with _LIVE_LOCK:  # what left its group, and what dead workers left at the server
-            end_tree(pid if alive else None, _server_pid(), _LIVE - {pid})
+        with LIVE_LOCK:  # what left its group, and what dead workers left at the server
+            end_tree(pid if alive else None, server_pid(), LIVE - {pid})
         if worker.grouped:
             try:
                 os.killpg(pid, signal.SIGKILL)
@@ -291,11 +202,11 @@ class Pool:
         if worker.process.is_alive():  # it died, or was ended, before starting its group
             worker.process.kill()
         worker.process.join()
-        with _LIVE_LOCK:
-            _LIVE.discard(pid)
+        with LIVE_LOCK:
+            LIVE.discard(pid)
         worker.conn.close()
         if worker.grouped:
-            _wait_until_gone(pid)
+            wait_until_gone(pid)
 
     def _step(self) -> None:
         busy = sum(1 for w in self.workers if w.queue)
@@ -362,7 +273,8 @@ class Pool:
         if isinstance(message, BackendVerdict):
             worker.finished += 1
             self.on_event("result", worker.task, message.spec,
-                          (message.outcome, message.message, message.seconds))
+                          (message.outcome, message.message, message.seconds,
+                           message.differences, message.error_type))
             if worker.finished >= len(worker.task.specs):
                 worker.end_task(self.timeout)
             else:  # the next backend's clock starts
@@ -429,17 +341,6 @@ class Pool:
                 worker.ready = True
 
 
-#: The pids of the workers running, of every Pool of this process: a sweep for strays at the
-#: fork server (reaping.strays) spares them. _LIVE_LOCK covers a start and a sweep.
-_LIVE: set[int] = set()
-_LIVE_LOCK = threading.Lock()
-
-
-def _server_pid() -> int | None:
-    """The pid of the fork server the workers are forked from (multiprocessing keeps it)."""
-    return getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
-
-
 def _exit_on_sigterm():
     """While the run lasts, SIGTERM (if not handled already) raises SystemExit in the main
     thread, so the workers are ended on the way out; returns what restores the handler."""
@@ -488,41 +389,3 @@ def _tail(worker: _Worker) -> str:
     if not lines:
         return "; it wrote nothing on stderr"
     return "; last lines of its stderr:\n" + "\n".join(lines[-STDERR_LINES:])
-
-
-#: How long `_end` waits for a killed process group to be gone.
-GROUP_GONE_SECONDS = 2.0
-
-
-def _wait_until_gone(pgid: int) -> None:
-    """Wait until no process of group `pgid` is running, at most GROUP_GONE_SECONDS. killpg
-    only sends SIGKILL: a process of the group (a `sleep` a backend left behind) may still be
-    running when it returns, so without this wait a run could end, or its caller look, before
-    it is gone. An empty group returns at once; a killed process left as a zombie for init to
-    reap counts as gone."""
-    deadline, pause = time.monotonic() + GROUP_GONE_SECONDS, 0.001
-    while _group_running(pgid) and time.monotonic() < deadline:
-        time.sleep(pause)
-        pause = min(2 * pause, 0.05)  # each look reads /proc: fewer looks the longer it takes
-
-
-def _group_running(pgid: int) -> bool:
-    """Whether a process of group `pgid` exists that is not a zombie (/proc where there is
-    one; elsewhere any process of the group counts)."""
-    try:
-        os.killpg(pgid, 0)
-    except OSError:  # no process of the group is left
-        return False
-    if not os.path.isdir("/proc/self"):
-        return True
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as file:
-                fields = file.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and fields[0] not in (b"Z", b"X") and int(fields[2]) == pgid:
-            return True
-    return False

@@ -155,7 +155,7 @@ def load_backend(spec: str) -> Any:
 def _in_working_folder(module_name: str) -> str | None:
     """The file or folder of the working folder that `module_name`'s top package would be
     imported from if the working folder were on sys.path (it is not: see __main__.py and
-    workers._safe_path), or None."""
+    fork_server._safe_path), or None."""
     top = module_name.partition(".")[0]
     for name in (f"{top}.py", top):
         if os.path.exists(name) and os.path.abspath(os.getcwd()) not in map(
