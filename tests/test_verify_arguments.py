@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._core.problems import ArgumentError, one_line
+from onnx_seq_tests._core.errors import one_line
+from onnx_seq_tests._core.problems import ArgumentError
 from onnx_seq_tests._run import fork_server
 from onnx_seq_tests._run.verifier import verify
 from onnx_seq_tests._runtimes import backends

@@ -39,8 +39,9 @@ from .._core.errors import (
     NoCasesError,
     WorkerStartError,
     XfailError,
+    one_line,
 )
-from .._core.problems import Problems, Where, one_line, quote
+from .._core.problems import Problems, Where, quote
 from .._core.suite_forms import SuiteForm
 from .._published.discovery import CaseRef, find_cases
 from .._runtimes.backends import check_spec
