@@ -6,12 +6,14 @@ from dataclasses import replace
 
 import numpy as np
 import onnx
+import pytest
 from conftest import GENERATED
 from onnx import TensorProto, helper
 
 from onnx_seq_tests._core.value_types import parse_type
 from onnx_seq_tests._published.case_folder import read_case_folder
-from onnx_seq_tests._run.inference import InferenceFinding, judge
+from onnx_seq_tests._published.discovery import find_cases
+from onnx_seq_tests._run.inference import InferenceFinding, NotJudged, judge, run_inference
 
 
 def _folder(name: str):
@@ -64,7 +66,8 @@ def test_a_shape_the_values_contradict_is_a_shape_finding():
 def test_a_model_the_runtime_refuses_as_written_is_not_judged():
     """onnxruntime has no complex128 sequences: a refusal, not an inference finding."""
     folder = _folder("test_concat_from_sequence_v11_complex128")
-    assert judge(folder, "onnxruntime") == []
+    with pytest.raises(NotJudged, match="complex128"):
+        judge(folder, "onnxruntime")
 
 
 def test_an_inferrer_that_raises_is_a_raised_finding_on_one_line():
@@ -75,3 +78,18 @@ def test_an_inferrer_that_raises_is_a_raised_finding_on_one_line():
     found = judge(replace(folder, model=broken), "onnx")
     assert [(f.kind, f.output) for f in found] == [("raised", "")]
     assert "\n" not in found[0].message and found[0].message
+
+
+def test_the_whole_suite_as_results_of_two_subjects(committed_suite):
+    """run_inference gives one Result per case folder and inferrer, named `<inferrer>
+    inference`, so every report takes them; the known finding is a `fail` with its output."""
+    refs = find_cases([committed_suite])
+    results = run_inference(refs, ["onnx", "onnxruntime"])
+    assert len(results) == 2 * len(refs)
+    assert {r.backend for r in results} == {"onnx inference", "onnxruntime inference"}
+    failed = {(r.backend, r.name): r.message for r in results if r.outcome == "fail"}
+    key = ("onnx inference", "test_loop_v16_zero_element_tensor_into_sequence__len1_len3")
+    assert failed[key].startswith("seq_1: infers shape [1, 1], data set 0 expects [1, 0]; ")
+    assert {r.outcome for r in results} <= {"pass", "fail", "refused"}
+    assert all(r.outcome == "refused" for r in results
+               if r.backend == "onnxruntime inference" and "complex128" in r.name)

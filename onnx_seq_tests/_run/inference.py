@@ -35,7 +35,11 @@ from .._core.value_types import (
     innermost,
     parse_type,
 )
-from .._published.case_folder import CaseFolder
+from .._published.bounded import ReadError
+from .._published.case_folder import CaseFolder, read_case_folder
+from .._published.discovery import CaseRef
+from .verifier import Result
+from .worker_main import case_elements, model_operators
 
 KINDS = ("type", "shape", "raised")
 
@@ -115,11 +119,12 @@ def _parsed(text: str) -> ValueType | None:
 
 
 def judge(folder: CaseFolder, inferrer: str) -> list[InferenceFinding]:
-    """The findings of one inferrer on one case folder."""
+    """The findings of one inferrer on one case folder; NotJudged when the inferrer refuses
+    the case's own model."""
     try:
         inferred = INFERRERS[inferrer](folder.model)
     except NotJudged:
-        return []
+        raise
     except Exception as error:  # an inferrer can fail in any way: that is the finding
         lines = str(error).strip().splitlines() or [type(error).__name__]
         return [InferenceFinding(folder.name, inferrer, "", "raised",
@@ -174,3 +179,44 @@ def _shapes(value_type: ValueType, value: object) -> list[tuple[int, ...]]:
 
 def _text(shape: tuple) -> str:
     return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+
+def run_inference(refs: Iterable[CaseRef], inferrers: Iterable[str]) -> list[Result]:
+    """Each inferrer on each case folder of `refs` (found by `find_cases`) as a verify Result,
+    so every report, the notes and `gen-seq-tests report` take them as they take a runtime's:
+    the subject is `<inferrer> inference`; `pass` when nothing disagrees, `fail` with each
+    finding (`output: message`, `; `-joined), `refused` when the inferrer refuses the case's
+    own model, `error` when it raised or the folder cannot be read."""
+    results = []
+    for ref in refs:
+        try:
+            folder: CaseFolder | None = read_case_folder(ref.path)
+        except ReadError as error:
+            folder, unread = None, f"cannot read the case folder: {one_line(str(error))}"
+        for inferrer in inferrers:
+            if folder is None:
+                outcome, message = "error", unread
+            else:
+                outcome, message = _outcome(folder, inferrer)
+            model = folder.model if folder is not None else None
+            results.append(Result(
+                ref.case, ref.name, f"{inferrer} inference", outcome, message,
+                ref.operators if ref.operators is not None else tuple(
+                    model_operators(model) if model is not None else ()),
+                case_elements(model) if model is not None else "", 0.0,
+                ref.opset, ref.source))
+    return results
+
+
+def _outcome(folder: CaseFolder, inferrer: str) -> tuple[str, str]:
+    try:
+        findings = judge(folder, inferrer)
+    except NotJudged as refusal:
+        return "refused", shorten(one_line((str(refusal).strip() or "refused").splitlines()[0]),
+                                  300)
+    if not findings:
+        return "pass", ""
+    if findings[0].kind == "raised":
+        return "error", findings[0].message
+    return "fail", "; ".join(f"{f.output}: {f.message}" for f in findings)
