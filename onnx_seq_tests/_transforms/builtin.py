@@ -97,8 +97,10 @@ def version_lowest(model: ModelProto) -> ModelProto:
 
 
 def lowest_opset(model: ModelProto) -> int:
-    """The lowest ai.onnx opset in which every ai.onnx operator of the model (subgraphs too)
-    exists: the largest of their first versions in onnx.defs."""
+    """The lowest ai.onnx opset at which the model, as it is, is valid: from the newest first
+    version of its operators (subgraphs too) on, the first opset at which onnx's full check
+    accepts it (a newer version of an operator may be what admits its types); the model's own
+    opset when none below it does."""
     first: dict[str, int] = {}
     for schema in onnx.defs.get_all_schemas_with_history():
         if schema.domain == "":
@@ -106,7 +108,20 @@ def lowest_opset(model: ModelProto) -> int:
                                      schema.since_version)
     ops = {node.op_type for graph in graph_protos(model.graph) for node in graph.node
            if node.domain in ("", "ai.onnx")}
-    return max([first[op] for op in ops if op in first], default=1)
+    own = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
+               onnx.defs.onnx_opset_version())
+    for candidate in range(max([first[op] for op in ops if op in first], default=1), own):
+        trial = ModelProto()
+        trial.CopyFrom(model)
+        for opset in trial.opset_import:
+            if opset.domain in ("", "ai.onnx"):
+                opset.version = candidate
+        try:
+            onnx.checker.check_model(trial, full_check=True)
+        except Exception:  # the checker's refusal: not valid at this opset
+            continue
+        return candidate
+    return own
 
 
 def onnxruntime_offline(model: ModelProto) -> ModelProto:
