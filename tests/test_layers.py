@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "onnx_seq_tests"
-LAYERS = ["_cli", "_fuzz", "_reports", "_run", "_runtimes", "_read", "_published", "_suite",
+LAYERS = ["_cli", "_fuzz", "_reports", "_run", "_transforms", "_runtimes", "_read", "_published",
+          "_suite",
           "_casefile", "_oracle", "_core"]  # top to bottom
 
 

@@ -180,10 +180,10 @@ def test_types_the_wrapping_operators_do_not_allow_leave_a_case_without_a_form(c
 def test_the_opset_is_raised_only_where_a_wrapping_operator_needs_it():
     floats = TensorType(ELEMENTS["float"], (2,))
     optional = [("Optional", [floats], [OptionalType(floats)])]
-    assert tensor_io._opset(18, optional) == (18, "")
-    assert tensor_io._opset(13, optional) == (15, "")  # Optional exists from opset 15
+    assert tensor_io.first_opset(18, optional) == (18, "")
+    assert tensor_io.first_opset(13, optional) == (15, "")  # Optional exists from opset 15
     bf16 = TensorType(ELEMENTS["bfloat16"], (2,))
-    opset, reason = tensor_io._opset(28, [("SequenceConstruct", [bf16], [SequenceType(bf16)])])
+    opset, reason = tensor_io.first_opset(28, [("SequenceConstruct", [bf16], [SequenceType(bf16)])])
     assert opset is None and reason.startswith("SequenceConstruct-11 does not allow")
 
 

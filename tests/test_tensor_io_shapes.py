@@ -30,13 +30,13 @@ def _dims(value: onnx.ValueInfoProto) -> list:
 def test_a_dim_is_fixed_where_the_data_sets_agree_and_named_where_they_differ():
     declared = TensorType(FLOAT, (None, None))
     one = [[np.zeros((2, 3))], [np.zeros((2, 5))]]
-    assert tensor_io._specific(declared, one, "x").shape == (2, "x_dim1")
+    assert tensor_io.specific_type(declared, one, "x").shape == (2, "x_dim1")
 
 
 def test_a_declared_named_dim_is_kept_where_the_data_sets_differ():
     declared = TensorType(FLOAT, ("N",))
-    assert tensor_io._specific(declared, [[np.zeros(2)], [np.zeros(4)]], "x").shape == ("N",)
-    assert tensor_io._specific(declared, [[np.zeros(2)], [np.zeros(2)]], "x").shape == (2,)
+    assert tensor_io.specific_type(declared, [[np.zeros(2)], [np.zeros(4)]], "x").shape == ("N",)
+    assert tensor_io.specific_type(declared, [[np.zeros(2)], [np.zeros(2)]], "x").shape == (2,)
 
 
 def test_elements_of_one_sequence_that_differ_leave_the_dim_unknown():
@@ -44,12 +44,12 @@ def test_elements_of_one_sequence_that_differ_leave_the_dim_unknown():
     # differ is unknown (a named dim would say they are equal)
     declared = TensorType(FLOAT, None)
     groups = [[np.zeros((1, 2)), np.zeros((1, 0))]]
-    assert tensor_io._specific(declared, groups, "s").shape == (1, None)
+    assert tensor_io.specific_type(declared, groups, "s").shape == (1, None)
 
 
 def test_values_of_different_ranks_keep_the_declared_type():
     declared = TensorType(FLOAT, None)
-    assert tensor_io._specific(declared, [[np.zeros(2)], [np.zeros((2, 2))]], "x") == declared
+    assert tensor_io.specific_type(declared, [[np.zeros(2)], [np.zeros((2, 2))]], "x") == declared
 
 
 def test_no_input_of_the_committed_tensor_boundary_form_has_an_unknown_dim(committed_suite):

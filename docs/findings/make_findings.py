@@ -317,7 +317,12 @@ def write(found: list[Finding]) -> None:
              "Each model below is minimal and self-contained (values are graph inputs, expected "
              "values come from the ONNX operator documentation). Written by "
              "`python docs/findings/make_findings.py`; `--run` runs each on its runtime and "
-             "prints what it gives. Run the one-line command from this folder.", ""]
+             "prints what it gives. Run the one-line command from this folder.", "",
+             "Bugs found in the tools that rewrite models between an exporter and a runtime, "
+             "one page per tool (written by `python docs/findings/make_tool_findings.py`): "
+             "[onnxoptimizer](onnxoptimizer.md), [onnxslim](onnxslim.md), "
+             "[onnxscript](onnxscript.md), [onnx-ir](onnx-ir.md), and onnx's own version "
+             "converter and shape inference: [onnx](onnx.md).", ""]
     for f in found:
         (HERE / f"{f.name}.onnx").write_bytes(f.model.SerializeToString())
         lines += [f"## {f.runtime}: {f.title}", "",

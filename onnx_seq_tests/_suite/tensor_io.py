@@ -12,7 +12,7 @@ From a validated case, each variant is a new case whose graph
     present, OptionalGetElement, its value taken apart the same way (`<name>_value`, or
     `<name>_value_length` and `<name>_value_<k>` for a sequence).
 Every boundary tensor of a variant declares the most specific shape the variant's data sets
-allow (a dim fixed where they agree, a named dim where they differ; see `_specific`), so a
+allow (a dim fixed where they agree, a named dim where they differ; see `specific_type`), so a
 runtime's handling of unknown dims, pinned by cases of its own, does not stand in front of the
 operators a variant tests. Each new graph input and output says in its doc string what it
 is: `element 2 of input 's'`, `value of input 'o'`, `length of output 's'`, `presence of
@@ -107,7 +107,7 @@ def variant_name(case: Case, shape: tuple) -> str:
     return f"{case.name}__{'_'.join(parts) or 'tensors'}"
 
 
-class _Builder:
+class BoundaryBuilder:
     """Collects the new graph's boundary values, wrapping nodes and values, with fresh names."""
 
     def __init__(self, case: Case):
@@ -136,13 +136,20 @@ class _Builder:
 
     # -- inputs: tensors in, values built in the graph
 
+    def leaf(self, name: str, value_type: TensorType, value: list, values: list,
+             doc: str = "") -> None:
+        """A tensor a built value is made of: a new graph input `name` (its value in each data
+        set: `value`, appended to `values`), declared with the most specific shape."""
+        self.inputs.append(self.decl(name, specific_type(value_type, [[v] for v in value], name),
+                                     doc))
+        values.append(value)
+
     def build(self, name: str, value_type: ValueType, value, values: list, of: str) -> None:
         """Make `name` hold `value` (its value in each data set) of `value_type`, from new
         tensor graph inputs whose values (one list per data set) are appended to `values`;
         `of` says what it is ("input 'x'"), for the new inputs' doc strings."""
         if isinstance(value_type, TensorType):  # a tensor graph input stays, its shape fixed
-            self.inputs.append(self.decl(name, _specific(value_type, [[v] for v in value], name)))
-            values.append(list(value))
+            self.leaf(name, value_type, list(value), values)
         elif isinstance(value_type, SequenceType):
             element = value_type.element
             if not value[0]:
@@ -152,10 +159,7 @@ class _Builder:
             sources = []
             for k in range(len(value[0])):
                 source = self.fresh(f"{name}_{k}")
-                self.inputs.append(self.decl(source, _specific(element, [[v[k]] for v in value],
-                                                               source),
-                                             f"element {k} of {of}"))
-                values.append([v[k] for v in value])
+                self.leaf(source, element, [v[k] for v in value], values, f"element {k} of {of}")
                 sources.append(source)
             self.node(self.before, "SequenceConstruct", sources, [name],
                       [element] * len(sources), [value_type])
@@ -166,9 +170,7 @@ class _Builder:
                 return
             inner = self.fresh(f"{name}_value")
             if isinstance(value_type.element, TensorType):
-                fixed = _specific(value_type.element, [[v] for v in value], inner)
-                self.inputs.append(self.decl(inner, fixed, f"value of {of}"))
-                values.append(list(value))
+                self.leaf(inner, value_type.element, list(value), values, f"value of {of}")
             else:
                 self.build(inner, value_type.element, value, values, f"the value of {of}")
             self.node(self.before, "Optional", [inner], [name], [value_type.element],
@@ -182,7 +184,7 @@ class _Builder:
         data set) go to `expected`. `value` is its value in each data set; `of` says what it
         is ("output 'x'"), for the new outputs' doc strings."""
         if isinstance(value_type, TensorType):  # a tensor graph output stays, its shape fixed
-            self.outputs.append(self.decl(name, _specific(value_type, [[v] for v in value],
+            self.outputs.append(self.decl(name, specific_type(value_type, [[v] for v in value],
                                                           name)))
             expected.append(list(value))
         elif isinstance(value_type, SequenceType):
@@ -211,7 +213,7 @@ class _Builder:
             self.node(self.after, "OptionalGetElement", [name], [inner], [value_type],
                       [value_type.element])
             if isinstance(value_type.element, TensorType):
-                fixed = _specific(value_type.element, [[v] for v in value], inner)
+                fixed = specific_type(value_type.element, [[v] for v in value], inner)
                 self.outputs.append(self.decl(inner, fixed, f"value of {of}"))
                 expected.append(list(value))
             else:
@@ -226,10 +228,10 @@ def _element_type(element: TensorType, value: list, k: int, name: str) -> Tensor
     every = [list(v) for v in value]
     if len({np.ndim(e) for group in every for e in group}) > 1:
         every = [[v[k]] for v in value]
-    return _specific(element, every, f"{name}_element")
+    return specific_type(element, every, f"{name}_element")
 
 
-def _specific(declared: TensorType, groups: list[list], name: str) -> TensorType:
+def specific_type(declared: TensorType, groups: list[list], name: str) -> TensorType:
     """The most specific type that the values of one new boundary tensor allow. `groups` holds,
     per data set, the values the type must describe (one for an input; every element of the
     sequence for an output taken apart, as onnx infers one element type per sequence). A dim
@@ -258,7 +260,7 @@ def _specific(declared: TensorType, groups: list[list], name: str) -> TensorType
 
 def _variant(case: Case, shape: tuple, data_sets: list[DataSet], members: list[int],
              split: bool) -> tuple[Case | None, str]:
-    builder = _Builder(case)
+    builder = BoundaryBuilder(case)
     inputs: list[list] = []  # per new graph input, its value in each data set
     for j, decl in enumerate(case.graph.inputs):
         builder.build(decl.name, decl.type, [d.inputs[j] for d in data_sets], inputs,
@@ -267,7 +269,7 @@ def _variant(case: Case, shape: tuple, data_sets: list[DataSet], members: list[i
     for j, decl in enumerate(case.graph.outputs):
         builder.take_apart(decl.name, decl.type, [d.outputs[j] for d in data_sets], expected,
                            f"output '{decl.name}'")
-    opset, reason = _opset(case.opset, builder.typed)
+    opset, reason = first_opset(case.opset, builder.typed)
     if opset is None:
         return None, reason
     doc = case.doc.strip()
@@ -291,7 +293,7 @@ def _variant(case: Case, shape: tuple, data_sets: list[DataSet], members: list[i
     return variant, ""
 
 
-def _opset(opset: int, typed: list[tuple[str, list, list]]) -> tuple[int | None, str]:
+def first_opset(opset: int, typed: list[tuple[str, list, list]]) -> tuple[int | None, str]:
     """The first opset from `opset` on at which every wrapping node's types are allowed, or
     None and the reason."""
     candidates = sorted({opset} | {v for op, _, _ in typed for v in schemas.versions(op)

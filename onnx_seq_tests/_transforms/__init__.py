@@ -1,0 +1,145 @@
+"""Transforms as subjects: the tools that rewrite a model between an exporter and a runtime
+(optimizers, converters, IR libraries) run on each case's model before a backend runs it.
+
+A transform is named by a spec: a built-in name (TRANSFORMS) or `module:function` naming any
+`ModelProto -> ModelProto` callable on PYTHONPATH. `apply_transforms` runs a chain of them in
+order and tells their faults apart from the runtime's: `TransformFailed` when a transform raises
+or returns something else than a model, `InvalidModel` when onnx's checker (full check: strict
+shape inference too) refuses the model it made. Every model of the suite passes that check
+untransformed (tests/test_transforms.py holds it), so an invalid model is the transform's.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import onnx
+from onnx import ModelProto
+
+from .._core.problems import ArgumentError, SeqTestsError, one_line, shorten
+from . import builtin
+
+
+@dataclass(frozen=True)
+class Transform:
+    """One transform: its spec as written, the function, the distribution whose version the
+    reports name (None for onnx itself), and a line saying what it does."""
+
+    name: str
+    apply: Callable[[ModelProto], ModelProto]
+    distribution: str | None
+    summary: str
+
+
+def _builtin(name: str, apply: Callable[[ModelProto], ModelProto],
+             distribution: str | None) -> Transform:
+    return Transform(name, apply, distribution, (apply.__doc__ or "").split("\n\n")[0]
+                     .replace("\n", " "))
+
+
+#: The built-in transforms by name, in the order the reports list them.
+TRANSFORMS = {t.name: t for t in (
+    _builtin("onnxsim", builtin.onnxsim, "onnxsim"),
+    _builtin("onnxoptimizer", builtin.onnxoptimizer, "onnxoptimizer"),
+    _builtin("onnxoptimizer-fuse", builtin.onnxoptimizer_fuse, "onnxoptimizer"),
+    _builtin("onnxslim", builtin.onnxslim, "onnxslim"),
+    _builtin("onnxscript-optimize", builtin.onnxscript_optimize, "onnxscript"),
+    _builtin("onnxscript-rewrite", builtin.onnxscript_rewrite, "onnxscript"),
+    _builtin("onnx-ir", builtin.onnx_ir_round_trip, "onnx-ir"),
+    _builtin("onnx-ir-passes", builtin.onnx_ir_passes, "onnx-ir"),
+    _builtin("onnx-text", builtin.onnx_text_round_trip, None),
+    _builtin("onnx-inline", builtin.onnx_inline, None),
+    _builtin("onnx-shape-inference", builtin.onnx_shape_inference, None),
+    _builtin("version-newest", builtin.version_newest, None),
+    _builtin("version-lowest", builtin.version_lowest, None),
+    _builtin("onnxruntime-offline", builtin.onnxruntime_offline, "onnxruntime"),
+)}
+
+_TARGET = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+class TransformFailed(SeqTestsError):
+    """A transform raised, or returned something else than a ModelProto."""
+
+    def __init__(self, transform: str, message: str):
+        super().__init__(f"{transform}: {message}")
+        self.transform = transform
+
+
+class InvalidModel(SeqTestsError):
+    """onnx's checker (full check) refused the model a transform made."""
+
+    def __init__(self, transform: str, message: str):
+        super().__init__(f"{transform} made an invalid model: {message}")
+        self.transform = transform
+
+
+def load_transform(spec: str) -> Transform:
+    """The transform a spec names: a built-in name or `module:function`; ArgumentError naming
+    the spec and what it takes when it names nothing usable."""
+    if not isinstance(spec, str):
+        raise ArgumentError(f"a transform is named by a str, not {type(spec).__name__}")
+    if spec in TRANSFORMS:
+        return TRANSFORMS[spec]
+    names = ", ".join(TRANSFORMS)
+    if not _TARGET.fullmatch(spec):
+        raise ArgumentError(f"--transform {spec!r}: not a transform name ({names}) nor "
+                            "`module:function` naming a ModelProto -> ModelProto callable")
+    module_name, _, path = spec.partition(":")
+    try:
+        target = importlib.import_module(module_name)
+    except Exception as error:  # an import can fail in any way; report it, do not crash
+        raise ArgumentError(f"--transform {spec!r}: cannot import module {module_name!r}: "
+                            f"{_said(error)}; is its folder on PYTHONPATH?") from None
+    for part in path.split("."):
+        if not hasattr(target, part):
+            raise ArgumentError(f"--transform {spec!r}: {module_name!r} has no attribute "
+                                f"{path!r}")
+        target = getattr(target, part)
+    if not callable(target):
+        raise ArgumentError(f"--transform {spec!r}: {path!r} is not callable")
+    return Transform(spec, target, None, f"`{spec}`")
+
+
+def apply_transforms(model: ModelProto, transforms: list[Transform]) -> ModelProto:
+    """`model` as the chain of transforms leaves it, each run on a copy of what the one before
+    made and its result checked; TransformFailed or InvalidModel naming the first that fails."""
+    for transform in transforms:
+        given = ModelProto()
+        given.CopyFrom(model)
+        try:
+            made = transform.apply(given)
+        except Exception as error:  # a tool can fail in any way: that is what is reported
+            raise TransformFailed(transform.name, _said(error)) from None
+        if not isinstance(made, ModelProto):
+            raise TransformFailed(transform.name, f"returned {type(made).__name__}, not a "
+                                                  "ModelProto")
+        try:
+            onnx.checker.check_model(made, full_check=True)
+        except Exception as error:
+            raise InvalidModel(transform.name, _said(error, named=False)) from None
+        model = made
+    return model
+
+
+def _said(error: Exception, named: bool = True) -> str:
+    """What an exception says, on one bounded line: its type (when `named`) and first line."""
+    lines = str(error).strip().splitlines()
+    said = one_line(lines[0].strip()) if lines else ""
+    if named:
+        said = f"{type(error).__name__}: {said}" if said else type(error).__name__
+    return shorten(said, 300)
+
+
+def describe(transform: Transform) -> str:
+    """The transform and the version of the tool that runs it, for a report's header."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    distribution = transform.distribution or "onnx"
+    try:
+        return f"{transform.name} ({distribution} {version(distribution)})"
+    except PackageNotFoundError:
+        return f"{transform.name} ({distribution} not installed)"

@@ -1,0 +1,87 @@
+"""The tool findings (docs/findings/make_tool_findings.py): the committed pages and models are
+what the script writes, every model is valid, and each bug still shows on the pinned tool
+through the suite's own transforms (so a fixed upstream bug fails here, and its page goes)."""
+
+import importlib.util
+import sys
+
+import onnx
+import pytest
+from conftest import ROOT
+from onnx.reference import ReferenceEvaluator
+
+from onnx_seq_tests._transforms import (
+    TRANSFORMS,
+    InvalidModel,
+    TransformFailed,
+    apply_transforms,
+)
+
+FINDINGS = ROOT / "docs" / "findings"
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("make_tool_findings",
+                                                  FINDINGS / "make_tool_findings.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def found():
+    return {f.name: f for f in _script().findings()}
+
+
+def test_the_committed_models_and_pages_are_what_the_script_writes(found, tmp_path,
+                                                                   monkeypatch):
+    script = _script()
+    monkeypatch.setattr(script, "HERE", tmp_path)
+    script.write(list(found.values()))
+    for written in sorted(tmp_path.iterdir()):
+        committed = FINDINGS / written.name
+        assert committed.is_file() and committed.read_bytes() == written.read_bytes(), (
+            f"docs/findings/{written.name} is stale: run python docs/findings/"
+            "make_tool_findings.py")
+
+
+#: Finding -> the transform that shows it, and what it raises.
+SHOWN_BY = {
+    "onnxoptimizer_sequence_output_type": ("onnxoptimizer", InvalidModel),
+    "onnxslim_optional_input": ("onnxslim", TransformFailed),
+    "onnxslim_optional_type_dropped": ("onnxslim", InvalidModel),
+    "onnxslim_sequence_output_becomes_tensor": ("onnxslim", InvalidModel),
+    "onnxscript_split_to_sequence_split_input": ("onnxscript-optimize", TransformFailed),
+    "onnxscript_split_to_sequence_opset11": ("onnxscript-optimize", InvalidModel),
+    "onnx_ir_cse_optional_type": ("onnx-ir-passes", TransformFailed),
+    "onnx_version_converter_identity_16_to_14": ("version-lowest", TransformFailed),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHOWN_BY))
+def test_the_bug_still_shows_through_the_transform(found, name):
+    transform, error = SHOWN_BY[name]
+    with pytest.raises(error):
+        apply_transforms(found[name].model, [TRANSFORMS[transform]])
+
+
+def test_the_folded_keepdims_part_has_the_wrong_shape(found):
+    model = found["onnxscript_split_to_sequence_keepdims"].model
+    made = apply_transforms(model, [TRANSFORMS["onnxscript-optimize"]])
+    assert ReferenceEvaluator(model).run(None, {})[0].shape == (1, 2)  # the spec's
+    assert ReferenceEvaluator(made).run(None, {})[0].shape == (2,)  # the tool's
+
+
+def test_the_loop_inference_finding_still_shows(found):
+    model = onnx.ModelProto()
+    model.CopyFrom(found["onnx_shape_inference_loop_carried_sequence"].model)
+    model.graph.output[0].ClearField("type")
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    dims = inferred.graph.output[0].type.tensor_type.shape.dim
+    assert [d.dim_value for d in dims] == [1, 1]  # the value has shape [1, 0]
+
+
+def test_every_finding_is_shown_by_a_test(found):
+    assert set(found) == {*SHOWN_BY, "onnxscript_split_to_sequence_keepdims",
+                          "onnx_shape_inference_loop_carried_sequence"}
