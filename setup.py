@@ -30,6 +30,12 @@ def runtime_extras() -> dict:
     return records.extras(path.parent)
 
 
+#: The built-in transforms' tools (onnx_seq_tests/_transforms/), pinned: their findings are
+#: what docs/findings/<tool>.md records.
+TRANSFORMS = ["onnxsim==0.8.1", "onnxoptimizer==0.4.2", "onnxslim==0.1.98",
+              "onnxscript==0.7.2", "onnx-ir==1.1.0"]
+
+
 def extras() -> dict:
     runtimes = runtime_extras()
     return {
@@ -38,9 +44,12 @@ def extras() -> dict:
         # GitHub artifacts).
         "fuzz": ["hypothesis>=6.100"],
         **runtimes,
+        # `verify --transform NAME`: the tools that rewrite models between exporter and runtime
+        "transforms": TRANSFORMS,
         "dev": [
             ONNXRUNTIME,
             *runtimes["runtimes"],
+            *TRANSFORMS,
             "pytest>=8",
             "pytest-xdist>=3.5",
             "hypothesis>=6.100",

@@ -10,10 +10,11 @@ import pytest
 from conftest import GENERATED
 from onnx import TensorProto, helper
 
+from onnx_seq_tests._core.errors import NotJudged
 from onnx_seq_tests._core.value_types import parse_type
 from onnx_seq_tests._published.case_folder import read_case_folder
 from onnx_seq_tests._published.discovery import find_cases
-from onnx_seq_tests._run.inference import InferenceFinding, NotJudged, judge, run_inference
+from onnx_seq_tests._run.inference import InferenceFinding, judge, run_inference
 
 
 def _folder(name: str):

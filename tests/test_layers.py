@@ -14,8 +14,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "onnx_seq_tests"
 LAYERS = ["_cli", "_fuzz", "_reports", "_run", "_transforms", "_runtimes", "_read", "_published",
-          "_suite",
-          "_casefile", "_oracle", "_core"]  # top to bottom
+          "_suite", "_casefile", "_oracle", "_core"]  # top to bottom
 
 
 ROOT = "the package root"  # onnx_seq_tests/__init__.py: it imports every layer, so it is above

@@ -10,10 +10,9 @@ import pytest
 from conftest import ROOT
 from onnx.reference import ReferenceEvaluator
 
+from onnx_seq_tests._core.errors import InvalidModel, TransformFailed
 from onnx_seq_tests._transforms import (
     TRANSFORMS,
-    InvalidModel,
-    TransformFailed,
     apply_transforms,
 )
 

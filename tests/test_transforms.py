@@ -8,11 +8,9 @@ import pytest
 from conftest import GENERATED
 from onnx import TensorProto, helper
 
-from onnx_seq_tests._core.problems import ArgumentError
+from onnx_seq_tests._core.errors import ArgumentError, InvalidModel, TransformFailed
 from onnx_seq_tests._transforms import (
     TRANSFORMS,
-    InvalidModel,
-    TransformFailed,
     apply_transforms,
     describe,
     load_transform,

@@ -26,6 +26,8 @@ it as `exit_code` (click's `ClickException.exit_code` convention); the command g
         NoResult           a fuzz recipe that gives no program
         CannotTake         a backend's API refuses a value kind: a refusal, by type
         CompileError       a compiler refused the model (IREE), kept as its verdict
+        TransformFailed    a transform raised; InvalidModel: the model it made is invalid
+        NotJudged          an inferrer refuses the case's own model (inference judged)
     exit 1, a check failed, a result is partial or a write failed
         CheckFailed        (PackError, WriteFailed are its names at their raise sites)
           NothingRead        every folder was left out, so nothing was written
@@ -190,6 +192,28 @@ class CannotTake(SeqTestsError, RuntimeError):
 
 class CompileError(SeqTestsError, RuntimeError):
     """A compiler refused the model (IREE's importer or iree-compile; not a timeout)."""
+
+
+class TransformFailed(SeqTestsError):
+    """A transform (verify --transform) raised, or returned something else than a model; the
+    message starts with the transform's name."""
+
+    def __init__(self, transform: str, message: str) -> None:
+        super().__init__(f"{transform}: {message}")
+        self.transform = transform
+
+
+class InvalidModel(SeqTestsError):
+    """onnx's checker (full check) refused the model a transform made."""
+
+    def __init__(self, transform: str, message: str) -> None:
+        super().__init__(f"{transform} made an invalid model: {message}")
+        self.transform = transform
+
+
+class NotJudged(SeqTestsError):
+    """An inferrer refuses the case's own model too (an operator or type it does not
+    implement): a refusal, nothing to judge."""
 
 
 # -- exit 1: a check failed, a partial result, a failed write ---------------------------------

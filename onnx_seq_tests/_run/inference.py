@@ -26,7 +26,8 @@ import numpy as np
 import onnx
 from onnx import ModelProto
 
-from .._core.problems import one_line, shorten
+from .._core.errors import NotJudged, ReadError, one_line
+from .._core.problems import shorten
 from .._core.value_types import (
     OptionalType,
     SequenceType,
@@ -35,7 +36,6 @@ from .._core.value_types import (
     innermost,
     parse_type,
 )
-from .._published.bounded import ReadError
 from .._published.case_folder import CaseFolder, read_case_folder
 from .._published.discovery import CaseRef
 from .verifier import Result
@@ -70,10 +70,6 @@ def onnx_inferred(model: ModelProto) -> list[ValueType | None]:
     inferred = onnx.shape_inference.infer_shapes(_stripped(model), strict_mode=True,
                                                  data_prop=True)
     return [_type_of(output.type) for output in inferred.graph.output]
-
-
-class NotJudged(Exception):
-    """The inferrer refuses the model as the case wrote it too: nothing to judge."""
 
 
 def onnxruntime_reported(model: ModelProto) -> list[ValueType | None]:

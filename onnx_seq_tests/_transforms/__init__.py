@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import onnx
 from onnx import ModelProto
 
-from .._core.problems import ArgumentError, SeqTestsError, one_line, shorten
+from .._core.errors import ArgumentError, InvalidModel, TransformFailed, one_line
+from .._core.problems import shorten
 from . import builtin
 
 
@@ -59,22 +60,6 @@ TRANSFORMS = {t.name: t for t in (
 )}
 
 _TARGET = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
-
-
-class TransformFailed(SeqTestsError):
-    """A transform raised, or returned something else than a ModelProto."""
-
-    def __init__(self, transform: str, message: str):
-        super().__init__(f"{transform}: {message}")
-        self.transform = transform
-
-
-class InvalidModel(SeqTestsError):
-    """onnx's checker (full check) refused the model a transform made."""
-
-    def __init__(self, transform: str, message: str):
-        super().__init__(f"{transform} made an invalid model: {message}")
-        self.transform = transform
 
 
 def load_transform(spec: str) -> Transform:
