@@ -23,7 +23,7 @@ from onnx_seq_tests._core.problems import Where
 from onnx_seq_tests._fuzz import mutant_score
 from onnx_seq_tests._oracle import oracle
 from onnx_seq_tests._oracle.oracle import MISSING, OracleError
-from onnx_seq_tests._published import coverage, structure
+from onnx_seq_tests._published import case_features, coverage, structure
 from onnx_seq_tests._run import mutation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +36,7 @@ def suite_root(committed_suite) -> Path:
 
 
 @pytest.fixture(scope="module")
-def suite_cases(suite_root) -> list[coverage.CaseCoverage]:
+def suite_cases(suite_root) -> list[case_features.CaseCoverage]:
     return coverage.suite_coverage(suite_root)
 
 
@@ -79,7 +79,7 @@ def mutation_table(suite_score) -> str:
 # -- the matrix ---------------------------------------------------------------------------------
 
 def test_matrix_counts_the_types_of_sequence_and_optional_constraints():
-    matrix = coverage.matrix()
+    matrix = case_features.matrix()
     assert sum(len(types) for types in matrix.values()) == 772  # onnx 1.23.2, pinned
     assert len(matrix[("SequenceMap", 17)]) == 30  # V: 15 tensors and 15 sequences
     assert len(matrix[("Optional", 28)]) == 112
@@ -101,7 +101,7 @@ def node(op_type, inputs, outputs=("y",), **attributes):
 
 def features(op_type, args, results, inputs=None, outputs=("y",), types=None, **attributes):
     inputs = inputs or tuple(f"x{i}" for i in range(len(args)))
-    return coverage.node_features(node(op_type, inputs, outputs, **attributes), args, results,
+    return case_features.node_features(node(op_type, inputs, outputs, **attributes), args, results,
                                   types or {})
 
 
@@ -259,7 +259,7 @@ def test_committed_report_is_up_to_date(suite_root, ours, theirs, mutation_table
 def test_every_mutant_targets_features_the_suite_can_hold(ours):
     """Each mutant names at least one target, and each names a row of EDGE_CASES or STRUCTURE,
     a feature the oracle trace gives for an operator the mutant replaces, or a type."""
-    rows = {*coverage.EDGE_CASES, *coverage.STRUCTURE}
+    rows = {*case_features.EDGE_CASES, *structure.STRUCTURE}
     traced = {(op, label) for op, _, label in ours.features}
     types = {type_string for _, _, type_string in ours.combinations}
     wrong = []
@@ -286,7 +286,7 @@ def test_a_feature_is_discriminated_only_by_a_kill_from_a_case_holding_it(
 
     chunk = "split_to_sequence_single_chunk_as_tensor"
     assert row(suite_score.discrimination, "single chunk").discriminated
-    stripped = [coverage.CaseCoverage(c.name, c.combinations,
+    stripped = [case_features.CaseCoverage(c.name, c.combinations,
                                       {f for f in c.features if f[2] != "single chunk"})
                 for c in suite_cases]
     assert chunk in suite_score.killed

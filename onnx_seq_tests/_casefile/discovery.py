@@ -19,7 +19,7 @@ def read_case_file(path: Path) -> bytes:
 
 def case_files(paths) -> list[Path]:
     """The case files named by `paths`: files as given, folders searched for *.yaml, *.yml."""
-    found = []
+    found: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
             found.extend(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml")

@@ -16,6 +16,9 @@ Every difference is a message that says where it is, for example
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from .elements import BY_DTYPE, is_nan, nan_text
@@ -31,16 +34,18 @@ class OutputMismatch(SeqTestsError, AssertionError):
     """Raised by `assert_outputs_match`; one line per difference."""
 
 
-def assert_outputs_match(expected, actual, *, atol=None, rtol=None, names=None,
-                         types=None) -> None:
+def assert_outputs_match(expected: Any, actual: Any, *, atol: float | None = None,
+                         rtol: float | None = None, names: Sequence[str] | None = None,
+                         types: Sequence[ValueType | None] | None = None) -> None:
     """Raise OutputMismatch listing every difference between `expected` and `actual`."""
     problems = compare_outputs(expected, actual, atol=atol, rtol=rtol, names=names, types=types)
     if problems:
         raise OutputMismatch("\n".join(problems))
 
 
-def compare_outputs(expected, actual, *, atol=None, rtol=None, names=None,
-                    types=None) -> list[str]:
+def compare_outputs(expected: Any, actual: Any, *, atol: float | None = None,
+                    rtol: float | None = None, names: Sequence[str] | None = None,
+                    types: Sequence[ValueType | None] | None = None) -> list[str]:
     """The differences between expected and actual graph outputs, as messages (empty: equal).
 
     `names` and `types` (graph output names and ValueTypes, in order) are optional: names make
@@ -62,7 +67,8 @@ def compare_outputs(expected, actual, *, atol=None, rtol=None, names=None,
     return problems
 
 
-def _arguments(expected, atol, rtol, names, types) -> tuple[float, float]:
+def _arguments(expected: Any, atol: Any, rtol: Any, names: Any,
+               types: Any) -> tuple[float, float]:
     """atol and rtol with their defaults; ArgumentError naming the first bad argument:
     `expected` a list (or tuple) of output values, `atol` and `rtol` None or a number >= 0,
     `names` and `types` None or a list of one str (one ValueType) per expected output. What
@@ -89,7 +95,7 @@ def _arguments(expected, atol, rtol, names, types) -> tuple[float, float]:
     return tolerances[0], tolerances[1]
 
 
-def compare_value(expected, actual, where: str, value_type: ValueType | None = None,
+def compare_value(expected: Any, actual: Any, where: str, value_type: ValueType | None = None,
                   atol: float = DEFAULT_ATOL, rtol: float = DEFAULT_RTOL) -> list[str]:
     """The differences between one expected value and one actual value, found at `where`."""
     if value_type is None:
@@ -117,16 +123,16 @@ def compare_value(expected, actual, where: str, value_type: ValueType | None = N
     return _compare_tensor(np.asarray(expected), actual, where, atol, rtol)
 
 
-def _type_of(value) -> ValueType | None:
+def _type_of(value: object) -> ValueType | None:
     """The kind a value has in the backend convention, when no graph type is known."""
     if value is None:
-        return OptionalType(None)
+        return OptionalType(None)  # type: ignore[arg-type]  # the kind alone: no element known
     if isinstance(value, (list, tuple)):
-        return SequenceType(None)
-    return TensorType(None)
+        return SequenceType(None)  # type: ignore[arg-type]
+    return TensorType(None)  # type: ignore[arg-type]
 
 
-def _compare_tensor(expected: np.ndarray, actual, where: str, atol: float,
+def _compare_tensor(expected: np.ndarray, actual: Any, where: str, atol: float,
                     rtol: float) -> list[str]:
     if isinstance(actual, np.generic):  # a numpy scalar is a 0-d tensor
         actual = np.asarray(actual)
@@ -169,11 +175,11 @@ def _equal_values(expected: np.ndarray, actual: np.ndarray, atol: float,
             same &= _same_nan_bits(expected, actual)
         return same
     if kind == "complex":
-        return (_close(expected.real.astype(np.float64), actual.real.astype(np.float64), atol,
-                       rtol)
-                & _close(expected.imag.astype(np.float64), actual.imag.astype(np.float64), atol,
-                         rtol))
-    return expected == actual
+        return np.asarray(
+            _close(expected.real.astype(np.float64), actual.real.astype(np.float64), atol, rtol)
+            & _close(expected.imag.astype(np.float64), actual.imag.astype(np.float64), atol,
+                     rtol))
+    return np.asarray(expected == actual)
 
 
 def _same_nan_bits(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
@@ -182,7 +188,7 @@ def _same_nan_bits(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
     if not nan.any():
         return np.ones(expected.shape, dtype=bool)
     unsigned = np.dtype(f"u{expected.dtype.itemsize}")
-    return ~nan | (expected.view(unsigned) == actual.view(unsigned))
+    return np.asarray(~nan | (expected.view(unsigned) == actual.view(unsigned)))
 
 
 def _close(expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float) -> np.ndarray:
@@ -193,11 +199,12 @@ def _close(expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float) -
     """
     if atol == 0 and rtol == 0:
         same_sign = np.signbit(expected) == np.signbit(actual)
-        return ((expected == actual) & same_sign) | (np.isnan(expected) & np.isnan(actual))
+        return np.asarray(((expected == actual) & same_sign)
+                          | (np.isnan(expected) & np.isnan(actual)))
     with np.errstate(invalid="ignore", over="ignore"):
         within = np.abs(actual - expected) <= atol + rtol * np.abs(expected)
     within &= np.isfinite(expected)
-    return (expected == actual) | (np.isnan(expected) & np.isnan(actual)) | within
+    return np.asarray((expected == actual) | (np.isnan(expected) & np.isnan(actual)) | within)
 
 
 def _dtype_name(dtype: np.dtype) -> str:
@@ -210,7 +217,7 @@ def _dtype_name(dtype: np.dtype) -> str:
     return name if name == str(dtype) else f"{name} ({dtype})"
 
 
-def _describe(value) -> str:
+def _describe(value: Any) -> str:
     """A short description of what a value is, for messages."""
     if value is None:
         return "an empty optional (None)"
@@ -223,7 +230,7 @@ def _describe(value) -> str:
     return f"a {type(value).__name__} ({_show(value)})"
 
 
-def _show_element(value) -> str:
+def _show_element(value: Any) -> str:
     """One tensor element as a message shows it; a NaN with its bits when they are not the
     usual ones (`nan(0x7fa00001)`)."""
     if isinstance(value, np.generic) and value.dtype.kind not in "OSUbiuc" and bool(
@@ -232,7 +239,7 @@ def _show_element(value) -> str:
     return _show(value)
 
 
-def _show(value) -> str:
+def _show(value: Any) -> str:
     if isinstance(value, (str, bytes)):
         return repr(value)
     text = str(value)

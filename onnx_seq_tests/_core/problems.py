@@ -12,6 +12,7 @@ import os
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 #: At most this many problems are reported for one run; the rest are counted.
 MAX_REPORTED = 50
@@ -48,14 +49,14 @@ class ArgumentError(SeqTestsError, ValueError):
     the message names the argument and what it takes."""
 
 
-def path_argument(value, name: str) -> Path:
+def path_argument(value: object, name: str) -> Path:
     """`value` as a Path when it is a str or os.PathLike; ArgumentError naming `name` if not."""
     if isinstance(value, (str, os.PathLike)):
         return Path(value)
     raise ArgumentError(f"{name} must be a path (str or os.PathLike), not {type(value).__name__}")
 
 
-def quote(value, limit: int = MAX_QUOTED) -> str:
+def quote(value: object, limit: int = MAX_QUOTED) -> str:
     """`value` quoted for a message, as repr quotes it, cut after `limit` characters, saying how
     much was cut: `'12345...' (100,000 characters, first 5 shown)`. Every message that quotes a
     value from the user (a key, a name, a type as written) quotes it with this."""
@@ -76,7 +77,7 @@ def shorten(text: str, limit: int = MAX_QUOTED) -> str:
     return f"{text[:limit]}... ({len(text):,} characters, first {limit} shown)"
 
 
-def _repr(value) -> str:
+def _repr(value: Any) -> str:
     try:
         return repr(value)
     except ValueError:  # an int of more digits than Python converts (sys.int_info)
@@ -92,7 +93,7 @@ def bounded(text: str, limit: int = MAX_LINE) -> str:
     return f"{text[:limit]}... (a line of {len(text):,} characters, first {limit} shown)"
 
 
-def paths_argument(value, name: str = "paths") -> list[Path]:
+def paths_argument(value: Any, name: str = "paths") -> list[Path]:
     """`value` as a list of Paths: one path (str or os.PathLike) or an iterable of them;
     ArgumentError naming `name` for anything else (bytes too: iterating them gives ints)."""
     if isinstance(value, (str, os.PathLike)):
@@ -148,7 +149,7 @@ class Where:
         return f"{self.path}:{self.line}:{self.column}"
 
 
-def _order(problem: Problem) -> tuple:
+def _order(problem: Problem) -> tuple[str, int, int, str]:
     return problem.path, problem.line, problem.column, problem.message
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from .._core.cases import Case
 from .._core.compare import compare_outputs
 from .._core.problems import Problem, quote
-from .oracle import BudgetError, OracleError, run_graph
+from .._core.work import BudgetError, OracleError
+from .oracle import run_graph
 
 
 def check_case(case: Case) -> list[Problem]:

@@ -204,7 +204,7 @@ def _read_manifest(path: Path) -> SuiteManifest | None:
                          hashlib.sha256(data).hexdigest())
 
 
-def nearest_manifest(folder: Path, cache: dict | None = None) -> SuiteManifest | None:
+def nearest_manifest(folder: str | Path, cache: dict | None = None) -> SuiteManifest | None:
     """The suite manifest of `folder` itself or the nearest folder above it that has one;
     `cache` (absolute folder text -> manifest or None) is shared by the calls of one search."""
     cache = {} if cache is None else cache

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core import operators
 from .._core.cases import Graph, outer_names, walk
 from .._oracle import oracle
 
@@ -71,9 +72,7 @@ _FED = {"SequenceAt": (1, "position from a graph input"),
         "SplitToSequence": (1, "split from a graph input")}
 
 #: The operators whose inputs and outputs are sequences (a chain joins two of them).
-_SEQUENCE_OPERATORS = frozenset({
-    "SequenceConstruct", "SequenceEmpty", "SequenceAt", "SequenceInsert", "SequenceErase",
-    "SequenceLength", "SplitToSequence", "ConcatFromSequence", "SequenceMap"})
+_SEQUENCE_OPERATORS = frozenset(operators.sequence_only_operators())
 
 _CONTEXTS = {"If": "in an If branch", "Loop": "in a Loop body",
              "SequenceMap": "in a SequenceMap body"}

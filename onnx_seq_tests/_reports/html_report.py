@@ -15,6 +15,7 @@ import base64
 import html
 import json
 from collections import Counter
+from typing import Any
 
 from .._core import operators
 from .._core.operators import sequence_operators
@@ -131,8 +132,8 @@ def _glance(results: list[Result], specs: list[str], about) -> str:
             tds.append(f'<td class="{_shade(c)}" title="{_e(bad or "all passed")}" '
                        f'data-backend="{_e(spec)}" data-form="{form}" data-operator="{operator}"'
                        f">{text}</td>")
-        total = " class=total" if cells is everything else ""
-        rows.append(f"<tr{total}><th>{_e(name)}</th>{''.join(tds)}</tr>")
+        row_class = " class=total" if cells is everything else ""
+        rows.append(f"<tr{row_class}><th>{_e(name)}</th>{''.join(tds)}</tr>")
     body = "".join(f'<tr class=sep><td colspan={len(columns) + 1}>other operators the cases '
                    "are about (carriers and helpers)</td></tr>" if row == "sep" else row
                    for row in rows)
@@ -185,7 +186,9 @@ def _data(results: list[Result], specs: list[str], about, noted: dict[int, Note]
     ([case, form, operators, versions, element, source]), each message once, and per result
     [case index, backend index, outcome, raw outcome, message index]."""
     cases: dict[str, int] = {}
-    case_rows, messages, rows = [], {}, []
+    case_rows: list[Any] = []
+    messages: dict[str, int] = {}
+    rows: list[Any] = []
     for index, r in enumerate(results):
         if r.case not in cases:
             cases[r.case] = len(case_rows)

@@ -24,6 +24,7 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 from .._core.atomic import write_atomic
 from .._core.problems import SeqTestsError
@@ -74,8 +75,8 @@ def case_digests(suite_root: Path) -> dict[str, str]:
         listed = {path: FileEntry.from_json(entry) for path, entry in manifest["files"].items()}
         if None in cases or None in listed.values():
             raise ValueError("an entry of cases or files is not one")
-        folders = {entry.folder for entry in cases}
-        files = {path: entry.sha256 for path, entry in listed.items()}
+        folders = {entry.folder for entry in cases if entry is not None}
+        files = {path: entry.sha256 for path, entry in listed.items() if entry is not None}
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise RefreshError(f"{suite_root}/manifest.json: cannot read the suite's manifest "
                            f"({error}); run `gen-seq-tests build`") from None
@@ -167,7 +168,9 @@ def runtime_table(results) -> str:
     counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
     forms: Counter = Counter()
     for r in results:
-        get = r.get if isinstance(r, dict) else lambda key, r=r: getattr(r, key)
+        def get(key: str, r: Any = r) -> Any:
+            return r.get(key) if isinstance(r, dict) else getattr(r, key)
+
         form = get("case").split("/", 1)[0]
         outcome = get("outcome")
         counts[(get("backend"), form)][outcome if outcome in ("pass", "fail") else "other"] += 1

@@ -19,6 +19,7 @@ import onnx
 from .._core.cases import graph_protos
 from .._core.compare import compare_outputs
 from .._core.elements import BY_PROTO
+from .._core.operators import model_opset
 from .._published.bounded import ReadError
 from .._published.case_folder import CaseFolder, read_case_folder
 from .._runtimes.backends import check_backend, load_backend, prepare, run_prepared
@@ -70,30 +71,7 @@ def serve(conn, specs: tuple[str, ...], log: str, probe: bool) -> None:
             if spec not in task.isolated or folder is None or not _fork_safe(backends[spec]):
                 _run_one(conn, folder, info, spec, backends[spec])
                 continue
-            done, told = os.pipe()  # a byte on it: the fork sent its verdict (an exit 0 alone
-            pid = os.fork()         # may be a backend's os._exit(0) before any verdict)
-            if pid == 0:  # the case's own process: it never returns into this loop
-                code = 1
-                try:
-                    _die_with_parent()
-                    _run_one(conn, folder, info, spec, backends[spec])
-                    os.write(told, b"1")
-                    code = 0
-                except SystemExit as stop:  # the backend's sys.exit(n): exit n, as a worker does
-                    code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
-                finally:
-                    os._exit(code)
-            os.close(told)
-            _, status = os.waitpid(pid, 0)
-            code = os.waitstatus_to_exitcode(status)
-            os.set_blocking(done, False)  # a process the backend forked may hold `told` open
-            try:
-                answered = os.read(done, 1) == b"1"
-            except BlockingIOError:
-                answered = False
-            os.close(done)
-            if code != 0 or not answered:
-                conn.send(ForkDied(code))
+            if not _run_forked(conn, folder, info, spec, backends[spec]):
                 break  # the parent gives the backends left to another run
 
 
@@ -173,7 +151,7 @@ def run_on(folder: CaseFolder, backend) -> tuple[str, str]:
     if not folder.data_sets:
         return "error", "the case folder has no test_data_set_* folder"
     names = [o.name for o in folder.model.graph.output]
-    problems = []
+    problems: list[str] = []
     try:
         rep = prepare(backend, folder.model)
     except Exception as error:  # the runtime would not prepare the model
@@ -214,17 +192,41 @@ def cap(text: str, limit: int = MAX_TEXT) -> str:
     return f"{text[:limit]}\n... [{len(text) - limit} more characters cut]"
 
 
+def _run_forked(conn: connection.Connection, folder: CaseFolder, info: dict, spec: str,
+                backend: object) -> bool:
+    """`_run_one` in a process forked from this one, so a crash takes that process down, not
+    the worker; False (ForkDied sent) when the fork died or exited without a verdict."""
+    done, told = os.pipe()  # a byte on it: the fork sent its verdict (an exit 0 alone
+    pid = os.fork()         # may be a backend's os._exit(0) before any verdict)
+    if pid == 0:  # the case's own process: it never returns into the worker's loop
+        code = 1
+        try:
+            _die_with_parent()
+            _run_one(conn, folder, info, spec, backend)
+            os.write(told, b"1")
+            code = 0
+        except SystemExit as stop:  # the backend's sys.exit(n): exit n, as a worker does
+            code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+        finally:
+            os._exit(code)
+    os.close(told)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    os.set_blocking(done, False)  # a process the backend forked may hold `told` open
+    try:
+        answered = os.read(done, 1) == b"1"
+    except BlockingIOError:
+        answered = False
+    os.close(done)
+    if code != 0 or not answered:
+        conn.send(ForkDied(code))
+        return False
+    return True
+
+
 def error_text(error: BaseException) -> str:
     text = str(error).strip() or "(no message)"
     return f"{type(error).__name__}: {text}"
-
-
-def model_opset(model: onnx.ModelProto) -> int | None:
-    """The model's opset of the default ONNX domain."""
-    for entry in model.opset_import:
-        if entry.domain in ("", "ai.onnx"):
-            return entry.version
-    return None
 
 
 def model_operators(model: onnx.ModelProto) -> list[str]:
@@ -248,7 +250,7 @@ def case_elements(model: onnx.ModelProto) -> str:
     groups = ([v for v in [*boundary, *graph.value_info] if _is_container(v)],
               list(graph.input), list(graph.output))
     for group in groups:
-        names = sorted({_element_name(v) for v in group} - {None})
+        names = sorted(n for n in {_element_name(v) for v in group} if n is not None)
         if names:
             return "+".join(names)
     return "(none)"

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from multiprocessing import connection, forkserver, get_context, popen_forkserver
 from multiprocessing.context import ForkServerProcess
 from pathlib import Path
+from typing import Any
 
 from .._core.problems import SeqTestsError
 from .._runtimes.specs import spec_modules
@@ -80,8 +81,8 @@ class Task:
 
 @dataclass
 class _Worker:
-    process: object
-    conn: object
+    process: WorkerProcess
+    conn: connection.Connection
     log: Path
     ready: bool = False
     queue: deque = field(default_factory=deque)  # tasks sent, the first one running
@@ -92,7 +93,7 @@ class _Worker:
     deadline: float | None = None
     log_offset: int = 0
     born: float = field(default_factory=time.monotonic)
-    readable: object = None  # a poll object on its pipe: is a message waiting?
+    readable: Any = None  # a poll object on its pipe: is a message waiting?
 
     def __post_init__(self) -> None:
         self.readable = select.poll()
@@ -106,6 +107,12 @@ class _Worker:
     @property
     def task(self) -> Task | None:
         return self.queue[0] if self.queue else None
+
+    @property
+    def running(self) -> Task:
+        """The task it runs: the first one sent (asked only of a worker running one)."""
+        task: Task = self.queue[0]
+        return task
 
     @property
     def spec(self) -> str | None:
@@ -217,6 +224,14 @@ def _main_hidden():
             sys.modules["__main__"] = main
 
 
+def _pid(process: WorkerProcess) -> int:
+    """The pid of a started worker process."""
+    pid = process.pid
+    if pid is None:
+        raise WorkerStartError("a worker process has no pid: it was not started")
+    return pid
+
+
 class Pool:
     """Run tasks in at most `jobs` workers; `on_event(kind, task, spec, payload)` receives
 
@@ -268,7 +283,7 @@ class Pool:
                                 daemon=True, name="seq-verify-worker")
         with _LIVE_LOCK:  # a sweep (_end) never takes it for a stray
             process.start()
-            _LIVE.add(process.pid)
+            _LIVE.add(_pid(process))
         child.close()
         worker = _Worker(process, parent, log)
         self.workers.append(worker)
@@ -278,7 +293,7 @@ class Pool:
         """End the worker and every process of its group: a case it forked, whatever a backend
         started (a compiler, a `sleep`), also when the worker itself has exited."""
         self.workers.remove(worker)
-        pid = worker.process.pid
+        pid = _pid(worker.process)
         alive = worker.process.is_alive()
         if alive:  # stopped, it starts nothing more while what is below it is ended
             try:
@@ -365,9 +380,9 @@ class Pool:
         """One message of a running worker (messages.py), decoded by its type."""
         if isinstance(message, BackendVerdict):
             worker.finished += 1
-            self.on_event("result", worker.task, message.spec,
+            self.on_event("result", worker.running, message.spec,
                           (message.outcome, message.message, message.seconds))
-            if worker.finished >= len(worker.task.specs):
+            if worker.finished >= len(worker.running.specs):
                 worker.end_task(self.timeout)
             else:  # the next backend's clock starts
                 worker.restart(self.timeout)
@@ -389,7 +404,7 @@ class Pool:
     def _lost(self, worker: _Worker, kind: str, message: str, ended: bool = True) -> None:
         """The running backend of an ended worker gets `message`; the task's backends not yet
         run go back to the front of the queue."""
-        task = worker.task
+        task = worker.running
         seconds = time.monotonic() - worker.started if worker.started else 0.0
         if worker.spec is None:  # it died reading the case: blame the next backend
             spec = task.specs[min(worker.finished, len(task.specs) - 1)]

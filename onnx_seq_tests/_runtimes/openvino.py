@@ -17,6 +17,7 @@ import io
 import multiprocessing
 import os
 import re
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -110,7 +111,7 @@ class OpenVINOBackend(CPUBackend):
     fork_safe = False
 
 
-_CORE = []
+_CORE: list[Any] = []
 
 
 def _core():

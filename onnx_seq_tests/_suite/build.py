@@ -28,6 +28,7 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .._casefile import reader as casefile
 from .._casefile.discovery import read_case_file
@@ -93,7 +94,7 @@ def _sources(paths) -> list[tuple[Path, str | None]]:
     found = casefile.case_files(paths)
     if not found:
         casefile.load_cases(paths)  # raises the loader's own "no case files" problem
-    sources = []
+    sources: list[tuple[Path, str | None]] = []
     for path in found:
         try:
             sources.append((path, hashlib.sha256(read_case_file(path)).hexdigest()))
@@ -154,7 +155,7 @@ def previous(root: Path, work: Path, key: str) -> Previous:
         for entry in cases.values():
             old.by_case[entry["folder"]] = []
         for relative in listed:
-            old.by_case[_case_folder(relative)].append(relative)
+            old.by_case[_case_folder(relative)].append(relative)  # type: ignore[index]  # None: KeyError, caught below
         old.by_case = {name: old.by_case[entry["folder"]] for name, entry in cases.items()}
         old.manifest = manifest
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -165,14 +166,17 @@ def previous(root: Path, work: Path, key: str) -> Previous:
         cache = None
     if cache is not None and folders_hold(root, cache.folders):
         old.folders = cache.folders
-        old.stats = {r: _stat(f"{root}/{r}") for r in listed}
-        on_disk_by_folder = None  # no folder changed: each holds exactly its listed files
+        # None for a listed file that is gone: it matches no (size, mtime)
+        old.stats = {r: _stat(f"{root}/{r}") for r in listed}  # type: ignore[misc]
+        on_disk_by_folder: dict[str | None, set[str]] | None = None  # no folder changed: each
+        # holds exactly its listed files
         old.exact = True
     else:
         old.stats, old.folders = scan_tree(root)
-        on_disk_by_folder = {}
+        by_folder: dict[str | None, set[str]] = {}
+        on_disk_by_folder = by_folder
         for relative in old.stats:
-            on_disk_by_folder.setdefault(_case_folder(relative), set()).add(relative)
+            by_folder.setdefault(_case_folder(relative), set()).add(relative)
         old.exact = (old.stats.keys() == listed.keys() | {MANIFEST}
                      and old.folders.keys() == folders_of(listed))
         old.foreign = unlisted(listed, old.stats, old.folders)
@@ -508,11 +512,12 @@ def check(paths, out_root: Path, empty_optional: str = "undefined", jobs: int = 
     by_folder: dict[str | None, set[str]] = {}
     for relative in on_disk:
         by_folder.setdefault(_case_folder(relative), set()).add(relative)
-    entries, files = {}, {}
+    entries: dict[str, Any] = {}
+    files: dict[str, Any] = {}
     for case in cases:
         folder = case.entry["folder"]
         entries[case.name] = case.entry
-        expected = {f"{folder}/{r}": d for r, d in case.files.items()}
+        expected = {f"{folder}/{r}": d for r, d in (case.files or {}).items()}
         files.update((r, file_entry(d)) for r, d in expected.items())
         present = by_folder.get(folder, set())
         if not present:

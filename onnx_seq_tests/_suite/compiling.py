@@ -190,8 +190,9 @@ def stream_files(paths: list[Path], empty_optional: str, reusable: dict[str, str
                 name, item = channel.get(timeout=0.2)
             except queues.Empty:
                 for future in futures:  # a worker that failed sends no end mark: raise it
-                    if future.done() and future.exception() is not None:
-                        raise future.exception() from None
+                    error = future.exception() if future.done() else None
+                    if error is not None:
+                        raise error from None
                 continue
             if isinstance(item, CaseResult):
                 on_case(item)
@@ -229,9 +230,11 @@ def _start_worker(channel) -> None:
 def _stream_file(name: str, empty_optional: str, reusable: dict[str, str]) -> None:
     """In a worker: compile one case file, sending (name, CaseResult) per case, then (name,
     the file's problems) as its end mark."""
+    channel = _channel
+    assert channel is not None, "set by the pool's initializer"
     result = compile_file(name, empty_optional, reusable,
-                          on_case=lambda case: _channel.put((name, case)))
-    _channel.put((name, result.problems))
+                          on_case=lambda case: channel.put((name, case)))
+    channel.put((name, result.problems))
 
 
 def _size(path: str) -> int:

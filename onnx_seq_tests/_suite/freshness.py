@@ -143,7 +143,8 @@ def unchanged(paths, out_root: Path, empty_optional: str, compare_bytes: bool = 
                 return None
             for relative, mtime in zip(sorted(listed), cache.mtimes, strict=True):
                 stat = os.stat(f"{root}/{relative}")
-                if (stat.st_size, stat.st_mtime_ns) != (listed[relative].size, mtime):
+                entry = listed[relative]
+                if entry is None or (stat.st_size, stat.st_mtime_ns) != (entry.size, mtime):
                     return None
             return _as_written(cases)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
