@@ -9,6 +9,7 @@ this file, so that with pytest-xdist's --dist loadfile one worker loads them.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -46,11 +47,22 @@ def ours(suite_cases) -> coverage.Summary:
 
 
 @pytest.fixture(scope="module")
-def theirs(node_cases) -> coverage.Summary:
+def onnx_cases(node_cases) -> list[case_features.CaseCoverage]:
     """onnx_coverage loads the node cases itself; onnx keeps them once loaded in a process, so
     after the session's `node_cases` that is no second load."""
     assert node_cases
-    return coverage.summarize(coverage.onnx_coverage())
+    return coverage.onnx_coverage()
+
+
+@pytest.fixture(scope="module")
+def theirs(onnx_cases) -> coverage.Summary:
+    return coverage.summarize(onnx_cases)
+
+
+@pytest.fixture(scope="module")
+def onnx_subjects(node_cases) -> list[mutation.Subject]:
+    assert node_cases
+    return mutation.onnx_subjects()
 
 
 @pytest.fixture(scope="module")
@@ -67,11 +79,11 @@ def suite_score(subjects, suite_cases) -> mutation.Score:
 
 
 @pytest.fixture(scope="module")
-def mutation_table(suite_score) -> str:
+def mutation_table(suite_score, onnx_subjects) -> str:
     """The mutation section the report ends with (the suite's score beside onnx's, and the
     discrimination of the features the mutants target)."""
     return mutation.markdown(
-        suite_score, mutation.score(mutation.onnx_subjects(), mutation.mutants(),
+        suite_score, mutation.score(onnx_subjects, mutation.mutants(),
                                     "onnx's node cases"),
         fuzz=mutant_score.read(ROOT / "docs" / "mutation-fuzz.json", mutation.FUZZ_LABEL))
 
@@ -378,3 +390,17 @@ def test_oracle_agrees_with_onnx_own_sequence_and_optional_cases(node_cases):
     assert set(no_result) == set(ONNX_CASES_WITHOUT_RESULT)
     for name, reason in ONNX_CASES_WITHOUT_RESULT.items():
         assert reason in no_result[name]
+
+
+def test_onnx_sequence_cases_are_selected_once(onnx_cases, onnx_subjects):
+    """The coverage report and the mutation score measure the same onnx node cases, selected by
+    coverage.onnx_sequence_tests from onnx.defs (no hand list of operators elsewhere)."""
+    selected = [t.name for t in coverage.onnx_sequence_tests()]
+    assert "test_sequence_insert_at_back" in selected and "test_identity" not in selected
+    assert [s.name for s in onnx_subjects] == selected
+    assert [c.name for c in onnx_cases] == selected
+    package = ROOT / "onnx_seq_tests"
+    hand_lists = [path.name for room in (package / "_run", package / "_published")
+                  for path in room.glob("*.py")
+                  if re.search(r'"SequenceErase",\s*"SequenceLength"', path.read_text())]
+    assert not hand_lists, f"select onnx's sequence cases with onnx_sequence_tests: {hand_lists}"

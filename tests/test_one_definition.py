@@ -1,7 +1,7 @@
 """One definition per fact (issue 30): each idea below lives in one place, and these checks fail
 when a second copy is written beside it: a graph walked by hand, "the schema admits these types"
 judged again, a copy of the oracle's Loop in the mutants, a second `model_opset`, and the type
-checker left out of `make test`."""
+checker left out of `make test`. (One selection of onnx's sequence node cases: test_coverage.py.)"""
 
 import ast
 import re
@@ -160,20 +160,3 @@ def test_make_test_runs_the_type_checker():
     assert "disallow_untyped_defs = true" in strict and "disallow_any_generics = true" in strict
     assert re.search(r'^\s*"mypy==[0-9.]+",$', pyproject, re.M)
 
-
-# -- onnx's sequence node cases -------------------------------------------------------------------
-
-def test_onnx_sequence_cases_are_selected_once():
-    """The coverage report and the mutation score measure the same onnx node cases, selected by
-    coverage.onnx_sequence_tests from onnx.defs (no hand list of operators elsewhere)."""
-    from onnx_seq_tests._published import coverage
-    from onnx_seq_tests._run import mutation
-
-    selected = [t.name for t in coverage.onnx_sequence_tests()]
-    assert "test_sequence_insert_at_back" in selected and "test_identity" not in selected
-    assert [s.name for s in mutation.onnx_subjects()] == selected
-    assert [c.name for c in coverage.onnx_coverage()] == selected
-    hand_lists = [path.name for room in (PACKAGE / "_run", PACKAGE / "_published")
-                  for path in room.glob("*.py")
-                  if re.search(r'"SequenceErase",\s*"SequenceLength"', path.read_text())]
-    assert not hand_lists, f"select onnx's sequence cases with onnx_sequence_tests: {hand_lists}"

@@ -3,9 +3,9 @@ type) cells. Ranks and axis classes, the forms of a split and of a position, whe
 operator runs (an If branch, a Loop body, a SequenceMap body), what its sequence comes from (a
 chain of sequence operators), outer-scope reads, and conditions and trip counts of shape [1].
 
-Each feature is a label of the coverage machinery (coverage.py): `traced(node, args, results)`
-gives the ones a node shows on one data set (run by the spec oracle), `static(graph)` the ones
-the graph's form shows. `STRUCTURE` lists what the report counts, per suite form.
+Each feature is a label of the coverage machinery (case_features.py): `traced(node, args,
+results)` gives the ones a node shows on one data set (run by the spec oracle), `static(graph)`
+the ones the graph's form shows. `STRUCTURE` lists what the report counts, per suite form.
 """
 
 from __future__ import annotations
