@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import pytest
 from onnx import helper
 
 from onnx_seq_tests._core import operators
@@ -146,6 +147,14 @@ def test_model_opset_has_one_definition_and_one_contract():
     assert operators.model_opset(helper.make_model(
         graph, opset_imports=[helper.make_opsetid("ai.onnx.ml", 3)])) is None
     assert isinstance(operators.model_opset(onnx.ModelProto()), type(None))
+
+
+def test_the_oracle_says_when_a_model_imports_no_ai_onnx_opset():
+    """It raised StopIteration (from next() in its own model_opset), which no caller expects."""
+    model = helper.make_model(helper.make_graph([], "g", [], []),
+                              opset_imports=[helper.make_opsetid("ai.onnx.ml", 3)])
+    with pytest.raises(oracle.OracleError, match="imports no ai.onnx opset"):
+        oracle.run_model(model, [])
 
 
 # -- the type checker ----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ operators=table)` runs with `table` (default `OPERATORS`, the spec's, read-only)
 `context.subgraph(graph)` for bodies and branches, and where an input came from
 (`from_graph_input`, `from_constant`). `present(args)` and `position_index(...)` are the
 helpers the spec's entries use, public so that a variant entry reads inputs the same way.
+`loop(LoopRules(...))` is the spec's Loop with one step changed, the one Loop the mutants run.
 """
 
 from __future__ import annotations
