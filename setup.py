@@ -54,6 +54,10 @@ def extras() -> dict:
             "pytest-xdist>=3.5",
             "hypothesis>=6.100",
             "ruff>=0.6",
+            # `make test` type-checks the package (pyproject's [tool.mypy]); pinned, since a
+            # new release may find new errors; types-pyyaml are yaml's stubs.
+            "mypy==2.4.1",
+            "types-pyyaml==6.0.12.20261113",
             "jsonschema>=4.20",
             # the HTML scoreboard's test drives the distribution's Chromium (`make build`
             # installs it)

@@ -9,6 +9,7 @@ this file, so that with pytest-xdist's --dist loadfile one worker loads them.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ from onnx_seq_tests._core.problems import Where
 from onnx_seq_tests._fuzz import mutant_score
 from onnx_seq_tests._oracle import oracle
 from onnx_seq_tests._oracle.oracle import MISSING
-from onnx_seq_tests._published import coverage, structure
+from onnx_seq_tests._published import case_features, coverage, structure
 from onnx_seq_tests._run import mutation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +38,7 @@ def suite_root(committed_suite) -> Path:
 
 
 @pytest.fixture(scope="module")
-def suite_cases(suite_root) -> list[coverage.CaseCoverage]:
+def suite_cases(suite_root) -> list[case_features.CaseCoverage]:
     return coverage.suite_coverage(suite_root)
 
 
@@ -47,11 +48,22 @@ def ours(suite_cases) -> coverage.Summary:
 
 
 @pytest.fixture(scope="module")
-def theirs(node_cases) -> coverage.Summary:
+def onnx_cases(node_cases) -> list[case_features.CaseCoverage]:
     """onnx_coverage loads the node cases itself; onnx keeps them once loaded in a process, so
     after the session's `node_cases` that is no second load."""
     assert node_cases
-    return coverage.summarize(coverage.onnx_coverage())
+    return coverage.onnx_coverage()
+
+
+@pytest.fixture(scope="module")
+def theirs(onnx_cases) -> coverage.Summary:
+    return coverage.summarize(onnx_cases)
+
+
+@pytest.fixture(scope="module")
+def onnx_subjects(node_cases) -> list[mutation.Subject]:
+    assert node_cases
+    return mutation.onnx_subjects()
 
 
 @pytest.fixture(scope="module")
@@ -68,11 +80,11 @@ def suite_score(subjects, suite_cases) -> mutation.Score:
 
 
 @pytest.fixture(scope="module")
-def mutation_table(suite_score) -> str:
+def mutation_table(suite_score, onnx_subjects) -> str:
     """The mutation section the report ends with (the suite's score beside onnx's, and the
     discrimination of the features the mutants target)."""
     return mutation.markdown(
-        suite_score, mutation.score(mutation.onnx_subjects(), mutation.mutants(),
+        suite_score, mutation.score(onnx_subjects, mutation.mutants(),
                                     "onnx's node cases"),
         fuzz=mutant_score.read(ROOT / "docs" / "mutation-fuzz.json", mutation.FUZZ_LABEL))
 
@@ -80,7 +92,7 @@ def mutation_table(suite_score) -> str:
 # -- the matrix ---------------------------------------------------------------------------------
 
 def test_matrix_counts_the_types_of_sequence_and_optional_constraints():
-    matrix = coverage.matrix()
+    matrix = case_features.matrix()
     assert sum(len(types) for types in matrix.values()) == 772  # onnx 1.23.2, pinned
     assert len(matrix[("SequenceMap", 17)]) == 30  # V: 15 tensors and 15 sequences
     assert len(matrix[("Optional", 28)]) == 112
@@ -102,7 +114,7 @@ def node(op_type, inputs, outputs=("y",), **attributes):
 
 def features(op_type, args, results, inputs=None, outputs=("y",), types=None, **attributes):
     inputs = inputs or tuple(f"x{i}" for i in range(len(args)))
-    return coverage.node_features(node(op_type, inputs, outputs, **attributes), args, results,
+    return case_features.node_features(node(op_type, inputs, outputs, **attributes), args, results,
                                   types or {})
 
 
@@ -260,7 +272,7 @@ def test_committed_report_is_up_to_date(suite_root, ours, theirs, mutation_table
 def test_every_mutant_targets_features_the_suite_can_hold(ours):
     """Each mutant names at least one target, and each names a row of EDGE_CASES or STRUCTURE,
     a feature the oracle trace gives for an operator the mutant replaces, or a type."""
-    rows = {*coverage.EDGE_CASES, *coverage.STRUCTURE}
+    rows = {*case_features.EDGE_CASES, *structure.STRUCTURE}
     traced = {(op, label) for op, _, label in ours.features}
     types = {type_string for _, _, type_string in ours.combinations}
     wrong = []
@@ -287,7 +299,7 @@ def test_a_feature_is_discriminated_only_by_a_kill_from_a_case_holding_it(
 
     chunk = "split_to_sequence_single_chunk_as_tensor"
     assert row(suite_score.discrimination, "single chunk").discriminated
-    stripped = [coverage.CaseCoverage(c.name, c.combinations,
+    stripped = [case_features.CaseCoverage(c.name, c.combinations,
                                       {f for f in c.features if f[2] != "single chunk"})
                 for c in suite_cases]
     assert chunk in suite_score.killed
@@ -379,3 +391,17 @@ def test_oracle_agrees_with_onnx_own_sequence_and_optional_cases(node_cases):
     assert set(no_result) == set(ONNX_CASES_WITHOUT_RESULT)
     for name, reason in ONNX_CASES_WITHOUT_RESULT.items():
         assert reason in no_result[name]
+
+
+def test_onnx_sequence_cases_are_selected_once(onnx_cases, onnx_subjects):
+    """The coverage report and the mutation score measure the same onnx node cases, selected by
+    coverage.onnx_sequence_tests from onnx.defs (no hand list of operators elsewhere)."""
+    selected = [t.name for t in coverage.onnx_sequence_tests()]
+    assert "test_sequence_insert_at_back" in selected and "test_identity" not in selected
+    assert [s.name for s in onnx_subjects] == selected
+    assert [c.name for c in onnx_cases] == selected
+    package = ROOT / "onnx_seq_tests"
+    hand_lists = [path.name for room in (package / "_run", package / "_published")
+                  for path in room.glob("*.py")
+                  if re.search(r'"SequenceErase",\s*"SequenceLength"', path.read_text())]
+    assert not hand_lists, f"select onnx's sequence cases with onnx_sequence_tests: {hand_lists}"

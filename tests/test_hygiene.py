@@ -20,7 +20,7 @@ import onnx_seq_tests
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core import operators, versions
 from onnx_seq_tests._oracle import oracle
-from onnx_seq_tests._published import coverage
+from onnx_seq_tests._published import case_features
 from onnx_seq_tests._suite.compiling import fingerprint
 from onnx_seq_tests._suite.manifest import MANIFEST
 
@@ -138,8 +138,8 @@ def test_sequence_operators_come_from_the_schemas_and_the_oracle_implements_each
         for t in c.allowed_type_strs)}
     assert set(operators.CARRIERS) <= found
     assert set(operators.sequence_operators()) == found - set(operators.CARRIERS)
-    assert coverage.MATRIX_OPERATORS == operators.sequence_operators()
-    assert {"SequenceMap", "OptionalGetElement"} <= set(coverage.MATRIX_OPERATORS)
+    assert case_features.MATRIX_OPERATORS == operators.sequence_operators()
+    assert {"SequenceMap", "OptionalGetElement"} <= set(case_features.MATRIX_OPERATORS)
     missing = set(oracle.SPEC_OPERATORS) - set(oracle.OPERATORS)
     assert not missing, f"the spec oracle has no function for {missing}: write one in oracle.py"
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 import yaml
 
@@ -95,12 +96,12 @@ class CaseReader(GraphReader):
         excluded = self.type_filter(fields.get("exclude_types"), "for_each.exclude_types") or ()
         bindings = []
         for opset in opsets:
-            allowed = operators.constraint_types(operators.schema(op_type, opset), param)
+            allowed = operators.constraint_types(operators.defined_schema(op_type, opset), param)
             if allowed is None:
                 return self.fail(fields["param"], f"{op_type}-{opset} has no type parameter "
                                  f"{quote(param)}; its parameters: " + ", ".join(
                                      c.type_param_str for c in
-                                     operators.schema(op_type, opset).type_constraints))
+                                     operators.defined_schema(op_type, opset).type_constraints))
             for name in operators.element_names(allowed):
                 if (wanted is None or name in wanted) and name not in excluded:
                     bindings.append({"opset": str(opset), "type": name,
@@ -152,7 +153,7 @@ class CaseReader(GraphReader):
     def case(self, node, fields, opset: int | None = None):
         """One case from its fields; `opset` is given by a for_each expansion."""
         before = len(self.problems.found)
-        name = self.text(fields["name"], "the case name") if "name" in fields else INVALID
+        name: Any = self.text(fields["name"], "the case name") if "name" in fields else INVALID
         if name is not INVALID and not NAME_PATTERN.fullmatch(name):
             self.fail(fields["name"], f"case name {quote(name)} may hold only lowercase letters, "
                                       "digits and underscores (it becomes the folder test_<name>)")
@@ -163,7 +164,7 @@ class CaseReader(GraphReader):
         if opset is None:
             opset = self.opset(node, fields)
         doc = self.text(fields["doc"], "doc") if "doc" in fields else ""
-        graph = INVALID
+        graph: Any = INVALID
         if opset is not INVALID and "outputs" in fields and "nodes" in fields:
             graph = self.graph(fields, opset, "the case", top_level=True)
         if graph is not INVALID and "initializers" in fields:
@@ -171,7 +172,7 @@ class CaseReader(GraphReader):
             graph = INVALID if initializers is INVALID else dataclasses.replace(
                 graph, initializers=tuple(initializers))
         atol, rtol = self.tolerance(fields.get("tolerance"))
-        data_sets = INVALID
+        data_sets: Any = INVALID
         if graph is not INVALID and "data_sets" in fields:
             data_sets = self.data_sets(fields["data_sets"], graph)
         if len(self.problems.found) > before or graph is INVALID or data_sets is INVALID:
@@ -201,7 +202,7 @@ class CaseReader(GraphReader):
         fields = self.mapping(node, "tolerance", TOLERANCE_KEYS)
         values = []
         for key in TOLERANCE_KEYS:
-            value = 0.0
+            value: Any = 0.0
             if fields is not INVALID and key in fields:
                 value = self.number(fields[key], f"tolerance.{key}")
             if value is not INVALID and not value >= 0:

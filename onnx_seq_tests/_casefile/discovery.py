@@ -23,7 +23,7 @@ def read_case_file(path: Path) -> bytes:
 
 def case_files(paths) -> list[Path]:
     """The case files named by `paths`: files as given, folders searched for *.yaml, *.yml."""
-    found = []
+    found: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
             found.extend(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml")
@@ -46,7 +46,8 @@ class CaseSource:
     error: str | None = None
 
 
-def read_sources(paths: Iterable[str | os.PathLike[str]]) -> list[CaseSource]:
+def read_sources(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
+                 ) -> list[CaseSource]:
     """Each case file of `paths` (`case_files`), read (`read_case_file`) and hashed."""
     sources = []
     for path in case_files(paths):

@@ -7,6 +7,7 @@ Schemas come from onnx.defs (`_core/operators.py`) at the case's opset.
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import yaml
 
@@ -67,10 +68,10 @@ class GraphReader(DataReader):
         if INVALID in (name, value_type):
             return INVALID
         if name == "" or name in taken:
-            where = taken.get(name)
             return self.fail(fields["name"], "an initializer needs a non-empty name of its own"
                              if name == "" else f"{quote(name)} is already a graph value (line "
-                             f"{where.line}); an initializer is not a graph input, rename one")
+                             f"{taken[name].line}); an initializer is not a graph input, "
+                             "rename one")
         if not isinstance(value_type, TensorType):
             return self.fail(fields["type"], f"an initializer is a tensor; {value_type} is "
                                              "not: write tensor(T)")
@@ -268,7 +269,7 @@ class GraphReader(DataReader):
                                        "not supported in case files, leave the attribute out")
             if items is INVALID:
                 return INVALID
-            value = [scalar[item](i, f"an item of {what}") for i in items]
+            value = [scalar[cast(str, item)](i, f"an item of {what}") for i in items]
             return INVALID if INVALID in value else value
         if form == "graph":
             fields = self.mapping(node, f"{what} (a graph)", GRAPH_KEYS,

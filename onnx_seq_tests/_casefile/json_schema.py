@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any, cast
 
 from .._core import operators
 from .._core.elements import ELEMENTS
@@ -73,7 +74,7 @@ def _attribute_schema(kind: int) -> dict | bool:
     if form in scalar:
         return scalar[form]
     if form == "list":
-        return {"type": "array", "items": scalar[item], "minItems": 1}
+        return {"type": "array", "items": scalar[cast(str, item)], "minItems": 1}
     if form == "graph":
         return _ref("graph")
     if form == "type":
@@ -103,11 +104,11 @@ def _formals_schema(formal_lists) -> dict:
 
 def _operator_rule(op_type: str) -> dict:
     """`if op_type is X then` its formal names and attributes, any version of X."""
-    versions = [operators.schema(op_type, v) for v in operators.versions(op_type)]
+    versions = [operators.defined_schema(op_type, v) for v in operators.versions(op_type)]
     attribute_kinds: dict[str, set[int]] = {}
     for op_schema in versions:
         for name, attribute in op_schema.attributes.items():
-            attribute_kinds.setdefault(name, set()).add(int(attribute.type.value))
+            attribute_kinds.setdefault(name, set()).add(int(attribute.type.value))  # type: ignore[attr-defined]
     always_required = sorted(set.intersection(*(
         {n for n, a in s.attributes.items() if a.required} for s in versions)))
     then: dict = {"properties": {
@@ -159,9 +160,21 @@ def _value_definitions() -> dict:
 def case_schema() -> dict:
     """The JSON Schema (draft-07) of a case file, as a dict."""
     op_types = list(operators.all_operator_names())
-    element_names = sorted(ELEMENTS)
-    type_list = {"type": "array", "items": {"enum": element_names}}
-    definitions = {
+    definitions = {**_scalar_definitions(), **_graph_definitions(op_types),
+                   **_case_definitions(op_types), **_value_definitions()}
+    return {
+        "$schema": _DRAFT,
+        "title": "onnx-seq-tests case file",
+        "description": "A list of test cases for ONNX sequence and optional operators.",
+        "type": "array",
+        "items": _ref("case"),
+        "definitions": definitions,
+    }
+
+
+def _scalar_definitions() -> dict[str, Any]:
+    """The definitions of text, numbers, type strings and shapes."""
+    return {
         "text": {"type": ["string", "number", "boolean"]},
         "number": {"anyOf": [{"type": "number"}, _FLOAT_WORD]},
         "integer": {"anyOf": [{"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
@@ -176,6 +189,13 @@ def case_schema() -> dict:
                       {"type": "string",
                        "pattern": rf"^([A-Za-z_]|{_PLACEHOLDER})([A-Za-z0-9_]|{_PLACEHOLDER})*$"},
                   ]}},
+    }
+
+
+def _graph_definitions(op_types: list[str]) -> dict[str, Any]:
+    """The definitions of a graph and what it holds: value declarations, initializers, nodes
+    (with each operator's own rule), and a data set."""
+    return {
         "value_decl": {
             "type": "object", "additionalProperties": False, "required": ["name", "type"],
             "properties": {"name": _described(_TEXT, "The graph value's name."),
@@ -207,6 +227,13 @@ def case_schema() -> dict:
         "data_set": {
             "type": "object", "additionalProperties": False, "required": ["outputs"],
             "properties": {"inputs": _ref("values"), "outputs": _ref("values")}},
+    }
+
+
+def _case_definitions(op_types: list[str]) -> dict[str, Any]:
+    """The definitions of a case and of its for_each expansion."""
+    type_list = {"type": "array", "items": {"enum": sorted(ELEMENTS)}}
+    return {
         "for_each": {
             "type": "object", "additionalProperties": False, "required": ["op", "param"],
             "description": "Expand the case over the opsets at which `op` changed and the "
@@ -248,15 +275,6 @@ def case_schema() -> dict:
                                                            _FLOAT_WORD]}
                                              for k in casefile.TOLERANCE_KEYS}},
             }},
-        **_value_definitions(),
-    }
-    return {
-        "$schema": _DRAFT,
-        "title": "onnx-seq-tests case file",
-        "description": "A list of test cases for ONNX sequence and optional operators.",
-        "type": "array",
-        "items": _ref("case"),
-        "definitions": definitions,
     }
 
 

@@ -203,19 +203,28 @@ def _check_events(text: str, path: str, problems: Problems) -> bool:
             continue
         if stack:
             stack[-1][3] = max(stack[-1][3], deepest)
-        if deepest > MAX_DEPTH:
-            return refuse(event, f"lists and mappings nest more than {MAX_DEPTH} deep here "
-                                 "(aliases followed), the limit for case files")
-        if count > MAX_YAML_NODES:
-            return refuse(event, f"the file holds more than {MAX_YAML_NODES} YAML nodes once "
-                                 "aliases are expanded (an alias bomb?), the limit for one "
-                                 "case file; split it or repeat fewer aliases")
-        if text_bytes > MAX_YAML_TEXT_BYTES:
-            return refuse(event, f"the file's values add up to more than {MAX_YAML_TEXT_BYTES} "
-                                 "bytes of text once aliases are expanded (the budget "
-                                 "MAX_YAML_TEXT_BYTES of onnx_seq_tests/_core/budgets.py); "
-                                 "repeat fewer aliases of long strings, or raise the budget")
+        over = _over_budget(deepest, count, text_bytes)
+        if over:
+            return refuse(event, over)
     return True
+
+
+def _over_budget(depth: int, nodes: int, text_bytes: int) -> str | None:
+    """Which limit a case file's event stream went over so far (depth, YAML nodes, bytes of
+    text, aliases expanded), as the message; None within them all."""
+    if depth > MAX_DEPTH:
+        return (f"lists and mappings nest more than {MAX_DEPTH} deep here (aliases followed), "
+                "the limit for case files")
+    if nodes > MAX_YAML_NODES:
+        return (f"the file holds more than {MAX_YAML_NODES} YAML nodes once aliases are "
+                "expanded (an alias bomb?), the limit for one case file; split it or repeat "
+                "fewer aliases")
+    if text_bytes > MAX_YAML_TEXT_BYTES:
+        return (f"the file's values add up to more than {MAX_YAML_TEXT_BYTES} bytes of text "
+                "once aliases are expanded (the budget MAX_YAML_TEXT_BYTES of "
+                "onnx_seq_tests/_core/budgets.py); repeat fewer aliases of long strings, or "
+                "raise the budget")
+    return None
 
 
 # -- facts about one node -------------------------------------------------------------------------

@@ -8,6 +8,8 @@ read); a declared shape must match the value's.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import numpy as np
 import yaml
 
@@ -70,7 +72,8 @@ class DataReader(NodeReader):
                 return INVALID
             items = [self.by_type_element(item, value_type, what) for item in items]
             elements = [INVALID if item is INVALID else
-                        self.tensor(item, value_type.element, f"element {i} of {what}")
+                        self.tensor(item, cast(TensorType, value_type.element),
+                                    f"element {i} of {what}")
                         for i, item in enumerate(items)]
             return INVALID if any(e is INVALID for e in elements) else elements
         return self.tensor(node, value_type, what)
@@ -154,7 +157,7 @@ class DataReader(NodeReader):
             return ()
         if not isinstance(node, yaml.SequenceNode):
             return self.fail(node, f"{what} must be a number, a string or nested lists")
-        shapes = []
+        shapes: list[Any] = []
         for item in node.value:
             shape = self.nested(item, element, leaves, what)
             if shape is INVALID:

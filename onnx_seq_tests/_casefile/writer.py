@@ -13,9 +13,11 @@ format cannot hold raises NotExpressible.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 import yaml
+from onnx import defs
 
 from .._core import operators
 from .._core.cases import Case, Graph, Node
@@ -62,7 +64,7 @@ def graph_data(graph: Graph, opset: int) -> dict:
 
 def node_data(node: Node, opset: int) -> dict:
     """A node keyed by its schema's formal names at `opset`, attributes by their kind."""
-    op_schema = operators.schema(node.op_type, opset)
+    op_schema = operators.defined_schema(node.op_type, opset)
     data: dict = {"op_type": node.op_type}
     inputs = formal_data(list(node.inputs), op_schema.inputs, node.op_type, "inputs")
     if inputs:
@@ -70,7 +72,7 @@ def node_data(node: Node, opset: int) -> dict:
     data["outputs"] = formal_data(list(node.outputs), op_schema.outputs, node.op_type, "outputs")
     if node.attributes:
         data["attributes"] = {
-            name: attribute_data(value, int(op_schema.attributes[name].type.value), opset,
+            name: attribute_data(value, _kind(op_schema.attributes[name]), opset,
                                  f"{node.op_type} attribute {quote(name)}")
             for name, value in node.attributes}
     return data
@@ -105,6 +107,11 @@ def decl_data(name: str, value_type: ValueType) -> dict:
     return decl
 
 
+def _kind(attribute: defs.OpSchema.Attribute) -> int:
+    """An attribute's kind as AttributeProto's enum (onnx's stubs leave out pybind's .value)."""
+    return int(attribute.type.value)  # type: ignore[attr-defined]
+
+
 def type_data(value_type: ValueType):
     """A type attribute: its text, or {type, shape} when the innermost shape is known."""
     shape = innermost(value_type).shape
@@ -118,7 +125,7 @@ def attribute_data(value, kind: int, opset: int, what: str):
     if form == "list":
         if not len(value):
             raise NotExpressible(f"{what} is an empty list; case files cannot write one")
-        return [_scalar(v, item) for v in value]
+        return [_scalar(v, cast(str, item)) for v in value]
     if form == "graph":
         return graph_data(value, opset)
     if form == "type":

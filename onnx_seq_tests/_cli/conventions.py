@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import cast
 
 import click
 
@@ -48,7 +49,7 @@ class SuiteRoot(click.Path):
         from .._core.errors import NoCasesError
         from .._published.discovery import case_folders
 
-        root = super().convert(value, param, ctx)
+        root = cast(Path, super().convert(value, param, ctx))  # path_type=Path
         if not root.is_dir() or not case_folders(root):  # a tree too deep: ReadError, exit 2
             raise NoCasesError(f"no case folders (test_*/model.onnx) under {root}; build the "
                                "suite first with `gen-seq-tests build`, or give its output root")

@@ -29,7 +29,7 @@ def _umask() -> int:
     return 0o022
 
 
-def write_atomic(path: str | os.PathLike, data: bytes | str) -> None:
+def write_atomic(path: str | os.PathLike[str], data: bytes | str) -> None:
     """Write `data` (str: as UTF-8) to `path` atomically; OSError when the folder or the disk
     refuses, with the old file whole and no temporary file left behind."""
     path = Path(path)

@@ -25,7 +25,7 @@ MAX_TENSOR_ELEMENTS = 100_000
 #: a suffix), and a file name holds at most 255 bytes.
 MAX_CASE_NAME = 120
 
-# -- running the spec oracle on a data set (_core/oracle.py) --------------------------------------
+# -- running the spec oracle on a data set (_oracle/oracle.py) ------------------------------------
 
 #: Iterations of all Loops together, nested ones included, in one run of a graph: a trip count
 #: of 10**12 is refused when the budget runs out, not followed.

@@ -5,10 +5,18 @@ These are plain frozen values; `casefile` makes them from YAML, `model` turns th
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from .problems import Where
 from .value_types import ValueType
+
+#: The type of a declaration whose type is not known: the oracle's graphs read from protos
+#: where onnx gives none, the fuzzer's drafts before their types are inferred; the interpreter
+#: goes by names. Typed as a ValueType so that the readers of a case file's declarations (whose
+#: types are always known) need no check.
+UNTYPED: Any = None
 
 
 @dataclass(frozen=True)
@@ -29,7 +37,7 @@ class Initializer:
 
     name: str
     type: ValueType
-    value: object
+    value: Any
     where: Where = field(compare=False)
 
 
@@ -62,8 +70,8 @@ class Node:
 class DataSet:
     """Input values in graph-input order and expected values in graph-output order."""
 
-    inputs: tuple
-    outputs: tuple
+    inputs: tuple[Any, ...]
+    outputs: tuple[Any, ...]
     where: Where
 
 
@@ -100,8 +108,9 @@ class Case:
         return tuple(sorted({node.op_type for node in walk(self.graph)}))
 
 
-def subgraphs(graph: Graph):
-    """Every (node, attribute name, subgraph) below `graph`, depth first."""
+def subgraphs(graph: Graph) -> Iterator[tuple[Node, str, Graph]]:
+    """Every (node, attribute name, subgraph) below `graph`, depth first: the one walk of a
+    graph, which `graphs` and `walk` and every other reader of subgraphs go through."""
     for node in graph.nodes:
         for name, value in node.attributes:
             if isinstance(value, Graph):
@@ -109,11 +118,17 @@ def subgraphs(graph: Graph):
                 yield from subgraphs(value)
 
 
-def walk(graph: Graph):
-    """Every node of `graph` and of its subgraphs: the graph's own first."""
-    yield from graph.nodes
+def graphs(graph: Graph) -> Iterator[Graph]:
+    """`graph` and every subgraph below it, depth first, each before its own."""
+    yield graph
     for _, _, subgraph in subgraphs(graph):
-        yield from subgraph.nodes
+        yield subgraph
+
+
+def walk(graph: Graph) -> Iterator[Node]:
+    """Every node of `graph` and of its subgraphs: the graph's own first."""
+    for each in graphs(graph):
+        yield from each.nodes
 
 
 def outer_names(graph: Graph) -> set[str]:
@@ -124,7 +139,7 @@ def outer_names(graph: Graph) -> set[str]:
     return {name for node in graph.nodes for name in node.inputs if name and name not in local}
 
 
-def proto_subgraphs(node_proto):
+def proto_subgraphs(node_proto: Any) -> Iterator[Any]:
     """The subgraphs of an onnx NodeProto: its GRAPH attributes' `g` and GRAPHS attributes'
     `graphs`, in attribute order (no onnx import needed: it reads the proto's fields)."""
     for attribute in node_proto.attribute:
@@ -133,7 +148,7 @@ def proto_subgraphs(node_proto):
         yield from attribute.graphs
 
 
-def graph_protos(graph_proto):
+def graph_protos(graph_proto: Any) -> Iterator[Any]:
     """An onnx GraphProto and every subgraph below it, depth first, each before its own."""
     yield graph_proto
     for node in graph_proto.node:

@@ -37,7 +37,7 @@ DEFAULT_ATOL = 1e-7
 
 def assert_outputs_match(expected: Sequence[Any], actual: Any, *, atol: float | None = None,
                          rtol: float | None = None, names: Sequence[str] | None = None,
-                         types: Sequence[ValueType] | None = None) -> None:
+                         types: Sequence[ValueType | None] | None = None) -> None:
     """Raise OutputMismatch listing every difference between `expected` and `actual`."""
     problems = compare_outputs(expected, actual, atol=atol, rtol=rtol, names=names, types=types)
     if problems:
@@ -46,7 +46,7 @@ def assert_outputs_match(expected: Sequence[Any], actual: Any, *, atol: float | 
 
 def compare_outputs(expected: Sequence[Any], actual: Any, *, atol: float | None = None,
                     rtol: float | None = None, names: Sequence[str] | None = None,
-                    types: Sequence[ValueType] | None = None) -> list[str]:
+                    types: Sequence[ValueType | None] | None = None) -> list[str]:
     """The differences between expected and actual graph outputs, as messages (empty: equal);
     the messages of `differences`."""
     return [d.text() for d in differences(expected, actual, atol=atol, rtol=rtol, names=names,
@@ -55,7 +55,7 @@ def compare_outputs(expected: Sequence[Any], actual: Any, *, atol: float | None 
 
 def differences(expected: Sequence[Any], actual: Any, *, atol: float | None = None,
                 rtol: float | None = None, names: Sequence[str] | None = None,
-                types: Sequence[ValueType] | None = None) -> list[Difference]:
+                types: Sequence[ValueType | None] | None = None) -> list[Difference]:
     """The differences between expected and actual graph outputs, as records (empty: equal).
 
     `names` and `types` (graph output names and ValueTypes, in order) are optional: names make
@@ -68,7 +68,7 @@ def differences(expected: Sequence[Any], actual: Any, *, atol: float | None = No
     actual = list(actual)
     if len(actual) != len(expected):
         return [Difference("count", str(len(expected)), str(len(actual)))]
-    found = []
+    found: list[Difference] = []
     for i, (want, got) in enumerate(zip(expected, actual, strict=True)):
         value_type = types[i] if types else None
         name = names[i] if names else ""
@@ -77,7 +77,8 @@ def differences(expected: Sequence[Any], actual: Any, *, atol: float | None = No
     return found
 
 
-def _arguments(expected, atol, rtol, names, types) -> tuple[float, float]:
+def _arguments(expected: Any, atol: Any, rtol: Any, names: Any,
+               types: Any) -> tuple[float, float]:
     """atol and rtol with their defaults; ArgumentError naming the first bad argument:
     `expected` a list (or tuple) of output values, `atol` and `rtol` None or a number >= 0,
     `names` and `types` None or a list of one str (one ValueType) per expected output. What
@@ -146,13 +147,13 @@ def _other_kind(expected: Any, actual: Any, elements: tuple[int, ...]) -> Differ
                       _describe(actual), elements=elements)
 
 
-def _type_of(value) -> ValueType | None:
+def _type_of(value: object) -> ValueType | None:
     """The kind a value has in the backend convention, when no graph type is known."""
     if value is None:
-        return OptionalType(None)
+        return OptionalType(None)  # type: ignore[arg-type]  # the kind alone: no element known
     if isinstance(value, (list, tuple)):
-        return SequenceType(None)
-    return TensorType(None)
+        return SequenceType(None)  # type: ignore[arg-type]
+    return TensorType(None)  # type: ignore[arg-type]
 
 
 def _compare_tensor(expected: np.ndarray, actual: Any, elements: tuple[int, ...], atol: float,
@@ -181,7 +182,8 @@ def _compare_tensor(expected: np.ndarray, actual: Any, elements: tuple[int, ...]
 def _bits_only(want: Any, got: Any) -> bool:
     """Whether two floats that differ are equal as numbers (both NaN, or -0.0 and 0.0): they
     differ in their bits only."""
-    element = BY_DTYPE.get(getattr(want, "dtype", None))
+    dtype = getattr(want, "dtype", None)
+    element = None if dtype is None else BY_DTYPE.get(dtype)
     if element is None or element.kind != "float":
         return False
     with np.errstate(invalid="ignore"):
@@ -209,11 +211,11 @@ def _equal_values(expected: np.ndarray, actual: np.ndarray, atol: float,
             same &= _same_nan_bits(expected, actual)
         return same
     if kind == "complex":
-        return (_close(expected.real.astype(np.float64), actual.real.astype(np.float64), atol,
-                       rtol)
-                & _close(expected.imag.astype(np.float64), actual.imag.astype(np.float64), atol,
-                         rtol))
-    return expected == actual
+        return np.asarray(
+            _close(expected.real.astype(np.float64), actual.real.astype(np.float64), atol, rtol)
+            & _close(expected.imag.astype(np.float64), actual.imag.astype(np.float64), atol,
+                     rtol))
+    return np.asarray(expected == actual)
 
 
 def _same_nan_bits(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
@@ -222,7 +224,7 @@ def _same_nan_bits(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
     if not nan.any():
         return np.ones(expected.shape, dtype=bool)
     unsigned = np.dtype(f"u{expected.dtype.itemsize}")
-    return ~nan | (expected.view(unsigned) == actual.view(unsigned))
+    return np.asarray(~nan | (expected.view(unsigned) == actual.view(unsigned)))
 
 
 def _close(expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float) -> np.ndarray:
@@ -233,11 +235,12 @@ def _close(expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float) -
     """
     if atol == 0 and rtol == 0:
         same_sign = np.signbit(expected) == np.signbit(actual)
-        return ((expected == actual) & same_sign) | (np.isnan(expected) & np.isnan(actual))
+        return np.asarray(((expected == actual) & same_sign)
+                          | (np.isnan(expected) & np.isnan(actual)))
     with np.errstate(invalid="ignore", over="ignore"):
         within = np.abs(actual - expected) <= atol + rtol * np.abs(expected)
     within &= np.isfinite(expected)
-    return (expected == actual) | (np.isnan(expected) & np.isnan(actual)) | within
+    return np.asarray((expected == actual) | (np.isnan(expected) & np.isnan(actual)) | within)
 
 
 def _dtype_name(dtype: np.dtype) -> str:
@@ -250,7 +253,7 @@ def _dtype_name(dtype: np.dtype) -> str:
     return name if name == str(dtype) else f"{name} ({dtype})"
 
 
-def _describe(value) -> str:
+def _describe(value: Any) -> str:
     """A short description of what a value is, for messages."""
     if value is None:
         return "an empty optional (None)"
@@ -263,7 +266,7 @@ def _describe(value) -> str:
     return f"a {type(value).__name__} ({_show(value)})"
 
 
-def _show_element(value) -> str:
+def _show_element(value: Any) -> str:
     """One tensor element as a message shows it; a NaN with its bits when they are not the
     usual ones (`nan(0x7fa00001)`)."""
     if isinstance(value, np.generic) and value.dtype.kind not in "OSUbiuc" and bool(

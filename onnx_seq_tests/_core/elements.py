@@ -21,6 +21,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -80,13 +81,13 @@ class ElementType:
 
 
 @functools.cache
-def _finfo(dtype: np.dtype):
+def _finfo(dtype: np.dtype) -> Any:
     """ml_dtypes.finfo, once per dtype: it is asked for every scalar read."""
     return ml_dtypes.finfo(dtype)
 
 
 @functools.cache
-def _iinfo(dtype: np.dtype):
+def _iinfo(dtype: np.dtype) -> Any:
     """ml_dtypes.iinfo, once per dtype."""
     return ml_dtypes.iinfo(dtype)
 
@@ -165,7 +166,7 @@ def _float_of(text: str, element: ElementType) -> float:
 NAN_BITS = re.compile(r"nan\(0x([0-9a-fA-F]+)\)")
 
 
-def is_nan(array) -> np.ndarray:
+def is_nan(array: Any) -> np.ndarray:
     """np.isnan for every float dtype, ml_dtypes' included (read through float64, quietly)."""
     with np.errstate(invalid="ignore"):
         return np.isnan(np.asarray(array).astype(np.float64))
@@ -175,7 +176,7 @@ def _unsigned(dtype: np.dtype) -> np.dtype:
     return np.dtype(f"u{np.dtype(dtype).itemsize}")
 
 
-def nan_bits(value) -> int | None:
+def nan_bits(value: Any) -> int | None:
     """The bit pattern of a float scalar that is a NaN other than the one numpy makes for its
     dtype (the one a case file spells `nan`); None for any other value."""
     value = np.asarray(value)
@@ -186,7 +187,7 @@ def nan_bits(value) -> int | None:
     return None if bits == canonical else bits
 
 
-def nan_text(value) -> str:
+def nan_text(value: Any) -> str:
     """How a case file spells a float scalar that is a NaN: `nan`, or `nan(0x...)` for a NaN
     whose bits are not the ones numpy makes (sign, quiet bit or payload)."""
     bits = nan_bits(value)
@@ -195,7 +196,7 @@ def nan_text(value) -> str:
     return f"nan(0x{bits:0{2 * np.asarray(value).dtype.itemsize}x})"
 
 
-def _parse_nan_bits(text: str, element: ElementType):
+def _parse_nan_bits(text: str, element: ElementType) -> Any:
     found = NAN_BITS.fullmatch(text)
     width = 2 * element.dtype.itemsize
     if not found or len(found.group(1)) > width:

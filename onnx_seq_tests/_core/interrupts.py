@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
+from types import FrameType
 
 
 @contextmanager
-def signals_interrupt():
+def signals_interrupt() -> Iterator[list[int]]:
     """While the block runs (in the main thread), the first SIGINT or SIGTERM raises
     KeyboardInterrupt; a later one is noted, not raised, so the cleanup it set off is not cut
     short. Yields the list of the signal numbers received (which one it was). A signal that is
@@ -23,7 +25,7 @@ def signals_interrupt():
         yield received
         return
 
-    def interrupt(signum, frame):
+    def interrupt(signum: int, frame: FrameType | None) -> None:
         received.append(signum)
         if len(received) == 1:
             raise KeyboardInterrupt

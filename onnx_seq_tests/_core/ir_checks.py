@@ -9,6 +9,8 @@ initializer) that holds the value.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .cases import Case
@@ -18,7 +20,7 @@ from .value_types import OptionalType, SequenceType, TensorType, ValueType
 
 def check_case(case: Case) -> list[Problem]:
     """Every data set (and initializer) whose values break the IR rules above."""
-    problems = []
+    problems: list[Problem] = []
     for initializer in case.graph.initializers:
         messages: list[str] = []
         _walk(initializer.value, initializer.type, f"initializer {quote(initializer.name)}", {},
@@ -39,7 +41,8 @@ def check_case(case: Case) -> list[Problem]:
     return problems
 
 
-def _walk(value, value_type: ValueType, label: str, bindings: dict, messages: list) -> None:
+def _walk(value: Any, value_type: ValueType, label: str,
+          bindings: dict[str, tuple[int, str]], messages: list[str]) -> None:
     if isinstance(value_type, OptionalType):
         if value is not None:
             _walk(value, value_type.element, label, bindings, messages)
@@ -55,7 +58,8 @@ def _walk(value, value_type: ValueType, label: str, bindings: dict, messages: li
     _tensor(value, value_type, label, bindings, messages)
 
 
-def _tensor(value, tensor_type: TensorType, label: str, bindings: dict, messages: list) -> None:
+def _tensor(value: Any, tensor_type: TensorType, label: str,
+            bindings: dict[str, tuple[int, str]], messages: list[str]) -> None:
     if value is None or isinstance(value, list):
         messages.append(f"{label} is declared {tensor_type}, but its value is "
                         f"{'an empty optional' if value is None else 'a sequence'}")

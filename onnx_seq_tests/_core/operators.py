@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable, Sequence
 
-from onnx import defs, helper
+from onnx import ModelProto, defs, helper
 
 OPTIONAL = defs.OpSchema.FormalParameterOption.Optional
 VARIADIC = defs.OpSchema.FormalParameterOption.Variadic
@@ -76,6 +77,15 @@ def schema(op_type: str, opset: int, domain: str = "") -> defs.OpSchema | None:
         return None
 
 
+def defined_schema(op_type: str, opset: int, domain: str = "") -> defs.OpSchema:
+    """`schema` for an operator the caller knows is defined at `opset` (a version `versions`
+    gave, a node onnx's checker passed); KeyError naming it where it is not."""
+    found = schema(op_type, opset, domain)
+    if found is None:
+        raise KeyError(f"{op_type} is not defined at opset {opset}")
+    return found
+
+
 @functools.cache
 def sequence_operators() -> tuple[str, ...]:
     """The ai.onnx operators made for sequences and optionals: those with a type constraint
@@ -86,9 +96,47 @@ def sequence_operators() -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+def model_opset(model: ModelProto) -> int | None:
+    """The ai.onnx opset `model` imports (domain "" or "ai.onnx"), None when it imports none."""
+    return next((int(o.version) for o in model.opset_import if o.domain in ("", "ai.onnx")),
+                None)
+
+
+@functools.cache
+def sequence_only_operators() -> tuple[str, ...]:
+    """The operators of `sequence_operators` made for sequences alone: no version of them
+    admits an optional type (SequenceAt, ConcatFromSequence, SequenceMap, ...)."""
+    with_optional = {s.name for s in _history() if s.domain == "" for c in s.type_constraints
+                     if any(t.startswith("optional(") for t in c.allowed_type_strs)}
+    return tuple(n for n in sequence_operators() if n not in with_optional)
+
+
 def allowed_types(op_schema: defs.OpSchema, type_str: str) -> tuple[str, ...]:
     """The type strings a formal parameter accepts: its constraint's list, or the literal type."""
     return constraint_types(op_schema, type_str) or (type_str,)
+
+
+def type_refusal(op_schema: defs.OpSchema, inputs: Sequence[str | None],
+                 outputs: Sequence[str | None]) -> tuple[str, int] | None:
+    """The first place where `op_schema` does not admit these types: ("input" or "output",
+    position); None when it admits them all. The one test of "the schema admits these types".
+
+    A type is a type string (`str(ValueType)`, e.g. `seq(tensor(float))`), judged against the
+    allowed types of the formal parameter at its position (the last one for a variadic tail);
+    None is a type not known, not judged; "" is an input left off, which its formal must mark
+    optional."""
+    for side, types, formals in (("input", inputs, op_schema.inputs),
+                                 ("output", outputs, op_schema.outputs)):
+        for position, type_str in enumerate(types):
+            if type_str is None:
+                continue
+            formal = formals[min(position, len(formals) - 1)]
+            if type_str == "":
+                if formal.option != OPTIONAL:
+                    return side, position
+            elif type_str not in allowed_types(op_schema, formal.type_str):
+                return side, position
+    return None
 
 
 def constraint_types(op_schema: defs.OpSchema, param: str) -> tuple[str, ...] | None:
@@ -99,7 +147,7 @@ def constraint_types(op_schema: defs.OpSchema, param: str) -> tuple[str, ...] | 
     return None
 
 
-def admits_sequence_or_optional(type_strs) -> bool:
+def admits_sequence_or_optional(type_strs: Iterable[str]) -> bool:
     """Whether a list of type strings holds a sequence or optional type."""
     return any(t.startswith(_SEQUENCE_OR_OPTIONAL) for t in type_strs)
 
@@ -107,6 +155,6 @@ def admits_sequence_or_optional(type_strs) -> bool:
 _ELEMENT_IN = re.compile(r"tensor\((\w+)\)")
 
 
-def element_names(type_strs) -> tuple[str, ...]:
+def element_names(type_strs: Iterable[str]) -> tuple[str, ...]:
     """The element type names that occur in a list of type strings, sorted, once each."""
-    return tuple(sorted({_ELEMENT_IN.search(t).group(1) for t in type_strs}))
+    return tuple(sorted({name for t in type_strs for name in _ELEMENT_IN.findall(t)[:1]}))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .errors import ArgumentError, CaseFileError, ProblemsError, bounded
 
@@ -18,14 +19,14 @@ from .errors import ArgumentError, CaseFileError, ProblemsError, bounded
 MAX_QUOTED = 60
 
 
-def path_argument(value, name: str) -> Path:
+def path_argument(value: object, name: str) -> Path:
     """`value` as a Path when it is a str or os.PathLike; ArgumentError naming `name` if not."""
     if isinstance(value, (str, os.PathLike)):
         return Path(value)
     raise ArgumentError(f"{name} must be a path (str or os.PathLike), not {type(value).__name__}")
 
 
-def quote(value, limit: int = MAX_QUOTED) -> str:
+def quote(value: object, limit: int = MAX_QUOTED) -> str:
     """`value` quoted for a message, as repr quotes it, cut after `limit` characters, saying how
     much was cut: `'12345...' (100,000 characters, first 5 shown)`. Every message that quotes a
     value from the user (a key, a name, a type as written) quotes it with this."""
@@ -46,14 +47,14 @@ def shorten(text: str, limit: int = MAX_QUOTED) -> str:
     return f"{text[:limit]}... ({len(text):,} characters, first {limit} shown)"
 
 
-def _repr(value) -> str:
+def _repr(value: Any) -> str:
     try:
         return repr(value)
     except ValueError:  # an int of more digits than Python converts (sys.int_info)
         return f"<an int of {value.bit_length():,} bits>"
 
 
-def paths_argument(value, name: str = "paths") -> list[Path]:
+def paths_argument(value: Any, name: str = "paths") -> list[Path]:
     """`value` as a list of Paths: one path (str or os.PathLike) or an iterable of them;
     ArgumentError naming `name` for anything else (bytes too: iterating them gives ints)."""
     if isinstance(value, (str, os.PathLike)):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import onnx
 from onnx import TypeProto, helper
 
 from .elements import BY_PROTO, ELEMENTS, ElementType
@@ -112,15 +113,15 @@ def from_type_proto(proto: TypeProto) -> ValueType:
     raise TypeError(f"Unsupported type: {which or 'no type'}")
 
 
-def boundary_types(model) -> tuple[list[ValueType], list[ValueType]]:
+def boundary_types(model: onnx.ModelProto) -> tuple[list[ValueType], list[ValueType]]:
     """The types of a ModelProto's graph inputs and outputs, in order."""
     return ([from_type_proto(i.type) for i in model.graph.input],
             [from_type_proto(o.type) for o in model.graph.output])
 
 
-def _dim(dim) -> Dim:
+def _dim(dim: onnx.TensorShapeProto.Dimension) -> Dim:
     if dim.HasField("dim_value"):
-        return dim.dim_value
+        return int(dim.dim_value)
     if dim.HasField("dim_param"):
-        return dim.dim_param
+        return str(dim.dim_param)
     return None

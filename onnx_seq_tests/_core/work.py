@@ -5,6 +5,7 @@ whose message names the budget, which the build reports at the data set's place.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +43,7 @@ class Spent:
 
     __slots__ = ("turns", "work", "_clock_at", "_started")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.turns = 0
         self.work = 0
         self._clock_at = min(_CLOCK_EVERY, MAX_WORK + 1)
@@ -69,7 +70,7 @@ class Spent:
 _CLOCK_EVERY = 1 << 20
 
 
-def measure(value) -> tuple[int, int]:
+def measure(value: Any) -> tuple[int, int]:
     """The elements and tensors of a value: a tensor's, a sequence's tensors' together, none for
     an empty optional (one pass, cheap: it runs on every node's inputs and outputs)."""
     if type(value) is np.ndarray:
@@ -90,12 +91,12 @@ def measure(value) -> tuple[int, int]:
     return int(np.size(value)), 1
 
 
-def elements_of(value) -> int:
+def elements_of(value: object) -> int:
     """The elements of a value: a tensor's, a sequence's tensors' together, 0 for None."""
     return measure(value)[0]
 
 
-def work_of(value) -> int:
+def work_of(value: object) -> int:
     """What reading or writing a value adds to a run's work: its elements and TENSOR_WORK per
     tensor."""
     elements, tensors = measure(value)

@@ -18,6 +18,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .._core.errors import FindingError, FuzzUsageError, NoResult
 from .._core.suite_forms import SuiteForm
@@ -28,7 +29,7 @@ from . import judge, shrink
 from .findings import case_text, file_stem, write
 from .profile import REDRAWS, Profile, features, reprobe
 from .programs import OPERATORS, generate
-from .recipes import to_case
+from .recipes import Recipe, to_case
 from .schemas import opsets as known_opsets
 
 #: Programs judged per verify run.
@@ -55,7 +56,7 @@ class Options:
     errors: bool = False
     shrink_budget: float = 10.0
     max_findings: int | None = None  # per backend: later disagreements are counted only
-    database: object = None  # a hypothesis ExampleDatabase, or None
+    database: Any = None  # a hypothesis ExampleDatabase, or None
     reproduce: str = ""  # the command line that reproduces the campaign
     pipeline: bool = True  # judge a batch while the next is drawn (False: one after another)
     profile: Profile | None = None  # what each backend refuses (profile.py); learned by run
@@ -233,6 +234,7 @@ def _judge_batch(state: _State, batch: list, verdicts: dict) -> None:
         _count(stats, found)
         held = features(built.cases.values())
         for verdict in found:
+            assert options.profile is not None, "run() sets it"
             options.profile.learn(verdict.backend, verdict.form, verdict.outcome, held)
         for verdict in judge.findings_of(found, options.errors):
             key = (verdict.backend, verdict.outcome, verdict.kind(), built.case.operators)
@@ -256,7 +258,7 @@ def _judge_batch(state: _State, batch: list, verdicts: dict) -> None:
 
 def _draw(seeds, options: Options, stats: Stats):
     """The next batch of valid programs: (seed, recipe, built); None when none are left."""
-    batch = []
+    batch: list[tuple[Any, Recipe, Any]] = []
     refused = (options.profile.refused_set()
                if options.refusal_aware and options.profile is not None else set())
     for seed in seeds:
@@ -282,7 +284,8 @@ def _drawn(seed: str, options: Options, stats: Stats, refused: set, name: str):
     `seed~2`, ... (profile.REDRAWS tries in all), and dropped as avoided when every try holds
     one; a re-probe (profile.reprobe) and a seed replayed from the database are drawn
     freely."""
-    free = not refused or isinstance(seed, Replayed) or reprobe(seed, options.profile.share)
+    free = not refused or isinstance(seed, Replayed) or (
+        options.profile is not None and reprobe(seed, options.profile.share))
     stats.reprobes += bool(refused) and free and not isinstance(seed, Replayed)
     for attempt in range(1 if free else REDRAWS):
         text = f"{seed}~{attempt}" if attempt else seed
@@ -313,7 +316,7 @@ def _count(stats: Stats, verdicts: list) -> None:
         forms.setdefault(verdict.form, Counter())[verdict.outcome] += 1
 
 
-def _shrunk(seed: str, recipe, verdict: judge.Verdict, options: Options, work: Path,
+def _shrunk(seed: str, recipe, verdict: judge.Verdict, options: Options, work: Path | None,
             start: float):
     found_at = time.monotonic() - start
     before = shrink.size(recipe)[0]

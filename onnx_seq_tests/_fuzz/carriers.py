@@ -4,6 +4,8 @@ carried value after the carrier."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from onnx import shape_inference
 
@@ -37,12 +39,14 @@ def carry_if(d: Draw, name: str) -> str:
     cond = d.source(tensor(BOOL), np.array(d.rng.random() < 0.5), "c")
     then_out, else_out = d.name("ti"), d.name("ei")
     out_decl = lambda n: (ValueDecl(n, value_type, WHERE),)  # noqa: E731
-    then_nodes = (Node("Identity", (name,), (then_out,), (), WHERE),)
+    then_nodes: tuple[Node, ...] = (Node("Identity", (name,), (then_out,), (), WHERE),)
+    else_nodes: tuple[Node, ...]
     if isinstance(value_type, SequenceType) and d.values[name]:
         else_nodes = (Node("SequenceErase", (name,), (else_out,), (), WHERE),)
     else:
         else_nodes = (Node("Identity", (name,), (else_out,), (), WHERE),)
-    then_decls, else_decls = out_decl(then_out), out_decl(else_out)
+    then_decls: tuple[ValueDecl, ...] = out_decl(then_out)
+    else_decls: tuple[ValueDecl, ...] = out_decl(else_out)
     outputs, out_types = [d.name("f")], [value_type]
     if d.opset >= 12 and d.rng.random() < 0.4:  # a branch output made by a Constant node
         made = []
@@ -69,15 +73,15 @@ def carry_loop(d: Draw, name: str) -> str:
         raise NoResult(f"Loop at opset {d.opset} does not carry {value_type}")
     if isinstance(value_type, SequenceType):
         item_type = value_type.element
-        body = ("SequenceInsert", [value_type, item_type], [value_type])
+        op, ins = "SequenceInsert", [value_type, item_type]
     else:
-        body = ("Identity", [value_type], [value_type])
-    if not schemas.admits(body[0], d.opset, *body[1:]):
-        raise NoResult(f"{body[0]} at opset {d.opset} does not take {value_type} (Loop body)")
+        op, ins = "Identity", [value_type]
+    if not schemas.admits(op, d.opset, ins, [value_type]):
+        raise NoResult(f"{op} at opset {d.opset} does not take {value_type} (Loop body)")
     rng = d.rng
     i, c, s_in, c_out, s_out = (d.name(x) for x in ("li", "lc", "ls", "lco", "lso"))
     if isinstance(value_type, SequenceType):
-        element = value_type.element.element
+        element = cast(TensorType, value_type.element).element
         shape = _fitting(draw_shape(rng, d.rank_of(name, 1)), _inferred_elements(d, name))
         item = d.tensor_input(element, shape)
         carry = Node("SequenceInsert", (s_in, item), (s_out,), (), WHERE)
@@ -87,14 +91,14 @@ def carry_loop(d: Draw, name: str) -> str:
     style = rng.choice(("omitted", "omitted", "given", "stop")) if d.opset >= 12 else "omitted"
     cond = "" if style == "omitted" else d.source(
         tensor(BOOL), np.array(style == "stop" or rng.random() < 0.5), "lcond")
-    stops = (Node("Identity", (c,), (c_out,), (), WHERE),)
+    stops: tuple[Node, ...] = (Node("Identity", (c,), (c_out,), (), WHERE),)
     if style == "stop":
         k = d.name("lk")
         stops = (Node("Constant", (), (k,), (("value_int", rng.randint(0, 2)),), WHERE),
                  Node("Less", (i, k), (c_out,), (), WHERE))
     body_outputs = [ValueDecl(c_out, TensorType(BOOL, ()), WHERE),
                     ValueDecl(s_out, value_type, WHERE)]
-    nodes = (*stops, carry)
+    nodes: tuple[Node, ...] = (*stops, carry)
     outputs, out_types = [d.name("l")], [value_type]
     if rng.random() < 0.3:  # the iteration number as a scan output
         scan = d.name("lsc")

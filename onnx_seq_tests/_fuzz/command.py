@@ -10,6 +10,7 @@ import json
 import math
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -18,6 +19,9 @@ from .._core.errors import one_line
 from .._runtimes.records import names as runtime_names
 from .database import open_database
 from .outputs import check_file, check_folder, keep_elsewhere
+
+if TYPE_CHECKING:
+    from .profile import Profile
 
 
 class Seconds(click.ParamType):
@@ -139,36 +143,10 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
         return
     if not backends:
         raise click.UsageError("name at least one backend with -b SPEC", ctx=ctx)
-    from .._core.errors import BackendSpecError
-    from .._runtimes.backends import load_backend
-    from . import campaign, inprocess
-    from .judge import ALIASES
+    from . import campaign
 
-    for spec in backends:
-        try:
-            if inprocess.handles(spec):
-                inprocess.mutant_of(spec)
-            else:
-                load_backend(ALIASES.get(spec, spec))
-        except BackendSpecError as error:  # an unknown mutant too
-            raise click.BadParameter(one_line(str(error)), param_hint="--backend") from None
-    # every output checked before the campaign (OutputError: one line, exit 2)
-    if output is not None:
-        check_folder(output, "-o")
-    if json_path is not None:
-        check_file(json_path, "--json")
-        if output is not None and json_path.absolute() == output.absolute():
-            raise click.BadParameter(f"{json_path} is also -o's folder", param_hint="--json")
-    profile = None
-    if profile_path is not None:
-        from .profile import Profile
-
-        check_file(profile_path, "--profile")
-        for other, option in ((json_path, "--json"), (output, "-o")):
-            if other is not None and other.absolute() == profile_path.absolute():
-                raise click.BadParameter(f"{profile_path} is also {option}'s path",
-                                         param_hint="--profile")
-        profile = Profile.load(profile_path)  # a ProfileError: one line, exit 2
+    _check_backends(backends)
+    profile = _check_outputs(output, json_path, profile_path)
     shard_pair = _shard(shard)
     options = campaign.Options(
         specs=list(backends), seed=seed,
@@ -192,6 +170,45 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
     for line in lost:
         click.echo(one_line(f"error: {line}"), err=True)
     sys.exit(1 if stats.findings or lost else 0)
+
+
+def _check_backends(backends: tuple[str, ...]) -> None:
+    """Each --backend loads (a mutant's name is known); BadParameter naming the first that
+    does not."""
+    from .._runtimes.backends import BackendSpecError, load_backend
+    from . import inprocess
+    from .judge import ALIASES
+
+    for spec in backends:
+        try:
+            if inprocess.handles(spec):
+                inprocess.mutant_of(spec)
+            else:
+                load_backend(ALIASES.get(spec, spec))
+        except (BackendSpecError, inprocess.UnknownMutant) as error:
+            raise click.BadParameter(one_line(str(error)), param_hint="--backend") from None
+
+
+def _check_outputs(output: Path | None, json_path: Path | None,
+                   profile_path: Path | None) -> Profile | None:
+    """Every output checked before the campaign (FuzzOutputError: one line, exit 2), no two of
+    them one path; the --profile loaded when it exists (a ProfileError: one line, exit 2)."""
+    if output is not None:
+        check_folder(output, "-o")
+    if json_path is not None:
+        check_file(json_path, "--json")
+        if output is not None and json_path.absolute() == output.absolute():
+            raise click.BadParameter(f"{json_path} is also -o's folder", param_hint="--json")
+    if profile_path is None:
+        return None
+    from .profile import Profile
+
+    check_file(profile_path, "--profile")
+    for other, option in ((json_path, "--json"), (output, "-o")):
+        if other is not None and other.absolute() == profile_path.absolute():
+            raise click.BadParameter(f"{profile_path} is also {option}'s path",
+                                     param_hint="--profile")
+    return Profile.load(profile_path)
 
 
 def _save(stats, options, json_path: Path | None) -> list[str]:

@@ -5,10 +5,11 @@ the operators and carriers.py the Identity/If/Loop carriers on top of it."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 
-from .._core.cases import Graph, Node, ValueDecl
+from .._core.cases import UNTYPED, Graph, Node, ValueDecl
 from .._core.elements import ELEMENTS, ElementType
 from .._core.errors import NoResult, OracleError
 from .._core.value_types import SequenceType, ValueType
@@ -32,7 +33,7 @@ class Draw:
         self.rng, self.opset = rng, opset
         self.nodes: list[Node] = []
         self.sources: list[Source] = []
-        self.values: dict[str, object] = {}
+        self.values: dict[str, Any] = {}
         self.types: dict[str, ValueType] = {}
         self.ranks: dict[str, int] = {}  # a sequence's element rank, where known when empty
         self.count = 0
@@ -94,7 +95,7 @@ class Draw:
         """Add a node and run it on the oracle; NoResult when the spec gives no result."""
         node = Node(op_type, tuple(inputs), tuple(outputs), tuple(sorted(attributes.items())),
                     WHERE)
-        graph = Graph((), tuple(ValueDecl(n, None, WHERE) for n in outputs), (node,))
+        graph = Graph((), tuple(ValueDecl(n, UNTYPED, WHERE) for n in outputs), (node,))
         try:
             results = oracle.run_graph(graph, self.opset, [], self.values)
         except OracleError as error:

@@ -73,7 +73,8 @@ def classify(built, verdicts: dict, ignored=("pass", "refused")):
     """The judged programs' verdicts (judge.run's), each whose outcome is not `ignored` told
     by the documented bug that explains it: a Counter of (backend, note title), and a line for
     each verdict no rule explains (`backend outcome folder: message`)."""
-    explained, unexplained = Counter(), []
+    explained: Counter[tuple[str, str]] = Counter()
+    unexplained: list[str] = []
     for item in built:
         forms = {item.case.folder: item.case}
         forms.update({v.folder: v for v in derive(item.case).variants})

@@ -19,6 +19,7 @@ values: each dim unknown or fixed, as drawn), and shrink.py edits recipes.
 from __future__ import annotations
 
 import random
+from typing import cast
 
 import numpy as np
 
@@ -86,7 +87,9 @@ def op_sequence_construct(d: Draw, element=None):
 
 
 def op_sequence_empty(d: Draw, element=None):
-    role = lambda e: ([], [seq(e)])  # noqa: E731
+    def role(e: ElementType) -> tuple[list[ValueType], list[ValueType]]:
+        return [], [seq(e)]
+
     out = d.name("s")
     if element is None and d.rng.random() < 0.2:  # dtype left off: float
         d.node("SequenceEmpty", [], [out], [seq(ELEMENTS["float"])])
@@ -263,7 +266,7 @@ def op_optional(d: Draw, element=None, inner: ValueType | None = None):
         d.node("Optional", [], [out], [opt(inner)], type=inner)
         return
     name = _optional_value(d, element) if inner is None else None
-    inner = d.types[name] if name else inner
+    inner = d.types[name] if name else cast(ValueType, inner)
     if not schemas.admits("Optional", d.opset, [inner], [opt(inner)]):
         raise NoResult(f"Optional does not admit {inner}")
     d.node("Optional", [name], [out], [opt(inner)])
@@ -361,7 +364,7 @@ OPERATORS = {
 }
 
 
-def generate(seed: int, operators=None, opsets=None) -> Recipe:
+def generate(seed: int | str, operators=None, opsets=None) -> Recipe:
     """The program of `seed` (the same seed, the same program); NoResult where the spec gives
     none. `operators` and `opsets` narrow what is drawn (--op, --opset)."""
     rng = random.Random(seed)

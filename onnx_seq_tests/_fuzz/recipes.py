@@ -5,10 +5,11 @@ into a case of the project's case model with the spec oracle's expectations; wha
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any, cast
 
 import numpy as np
 
-from .._core.cases import Case, DataSet, Graph, Initializer, Node, ValueDecl
+from .._core.cases import UNTYPED, Case, DataSet, Graph, Initializer, Node, ValueDecl
 from .._core.errors import NoResult, OracleError
 from .._core.problems import Where
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
@@ -23,7 +24,7 @@ class Source:
 
     name: str
     type: ValueType
-    value: object
+    value: Any
     initializer: bool = False
 
 
@@ -54,10 +55,10 @@ def _shaped(value_type: ValueType, value, fixed: bool) -> ValueType:
         shapes = {np.asarray(v).shape for v in value}
         ranks = {len(s) for s in shapes}
         if len(ranks) != 1:
-            return SequenceType(TensorType(value_type.element.element))
+            return SequenceType(TensorType(cast(TensorType, value_type.element).element))
         dims = tuple(next(iter(shapes))[i] if fixed and len({s[i] for s in shapes}) == 1
                      else None for i in range(ranks.pop()))
-        return SequenceType(TensorType(value_type.element.element, dims))
+        return SequenceType(TensorType(cast(TensorType, value_type.element).element, dims))
     shape = np.asarray(value).shape
     return TensorType(value_type.element, tuple(shape) if fixed else (None,) * len(shape))
 
@@ -83,7 +84,7 @@ def to_case(recipe: Recipe, name: str, doc: str = "") -> Case:
         tuple(Initializer(s.name, _shaped(s.type, s.value, True), s.value, WHERE)
               for s in recipe.sources if s.initializer))
     values = [s.value for s in inputs]
-    bare = replace(graph, outputs=tuple(ValueDecl(n, None, WHERE) for n in recipe.outputs))
+    bare = replace(graph, outputs=tuple(ValueDecl(n, UNTYPED, WHERE) for n in recipe.outputs))
     try:
         answers = oracle.run_graph(bare, recipe.opset, values)
     except OracleError as error:
@@ -103,7 +104,7 @@ def node_values(recipe: Recipe) -> dict:
     """Every value of the main graph by name, sources and node outputs, as the oracle gives
     them; NoResult where the spec gives none."""
     values = {s.name: s.value for s in recipe.sources}
-    graph = Graph((), tuple(ValueDecl(n, None, WHERE) for n in recipe.outputs), recipe.nodes)
+    graph = Graph((), tuple(ValueDecl(n, UNTYPED, WHERE) for n in recipe.outputs), recipe.nodes)
     top = {n for node in recipe.nodes for n in node.outputs}
 
     def keep(node, args, results):

@@ -56,16 +56,9 @@ def admits(op_type: str, opset: int, inputs, outputs) -> bool:
         return False
     if not op_schema.min_input <= len(inputs) <= op_schema.max_input:
         return False
-    for types, formals in ((inputs, op_schema.inputs), (outputs, op_schema.outputs)):
-        for position, value_type in enumerate(types):
-            formal = formals[min(position, len(formals) - 1)]
-            if value_type is None:
-                if formal.option != operators.OPTIONAL:
-                    return False
-                continue
-            if str(value_type) not in operators.allowed_types(op_schema, formal.type_str):
-                return False
-    return True
+    return operators.type_refusal(
+        op_schema, ["" if t is None else str(t) for t in inputs],
+        ["" if t is None else str(t) for t in outputs]) is None
 
 
 @functools.cache

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import Any, cast
 
 import numpy as np
 
+from .._core.cases import Graph, Node, walk
 from .._core.errors import NoResult
 from .._core.value_types import OptionalType, SequenceType, TensorType, innermost
 from . import inprocess, judge
@@ -58,9 +60,7 @@ def simplest_like(array: np.ndarray) -> np.ndarray:
     return np.zeros(array.shape, dtype=array.dtype)
 
 
-def _inner_nodes(node) -> int:
-    from .._core.cases import Graph
-
+def _inner_nodes(node: Node) -> int:
     return sum(len(v.nodes) for _, v in node.attributes if isinstance(v, Graph))
 
 
@@ -85,17 +85,10 @@ def prune(recipe: Recipe) -> Recipe:
     return replace(recipe, nodes=tuple(reversed(kept)), sources=sources)
 
 
-def _outer_names(node) -> set:
+def _outer_names(node: Node) -> set[str]:
     """Names a node's subgraphs read from the outer scope (any input of any inner node)."""
-    from .._core.cases import Graph
-
-    found = set()
-    for _, value in node.attributes:
-        if isinstance(value, Graph):
-            for inner in value.nodes:
-                found.update(i for i in inner.inputs if i)
-                found.update(_outer_names(inner))
-    return found
+    return {i for _, value in node.attributes if isinstance(value, Graph)
+            for inner in walk(value) for i in inner.inputs if i}
 
 
 def proposals(recipe: Recipe):
@@ -135,7 +128,7 @@ def _inlined(recipe: Recipe, index: int, branch: str) -> Recipe | None:
     """The recipe with If node `index` replaced by the nodes of its `branch`, whose outputs
     take the If's output names; None where a branch output is not made by a branch node."""
     node = recipe.nodes[index]
-    graph = dict(node.attributes)[branch]
+    graph = cast(Graph, dict(node.attributes)[branch])
     rename = {d.name: o for d, o in zip(graph.outputs, node.outputs, strict=True)}
     made = {o for inner in graph.nodes for o in inner.outputs}
     if not set(rename) <= made:
@@ -155,7 +148,8 @@ def _plainest(value):
 
 def _smaller_values(source: Source, coarse: bool):
     """Smaller values for a source: the big cuts (`coarse`) or the fine steps."""
-    value, value_type = source.value, source.type
+    value: Any = source.value
+    value_type = source.type
     if isinstance(value_type, OptionalType):
         if value is None:
             return

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import random
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -30,8 +31,8 @@ def edge_values(element: ElementType) -> tuple:
     if element.kind == "bool":
         return (np.bool_(False), np.bool_(True))
     if element.kind == "int":
-        info = ml_dtypes.iinfo(dtype)
-        candidates = {int(info.min), int(info.max), 0, 1, -1, 2, int(info.max) - 1}
+        info: Any = ml_dtypes.iinfo(dtype)
+        candidates: Any = {int(info.min), int(info.max), 0, 1, -1, 2, int(info.max) - 1}
         return tuple(np.array(v).astype(dtype)[()] for v in sorted(candidates)
                      if int(info.min) <= v <= int(info.max))
     if element.kind == "complex":
@@ -91,8 +92,3 @@ def _ordinary(rng: random.Random, element: ElementType, edges: tuple):
         return np.array(value).astype(element.dtype)[()]
 
 
-def simplest(element: ElementType, shape: tuple) -> np.ndarray:
-    """The plainest tensor of a shape: zeros, False or empty strings."""
-    if element.kind == "string":
-        return np.full(shape, "", dtype=object)
-    return np.zeros(shape, dtype=element.dtype)

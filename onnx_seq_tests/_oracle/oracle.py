@@ -16,12 +16,16 @@ operators=table)` runs with `table` (default `OPERATORS`, the spec's, read-only)
 `context.subgraph(graph)` for bodies and branches, and where an input came from
 (`from_graph_input`, `from_constant`). `present(args)` and `position_index(...)` are the
 helpers the spec's entries use, public so that a variant entry reads inputs the same way.
+`loop(LoopRules(...))` is the spec's Loop with one step changed, the one Loop the mutants run.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 import onnx
@@ -29,39 +33,47 @@ from onnx import helper, numpy_helper
 
 from .._core import operators
 from .._core.budgets import MAX_LOOP_ITERATIONS, NODE_WORK, TENSOR_WORK
-from .._core.cases import Graph, Initializer, Node, ValueDecl
+from .._core.cases import UNTYPED, Graph, Initializer, Node, ValueDecl
 from .._core.errors import BudgetError, OracleError
 from .._core.problems import Where, quote
 from .._core.value_types import ValueType, from_type_proto
-from .._core.work import MISSING, Spent, budget_text, check_elements, elements_of, measure, work_of
+
+# MISSING is a word of the oracle's own interface (the docstring above)
+from .._core.work import MISSING as MISSING
+from .._core.work import Spent, budget_text, check_elements, elements_of, measure, work_of
 
 #: The operators whose spec behaviour this module implements, beside the helpers below: every
 #: sequence/optional operator onnx.defs knows and the carriers (tests check each has a function).
 SPEC_OPERATORS = operators.sequence_operators() + operators.CARRIERS
 
+#: An entry of an operator table: `run(node, args, attributes, context) -> outputs`.
+Operator = Callable[[Node, list[Any], dict[str, Any], "Context"], list[Any]]
+#: What `run_graph` calls after every node: `trace(node, inputs, outputs)`.
+Trace = Callable[[Node, list[Any], list[Any]], None]
+
 
 # -- the sequence operators --------------------------------------------------------------------
 
-def sequence_construct(*tensors) -> list:
+def sequence_construct(*tensors: Any) -> list[Any]:
     """'Construct a tensor sequence containing inputs tensors. All tensors in inputs must have
     the same data type.'"""
     _same_dtype(tensors, "SequenceConstruct inputs")
     return [np.array(t) for t in tensors]
 
 
-def sequence_empty() -> list:
+def sequence_empty() -> list[Any]:
     """'Construct an empty tensor sequence, with given data type.' The dtype lives in the type."""
     return []
 
 
-def sequence_at(sequence: list, position) -> np.ndarray:
+def sequence_at(sequence: list[Any], position: Any) -> np.ndarray:
     """'Outputs a tensor copy from the tensor at position in input_sequence. Accepted range for
     position is in [-n, n - 1]... Negative value means counting positions from the back.'"""
     index = position_index(position, len(sequence), "SequenceAt", allow_end=False)
     return np.array(sequence[index])
 
 
-def sequence_insert(sequence: list, tensor, position=MISSING) -> list:
+def sequence_insert(sequence: list[Any], tensor: Any, position: Any = MISSING) -> list[Any]:
     """'Outputs a tensor sequence that inserts tensor into input_sequence at position. Accepted
     range for position is in [-n, n]... by default it inserts tensor to the back.'"""
     _same_dtype([*sequence, tensor], "SequenceInsert's sequence and tensor")
@@ -73,7 +85,7 @@ def sequence_insert(sequence: list, tensor, position=MISSING) -> list:
         np.array(t) for t in sequence[index:]]
 
 
-def sequence_erase(sequence: list, position=MISSING) -> list:
+def sequence_erase(sequence: list[Any], position: Any = MISSING) -> list[Any]:
     """'Outputs a tensor sequence that removes the tensor at position... Accepted range for
     position is in [-n, n - 1]... by default it erases the last tensor.'"""
     if position is MISSING:
@@ -86,13 +98,13 @@ def sequence_erase(sequence: list, position=MISSING) -> list:
     return [np.array(t) for i, t in enumerate(sequence) if i != index]
 
 
-def sequence_length(sequence: list) -> np.ndarray:
+def sequence_length(sequence: list[Any]) -> np.ndarray:
     """'Produces a scalar (tensor of empty shape) containing the number of tensors.'"""
     return np.array(len(sequence), dtype=np.int64)
 
 
-def split_to_sequence(tensor: np.ndarray, split=MISSING, axis: int = 0,
-                      keepdims: int = 1) -> list:
+def split_to_sequence(tensor: np.ndarray, split: Any = MISSING, axis: int = 0,
+                      keepdims: int = 1) -> list[Any]:
     """'Split a tensor into a sequence of tensors, along the specified axis.' Without split, a
     scalar split of 1 is used and keepdims=0 removes the split axis; a scalar split gives
     chunks of that size, the last one alone smaller; a 1-D split gives the chunk lengths, which
@@ -123,7 +135,7 @@ def split_to_sequence(tensor: np.ndarray, split=MISSING, axis: int = 0,
         else:
             raise OracleError(f"SplitToSequence split has rank {split.ndim}; it must be a "
                               "scalar or 1-D")
-    starts = np.cumsum([0] + lengths[:-1]) if lengths else []
+    starts: Sequence[int] | np.ndarray = np.cumsum([0] + lengths[:-1]) if lengths else []
     parts = [np.take(tensor, np.arange(s, s + n), axis=axis)
              for s, n in zip(starts, lengths, strict=True)]
     if split is MISSING and keepdims == 0:
@@ -131,7 +143,7 @@ def split_to_sequence(tensor: np.ndarray, split=MISSING, axis: int = 0,
     return [np.array(p) for p in parts]
 
 
-def concat_from_sequence(sequence: list, axis: int, new_axis: int = 0) -> np.ndarray:
+def concat_from_sequence(sequence: list[Any], axis: int, new_axis: int = 0) -> np.ndarray:
     """'Concatenate a sequence of tensors into a single tensor. All input tensors must have the
     same shape, except for the dimension size of the axis to concatenate on.' new_axis=1 behaves
     like numpy.stack; axis is in [-r, r - 1], or [-r - 1, r] with new_axis=1."""
@@ -159,7 +171,8 @@ def concat_from_sequence(sequence: list, axis: int, new_axis: int = 0) -> np.nda
     return np.concatenate(sequence, axis=axis)
 
 
-def sequence_map(body, input_sequence: list, *additional_inputs) -> list:
+def sequence_map(body: Callable[[list[Any]], list[Any]], input_sequence: list[Any],
+                 *additional_inputs: Any) -> list[list[Any]]:
     """'Applies a sub-graph to each sample in the input sequence(s).' The first input's length
     is the number of samples; other sequence inputs must have as many; a tensor input is passed
     whole to every sample. `body(inputs) -> outputs` runs the sub-graph once."""
@@ -176,7 +189,7 @@ def sequence_map(body, input_sequence: list, *additional_inputs) -> list:
 
 # -- the optional operators --------------------------------------------------------------------
 
-def optional(element=MISSING, type: ValueType | None = None):  # noqa: A002 - the spec's name
+def optional(element: Any = MISSING, type: ValueType | None = None) -> Any:  # noqa: A002 - the spec's name
     """'Constructs an optional-type value containing either an empty optional of a certain type
     specified by the attribute, or a non-empty value containing the input element.'"""
     if element is MISSING:
@@ -186,14 +199,14 @@ def optional(element=MISSING, type: ValueType | None = None):  # noqa: A002 - th
     return element
 
 
-def optional_has_element(value=MISSING) -> np.ndarray:
+def optional_has_element(value: Any = MISSING) -> np.ndarray:
     """'Returns true if (1) the input is an optional-type and contains an element, or, (2) the
     input is a tensor or sequence type. If the input is not provided or is an empty
     optional-type, this op returns false.'"""
     return np.array(value is not MISSING and value is not None)
 
 
-def optional_get_element(value):
+def optional_get_element(value: Any) -> Any:
     """'If the input is a tensor or sequence type, it returns the input. If the input is an
     optional type, it outputs the element... It is an error if the input is an empty
     optional-type.'"""
@@ -203,7 +216,7 @@ def optional_get_element(value):
     return value
 
 
-def identity(value):
+def identity(value: Any) -> Any:
     """'Identity operator': the input, unchanged (a tensor, a sequence or an optional)."""
     if isinstance(value, list):
         return [np.array(t) for t in value]
@@ -212,7 +225,7 @@ def identity(value):
 
 # -- helpers ------------------------------------------------------------------------------------
 
-def position_index(position, count: int, op: str, allow_end: bool) -> int:
+def position_index(position: Any, count: int, op: str, allow_end: bool) -> int:
     """The index a position input names in a sequence of `count` tensors (a negative one counted
     from the back); OracleError outside [-count, count - 1] (or count with `allow_end`) or for a
     position that is not an int32/int64 scalar."""
@@ -236,7 +249,7 @@ def _axis(axis: int, rank: int, what: str) -> int:
     return axis + rank if axis < 0 else axis
 
 
-def _same_dtype(tensors, what: str) -> None:
+def _same_dtype(tensors: Sequence[Any], what: str) -> None:
     dtypes = {np.asarray(t).dtype for t in tensors}
     if len(dtypes) > 1:
         raise OracleError(f"{what} differ in data type: " + ", ".join(sorted(map(str, dtypes))))
@@ -255,8 +268,9 @@ class Context:
     (budgets.py).
     """
 
-    def __init__(self, opset: int, operators, scope: dict, trace, graph_inputs: frozenset,
-                 constants: set, spent: Spent | None = None):
+    def __init__(self, opset: int, operators: Mapping[str, Operator], scope: dict[str, Any],
+                 trace: Trace | None, graph_inputs: frozenset[str], constants: set[str],
+                 spent: Spent | None = None) -> None:
         self.opset = opset
         self.operators = operators
         self.scope = scope
@@ -265,7 +279,7 @@ class Context:
         self.constants = constants
         self.spent = Spent() if spent is None else spent
 
-    def subgraph(self, graph: Graph):
+    def subgraph(self, graph: Graph) -> Callable[[list[Any]], list[Any]]:
         """A callable running `graph` on positional inputs, seeing this scope's values, with the
         same operator table and budgets."""
         return lambda inputs: _run(graph, inputs, Context(
@@ -281,8 +295,9 @@ class Context:
         return len(node.inputs) > index and node.inputs[index] in self.constants
 
 
-def run_graph(graph: Graph, opset: int, inputs, outer_scope: dict | None = None,
-              trace=None, *, operators=None) -> list:
+def run_graph(graph: Graph, opset: int, inputs: Sequence[Any],
+              outer_scope: dict[str, Any] | None = None, trace: Trace | None = None, *,
+              operators: Mapping[str, Operator] | None = None) -> list[Any]:
     """The outputs of `graph` on positional `inputs`; OracleError where the spec has none,
     BudgetError (an OracleError) where running it would go over a budget (budgets.py).
 
@@ -297,7 +312,7 @@ def run_graph(graph: Graph, opset: int, inputs, outer_scope: dict | None = None,
     return _run(graph, inputs, context)
 
 
-def _run(graph: Graph, inputs, context: Context) -> list:
+def _run(graph: Graph, inputs: Sequence[Any], context: Context) -> list[Any]:
     if len(inputs) != len(graph.inputs):
         raise OracleError(f"the graph takes {len(graph.inputs)} input(s), got {len(inputs)}")
     scope = context.scope
@@ -339,29 +354,32 @@ def _run(graph: Graph, inputs, context: Context) -> list:
     return [scope[d.name] for d in graph.outputs]
 
 
-def run_node(node: Node, args: list, context: Context) -> list:
+def run_node(node: Node, args: list[Any], context: Context) -> list[Any]:
     """One node's outputs from its input values (MISSING for omitted inputs), by the
     context's operator table."""
     run = context.operators.get(node.op_type)
     if run is None:
         raise OracleError(f"the oracle does not implement {node.op_type}; it knows "
                           + ", ".join(sorted(context.operators)))
-    return run(node, args, dict(node.attributes), context)
+    outputs: list[Any] = run(node, args, dict(node.attributes), context)
+    return outputs
 
 
-def present(args: list) -> list:
+def present(args: list[Any]) -> list[Any]:
     """The inputs up to the last one given (trailing MISSING dropped)."""
     while args and args[-1] is MISSING:
         args = args[:-1]
     return args
 
 
-def _run_sequence_map(node, args, attributes, context):
+def _run_sequence_map(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     samples = sequence_map(context.subgraph(attributes["body"]), *present(args))
     return [[np.array(sample[k]) for sample in samples] for k in range(len(node.outputs))]
 
 
-def _run_if(node, args, attributes, context):
+def _run_if(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     cond = np.asarray(args[0])
     if cond.size != 1:
         raise OracleError(f"If cond has {cond.size} values; it must hold one")
@@ -369,38 +387,62 @@ def _run_if(node, args, attributes, context):
     return context.subgraph(branch)([])
 
 
-def _run_loop(node, args, attributes, context):
+@dataclass(frozen=True)
+class LoopRules:
+    """How `loop` runs a Loop: the spec's rules by default. A mutant changes one of them
+    (mutants/optional_control.py), so there is one Loop, not a copy per bug."""
+
+    trip_shift: int = 0  # turns added to a trip count that is given
+    check_cond_first: bool = True  # the initial condition is tested before the first turn
+    body_cond: bool = True  # the condition the body returns is tested
+    carried_sequences: bool = True  # a loop-carried sequence takes the body's value
+    zero_trips_run_once: bool = False  # a trip count of 0 runs one turn
+
+
+def loop(rules: LoopRules = LoopRules()) -> Operator:
     """Loop: 'for (int i=0; i < trip_count && cond; ++i)'; a condition left off is not tested,
-    a trip count left off bounds nothing; scan outputs are stacked along a new first axis."""
-    body = context.subgraph(attributes["body"])
-    trip_count, cond, *carried = args + [MISSING] * (2 - len(args))
-    keep_going = True if cond is MISSING else bool(np.asarray(cond).reshape(-1)[0])
-    limit = None if trip_count is MISSING else int(np.asarray(trip_count).reshape(-1)[0])
-    scans: list[list] = []
-    i = 0
-    while (limit is None or i < limit) and keep_going:
-        if limit is None and cond is MISSING and i == MAX_LOOP_ITERATIONS:
-            raise OracleError("Loop with neither a trip count nor a condition never ends")
-        context.spent.turns += 1
-        if context.spent.turns > MAX_LOOP_ITERATIONS:
-            raise BudgetError("Loop iterations (nested ones included) would go over "
-                              + budget_text("MAX_LOOP_ITERATIONS", MAX_LOOP_ITERATIONS))
-        outputs = body([np.array(i, dtype=np.int64), np.array(keep_going), *carried])
-        if cond is not MISSING:
-            keep_going = bool(np.asarray(outputs[0]).reshape(-1)[0])
-        carried = list(outputs[1:1 + len(carried)])
-        scans.append(outputs[1 + len(carried):])
-        i += 1
-    scan_count = len(node.outputs) - len(carried)
-    if scan_count and not scans:
-        raise OracleError("Loop ran no iteration, so its scan outputs have no defined shape")
-    for k in range(scan_count):
-        check_elements(sum(elements_of(turn[k]) for turn in scans), f"Loop scan output {k}")
-    stacked = [np.stack([np.asarray(turn[k]) for turn in scans]) for k in range(scan_count)]
-    return carried + stacked
+    a trip count left off bounds nothing; scan outputs are stacked along a new first axis.
+    `rules` other than the default change one step (a mutant's Loop)."""
+    def run(node: Node, args: list[Any], attributes: dict[str, Any],
+            context: Context) -> list[Any]:
+        body = context.subgraph(attributes["body"])
+        trip_count, cond, *carried = args + [MISSING] * (2 - len(args))
+        initial = list(carried)
+        keep_going = True if cond is MISSING or not rules.check_cond_first else bool(
+            np.asarray(cond).reshape(-1)[0])
+        limit = None if trip_count is MISSING else (
+            int(np.asarray(trip_count).reshape(-1)[0]) + rules.trip_shift)
+        if rules.zero_trips_run_once and limit == 0:
+            limit = 1
+        scans: list[list[Any]] = []
+        i = 0
+        while (limit is None or i < limit) and keep_going:
+            if limit is None and cond is MISSING and i == MAX_LOOP_ITERATIONS:
+                raise OracleError("Loop with neither a trip count nor a condition never ends")
+            context.spent.turns += 1
+            if context.spent.turns > MAX_LOOP_ITERATIONS:
+                raise BudgetError("Loop iterations (nested ones included) would go over "
+                                  + budget_text("MAX_LOOP_ITERATIONS", MAX_LOOP_ITERATIONS))
+            outputs = body([np.array(i, dtype=np.int64), np.array(keep_going), *carried])
+            if cond is not MISSING and rules.body_cond:
+                keep_going = bool(np.asarray(outputs[0]).reshape(-1)[0])
+            carried = list(outputs[1:1 + len(carried)])
+            if not rules.carried_sequences:
+                carried = [init if isinstance(init, list) else new
+                           for init, new in zip(initial, carried, strict=True)]
+            scans.append(outputs[1 + len(carried):])
+            i += 1
+        scan_count = len(node.outputs) - len(carried)
+        if scan_count and not scans:
+            raise OracleError("Loop ran no iteration, so its scan outputs have no defined shape")
+        for k in range(scan_count):
+            check_elements(sum(elements_of(turn[k]) for turn in scans), f"Loop scan output {k}")
+        stacked = [np.stack([np.asarray(turn[k]) for turn in scans]) for k in range(scan_count)]
+        return carried + stacked
+    return run
 
 
-def _constant(attributes):
+def _constant(attributes: dict[str, Any]) -> np.ndarray:
     if "value" in attributes:
         return np.array(attributes["value"])
     for name, dtype in (("value_int", np.int64), ("value_ints", np.int64),
@@ -412,7 +454,7 @@ def _constant(attributes):
                       "value_string(s) only")
 
 
-def _shape(tensor, attributes):
+def _shape(tensor: Any, attributes: dict[str, Any]) -> np.ndarray:
     shape = np.array(np.asarray(tensor).shape, dtype=np.int64)
     rank = len(shape)
     start = attributes.get("start", 0)
@@ -421,9 +463,10 @@ def _shape(tensor, attributes):
     return shape[start:end]
 
 
-def _unsqueeze(node, args, attributes, context):
+def _unsqueeze(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     data = np.asarray(args[0])
-    axes = attributes.get("axes") if len(args) < 2 else [
+    axes: Any = attributes.get("axes") if len(args) < 2 else [
         int(a) for a in np.asarray(args[1]).reshape(-1)]
     rank = data.ndim + len(axes)
     for axis in sorted(_axis(a, rank, "Unsqueeze axis") for a in axes):
@@ -431,7 +474,8 @@ def _unsqueeze(node, args, attributes, context):
     return [data]
 
 
-def _slice(node, args, attributes, context):
+def _slice(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     """Slice-10 and later (starts, ends, axes, steps as inputs), numpy's clamping rules."""
     data, starts, ends, *rest = args + [MISSING] * (5 - len(args))
     data = np.asarray(data)
@@ -443,8 +487,9 @@ def _slice(node, args, attributes, context):
     return [np.array(data[tuple(index)])]
 
 
-def _binary(function):
-    def run(node, args, attributes, context):
+def _binary(function: Callable[[np.ndarray, np.ndarray], Any]) -> Operator:
+    def run(node: Node, args: list[Any], attributes: dict[str, Any],
+            context: Context) -> list[Any]:
         left, right = (np.asarray(a) for a in args)
         if left.dtype != right.dtype:
             raise OracleError(f"{node.op_type} inputs differ in type: {left.dtype}, "
@@ -456,7 +501,7 @@ def _binary(function):
     return run
 
 
-_SPEC_TABLE = {
+_SPEC_TABLE: dict[str, Operator] = {
     "SequenceConstruct": lambda n, a, at, c: [sequence_construct(*a)],
     "SequenceEmpty": lambda n, a, at, c: [sequence_empty()],
     "SequenceAt": lambda n, a, at, c: [sequence_at(*a)],
@@ -464,16 +509,17 @@ _SPEC_TABLE = {
     "SequenceErase": lambda n, a, at, c: [sequence_erase(*present(a))],
     "SequenceLength": lambda n, a, at, c: [sequence_length(*a)],
     "SplitToSequence": lambda n, a, at, c: [split_to_sequence(
-        *present(a), axis=at.get("axis", 0), keepdims=at.get("keepdims", 1))],
+        a[0], a[1] if len(a) > 1 else MISSING, axis=at.get("axis", 0),
+        keepdims=at.get("keepdims", 1))],
     "ConcatFromSequence": lambda n, a, at, c: [concat_from_sequence(
-        *a, axis=at["axis"], new_axis=at.get("new_axis", 0))],
+        a[0], axis=at["axis"], new_axis=at.get("new_axis", 0))],
     "SequenceMap": _run_sequence_map,
-    "Optional": lambda n, a, at, c: [optional(*present(a), type=at.get("type"))],
+    "Optional": lambda n, a, at, c: [optional(a[0] if a else MISSING, type=at.get("type"))],
     "OptionalHasElement": lambda n, a, at, c: [optional_has_element(*present(a))],
     "OptionalGetElement": lambda n, a, at, c: [optional_get_element(*a)],
     "Identity": lambda n, a, at, c: [identity(*a)],
     "If": _run_if,
-    "Loop": _run_loop,
+    "Loop": loop(),
     # Helpers that bodies and conditions use; ordinary numpy arithmetic in the input type.
     "Add": _binary(np.add),
     "Sub": _binary(np.subtract),
@@ -498,11 +544,11 @@ def graph_from_proto(graph: onnx.GraphProto, where: Where | None = None) -> Grap
     """A GraphProto as the case objects the interpreter runs (types kept where onnx has them)."""
     where = where or Where(graph.name or "model", 1, 1)
 
-    def decl(info):
+    def decl(info: onnx.ValueInfoProto) -> ValueDecl:
         try:
             value_type = from_type_proto(info.type)
         except (TypeError, KeyError):
-            value_type = None  # the interpreter goes by names, not types
+            value_type = UNTYPED
         return ValueDecl(info.name, value_type, where)
 
     nodes = []
@@ -524,19 +570,19 @@ def graph_from_proto(graph: onnx.GraphProto, where: Where | None = None) -> Grap
         nodes.append(Node(node.op_type, tuple(node.input), tuple(node.output),
                           tuple(attributes), where))
     initializers = tuple(
-        Initializer(t.name, None, numpy_helper.to_array(t), where) for t in graph.initializer)
+        Initializer(t.name, UNTYPED, numpy_helper.to_array(t), where)
+        for t in graph.initializer)
     constant_names = {t.name for t in graph.initializer}
     return Graph(tuple(decl(i) for i in graph.input if i.name not in constant_names),
                  tuple(decl(o) for o in graph.output), tuple(nodes), initializers)
 
 
-def model_opset(model: onnx.ModelProto) -> int:
-    """The ai.onnx opset a model imports."""
-    return next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
-
-
-def run_model(model: onnx.ModelProto, inputs, trace=None) -> list:
+def run_model(model: onnx.ModelProto, inputs: Sequence[Any],
+              trace: Trace | None = None) -> list[Any]:
     """The outputs of a model's graph on positional `inputs`, as `run_graph` gives them."""
-    return run_graph(graph_from_proto(model.graph), model_opset(model), list(inputs),
+    opset = operators.model_opset(model)
+    if opset is None:
+        raise OracleError("the model imports no ai.onnx opset")
+    return run_graph(graph_from_proto(model.graph), opset, list(inputs),
                      trace=trace)
 

@@ -114,7 +114,7 @@ def _prescan(path: Path, max_total: int, max_members: int) -> None:
             if len(header) < _BLOCK or header == tarfile.NUL * _BLOCK:
                 return  # the end, or a truncated archive: tarfile says which
             try:
-                size = tarfile.nti(header[124:136])
+                size = tarfile.nti(header[124:136])  # type: ignore[attr-defined]  # no stub
             except (tarfile.TarError, ValueError):
                 return  # not a header tarfile can read: it reports the archive as damaged
             count += 1

@@ -63,7 +63,7 @@ def shown(path) -> str:
     return one_line(os.fsdecode(path) if isinstance(path, bytes) else str(path))
 
 
-def read_bytes(path: Path, limit: int, what: str = "file") -> bytes:
+def read_bytes(path: str | Path, limit: int, what: str = "file") -> bytes:
     """The bytes of a regular file of at most `limit` bytes; ReadError for anything else (a
     FIFO, device, socket or folder is refused before it is opened for reading data)."""
     try:

@@ -162,7 +162,7 @@ def _listing(path: Path) -> tuple[set[str], list[str]]:
     return names, data_sets
 
 
-def _default(initializer: onnx.TensorProto, model_path: Path):
+def _default(initializer: onnx.TensorProto, model_path: str | Path):
     try:
         return onnx.numpy_helper.to_array(initializer)
     except Exception as error:  # noqa: BLE001 - whatever numpy_helper makes of bad data
@@ -170,7 +170,7 @@ def _default(initializer: onnx.TensorProto, model_path: Path):
                         f"{quote(initializer.name)} ({_first_line(error)})") from None
 
 
-def read_model(path: Path, data: bytes, limits: Limits = LIMITS) -> ModelProto:
+def read_model(path: str | Path, data: bytes, limits: Limits = LIMITS) -> ModelProto:
     """model.onnx's bytes as a ModelProto with a graph and no external data; ReadError else."""
     try:
         model = onnx.load_model_from_string(data)

@@ -116,8 +116,8 @@ def _check_files(label: str, manifest: manifests.Manifest, files: dict[str, byte
 def _case_files(side: Side, folder: str) -> dict[str, str | None]:
     """The sha256 of each file of a case, by its path inside the case folder."""
     prefix = folder.rstrip("/") + "/"
-    return {name[len(prefix):]: entry and entry.sha256 for name, entry in side.files.items()
-            if name.startswith(prefix)}
+    return {name[len(prefix):]: entry.sha256 if entry else None
+            for name, entry in side.files.items() if name.startswith(prefix)}
 
 
 def case_changes(old: Side, new: Side, name: str) -> list[str]:

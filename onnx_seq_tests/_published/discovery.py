@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -170,7 +170,7 @@ def _read_manifest(path: Path) -> SuiteManifest | None:
                          hashlib.sha256(data).hexdigest())
 
 
-def nearest_manifest(folder: Path, cache: dict | None = None) -> SuiteManifest | None:
+def nearest_manifest(folder: str | Path, cache: dict | None = None) -> SuiteManifest | None:
     """The suite manifest of `folder` itself or the nearest folder above it that has one;
     `cache` (absolute folder text -> manifest or None) is shared by the calls of one search."""
     cache = {} if cache is None else cache
@@ -242,7 +242,7 @@ class CaseRef:
     about: tuple[str, ...] | None = None  # the operators of that case (manifest)
 
 
-def select_cases(refs: list[CaseRef], select: list[str] | tuple[str, ...]) -> list[CaseRef]:
+def select_cases(refs: list[CaseRef], select: Sequence[str | re.Pattern]) -> list[CaseRef]:
     """The cases of `refs` whose name or case key one of the `select` regexes finds (all of
     them when there is none); ValueError for a `select` that is not a regex."""
     return _selected(refs, _patterns(select))
@@ -263,7 +263,7 @@ def _selected(refs: list[CaseRef], patterns: list[re.Pattern]) -> list[CaseRef]:
     return [r for r in refs if any(p.search(r.name) or p.search(r.case) for p in patterns)]
 
 
-def find_cases(roots, select: list[str] | tuple[str, ...] = ()) -> list[CaseRef]:
+def find_cases(roots, select: Sequence[str | re.Pattern] = ()) -> list[CaseRef]:
     """The case folders under each root (each real folder once), those whose name or case key
     matches one of the `select` regexes (searched, as pytest -k) if any; NoCasesError naming
     the root that holds no case, ReadError for a folder tree too deep, ValueError for a
@@ -301,7 +301,8 @@ def _ref(path: Path, root: Path, cache: dict) -> CaseRef:
     if entry is None:
         return CaseRef(path, shown(case), shown(path.name), None, None, "",
                        SuiteForm.of_case(case))
-    origin = manifest.by_name.get(entry.derived_from) if entry.derived_from else None
+    origin = (manifest.by_name.get(entry.derived_from)
+              if entry.derived_from and manifest is not None else None)
     return CaseRef(path, shown(case), shown(path.name), entry.operators, entry.opset,
                    entry.source or "", SuiteForm.of_manifest(entry.form), entry.derived_from,
                    origin.operators if origin is not None else None)

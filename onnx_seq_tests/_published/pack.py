@@ -88,18 +88,14 @@ def _pack(root: Path, archive: Path) -> Packed:
                   hashlib.sha256(tar).hexdigest())
 
 
-def archive_bytes(root: Path, files: list[str], top: str) -> bytes:
-    """The .tar.gz bytes of `files` (paths relative to `root`) under the folder `top`."""
-    return gzipped(tar_bytes(root, files, top))
-
-
 def tar_bytes(root: Path, files: list[str], top: str) -> bytes:
     """The uncompressed tar of `files` (paths relative to `root`) under the folder `top`."""
     folders = {top}
-    for relative in files:
-        parts = relative.split("/")[:-1]
+    for file in files:
+        parts = file.split("/")[:-1]
         folders.update(f"{top}/{'/'.join(parts[:i])}" for i in range(1, len(parts) + 1))
-    entries = sorted([(f, None) for f in folders] + [(f"{top}/{r}", r) for r in files])
+    entries: list[tuple[str, str | None]] = sorted(
+        [(f, None) for f in folders] + [(f"{top}/{r}", r) for r in files])
     tar_data = io.BytesIO()
     with tarfile.open(fileobj=tar_data, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for name, relative in entries:

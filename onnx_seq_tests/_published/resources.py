@@ -204,7 +204,7 @@ def xfail_file(value: str | os.PathLike) -> Path:
         folder = None
     known = sorted(p.stem for p in folder.glob("*.txt")) if folder is not None else []
     if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name) and not name.endswith(".txt"):
-        if name in known:
+        if name in known and folder is not None:  # known is empty without a folder
             return folder / f"{name}.txt"
         raise SuiteError(f"--xfail {name}: no such file, and no xfail file of that name "
                          f"(known: {', '.join(known) or 'none'})")

@@ -3,15 +3,16 @@ type) cells. Ranks and axis classes, the forms of a split and of a position, whe
 operator runs (an If branch, a Loop body, a SequenceMap body), what its sequence comes from (a
 chain of sequence operators), outer-scope reads, and conditions and trip counts of shape [1].
 
-Each feature is a label of the coverage machinery (coverage.py): `traced(node, args, results)`
-gives the ones a node shows on one data set (run by the spec oracle), `static(graph)` the ones
-the graph's form shows. `STRUCTURE` lists what the report counts, per suite form.
+Each feature is a label of the coverage machinery (case_features.py): `traced(node, args,
+results)` gives the ones a node shows on one data set (run by the spec oracle), `static(graph)`
+the ones the graph's form shows. `STRUCTURE` lists what the report counts, per suite form.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .._core import operators
 from .._core.cases import Graph, outer_names, walk
 from .._oracle import oracle
 
@@ -71,9 +72,7 @@ _FED = {"SequenceAt": (1, "position from a graph input"),
         "SplitToSequence": (1, "split from a graph input")}
 
 #: The operators whose inputs and outputs are sequences (a chain joins two of them).
-_SEQUENCE_OPERATORS = frozenset({
-    "SequenceConstruct", "SequenceEmpty", "SequenceAt", "SequenceInsert", "SequenceErase",
-    "SequenceLength", "SplitToSequence", "ConcatFromSequence", "SequenceMap"})
+_SEQUENCE_OPERATORS = frozenset(operators.sequence_only_operators())
 
 _CONTEXTS = {"If": "in an If branch", "Loop": "in a Loop body",
              "SequenceMap": "in a SequenceMap body"}

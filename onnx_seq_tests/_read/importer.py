@@ -92,7 +92,8 @@ def import_folders(paths, prefix: str = "") -> Imported:
     outcomes = read_each(folders, lambda folder: _case_of(folder, prefix))
     named_shown = {shown_path(f) for f in named}
     for skipped in outcomes.skipped:  # a folder named itself that cannot be read: bad input
-        if skipped.folder in named_shown and skipped.kind != NotExpressible.kind:
+        if skipped.folder in named_shown and skipped.kind != NotExpressible.kind \
+                and skipped.error is not None:
             raise skipped.error
     result = Imported([], outcomes.skipped)
     names: set[str] = set()
@@ -138,12 +139,11 @@ def case_mapping(shown: Shown, prefix: str = "", notes: list[str] | None = None)
     if domains:
         raise NotExpressible(f"imports the opset domain(s) {', '.join(sorted(domains))}; case "
                              "files import only ai.onnx")
-    opsets = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
-    if not opsets:
+    opset = operators.model_opset(model)
+    if opset is None:
         raise NotExpressible("imports no ai.onnx opset")
     if model.functions:
         raise NotExpressible("defines model-local functions; case files cannot hold them")
-    opset = opsets[0]
     graph = model.graph
     case: dict = {"name": case_name(Path(shown.folder or shown.name).name, prefix)}
     defaults = {t.name for t in model.graph.initializer} & {i.name for i in model.graph.input}
@@ -262,7 +262,7 @@ def node_mapping(node: onnx.NodeProto, opset: int, notes: list[str] | None = Non
 
 #: Constant's value_* attributes: (onnx element type, rank) -> the attribute making that tensor
 #: (Constant's spec: value_float gives a float scalar, value_floats a 1-D float tensor, ...).
-_CONSTANT_FORMS = {
+_CONSTANT_FORMS: dict[tuple[int, int], str] = {
     (onnx.TensorProto.INT64, 0): "value_int", (onnx.TensorProto.INT64, 1): "value_ints",
     (onnx.TensorProto.FLOAT, 0): "value_float", (onnx.TensorProto.FLOAT, 1): "value_floats",
     (onnx.TensorProto.STRING, 0): "value_string", (onnx.TensorProto.STRING, 1): "value_strings",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .._casefile.reader import case_files, load_cases, load_file
 from .._core.cases import Case
@@ -103,7 +104,7 @@ def resolve_each(targets, cases_paths, suite_root: Path,
     cases_paths = as_paths(cases_paths, "cases_paths")
     suite_root = as_path(suite_root, "suite_root")
     then = then or (lambda shown: shown)
-    outcomes = Outcomes()
+    outcomes: Outcomes[Any] = Outcomes()
     names: list[tuple[int, str]] = []
     for target in targets:
         path = Path(target)
@@ -129,8 +130,8 @@ def resolve_each(targets, cases_paths, suite_root: Path,
             outcomes.done[at] = (variants[name][0], then(read_folder(*variants[name])))
     names = [(at, name) for at, name in names if name not in variants]
     if names:
-        found = find_cases([n for _, n in names], cases_paths, suite_root)
-        for (at, name), case in zip(names, found, strict=True):
+        cases = find_cases([n for _, n in names], cases_paths, suite_root)
+        for (at, name), case in zip(names, cases, strict=True):
             outcomes.done[at] = (Path(name), then(from_case(case)))
     return outcomes
 
@@ -140,9 +141,11 @@ def _variant_folders(names: list[str], suite_root: Path
     """name -> (case folder, manifest entry) of each name the suite's manifest knows as a
     case of its own folder that no case file holds: a tensor-boundary variant (`x__len3`)."""
     manifest = nearest_manifest(suite_root) if names else None
-    found = {}
+    found: dict[str, tuple[Path, CaseEntry]] = {}
+    if manifest is None:
+        return found
     for given in names:
-        entry = manifest.by_name.get(given.removeprefix("test_")) if manifest else None
+        entry = manifest.by_name.get(given.removeprefix("test_"))
         if entry is None or entry.derived_from is None:
             continue
         folder = manifest.root / entry.folder
@@ -207,7 +210,8 @@ def find_cases(names: list[str], cases_paths, suite_root: Path) -> list[Case]:
     """The cases of these names; the suite's manifest points at their case files, so only those
     are read when it knows them."""
     wanted = [n[len("test_"):] if n.startswith("test_") else n for n in names]
-    files: set[Path] | None = set()
+    listed: set[Path] = set()
+    files: set[Path] | None = listed
     suite = nearest_manifest(suite_root)
     manifest = suite.by_name if suite else {}
     known_files = {p.resolve() for p in case_files(cases_paths)} if manifest else set()
@@ -221,7 +225,7 @@ def find_cases(names: list[str], cases_paths, suite_root: Path) -> list[Case]:
         if not path.is_file() or path.resolve() not in known_files:
             files = None
             break
-        files.add(path)
+        listed.add(path)
     cases = {}
     if files:
         cases = {c.name: c for c in _load(sorted(files))}

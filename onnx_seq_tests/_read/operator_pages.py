@@ -19,13 +19,14 @@ from onnx import defs
 
 from .._core import operators
 from .._core.atomic import write_atomic
+from .._core.cases import graph_protos
 from .._core.errors import CheckFailed, NothingRead, NotOurPage, ReadError
 from .._core.suite_forms import SuiteForm
-from .._published import coverage
+from .._published import case_features, coverage
 from .._published.bounded import read_bytes
 from .._published.bounded import shown as shown_path
 from .._published.discovery import case_folders, read_each, read_manifest
-from .._suite.manifest import CaseEntry
+from .._suite.manifest import CaseEntry, ExpandedFrom
 from .load import read_folder
 from .show import Shown, render
 
@@ -41,16 +42,7 @@ _OPTION = {defs.OpSchema.FormalParameterOption.Optional: "optional",
 def _manifest_cases(root: Path) -> dict[str, CaseEntry]:
     """folder relative to root -> manifest entry."""
     manifest = read_manifest(root)
-    return {} if manifest is None else manifest.by_folder
-
-
-def _ops_in(graph: onnx.GraphProto, found: set[str]) -> set[str]:
-    for node in graph.node:
-        found.add(node.op_type)
-        for attribute in node.attribute:
-            if attribute.type == onnx.AttributeProto.GRAPH:
-                _ops_in(attribute.g, found)
-    return found
+    return {} if manifest is None else dict(manifest.by_folder)
 
 
 class _Case:
@@ -60,9 +52,8 @@ class _Case:
         self.origin = entry.expanded_from if entry else None
         self.source = entry.source if entry else None
         self.name = folder.name[len("test_"):] if folder.name.startswith("test_") else folder.name
-        self.operators = _ops_in(self.model.graph, set())
-        self.opset = next((o.version for o in self.model.opset_import
-                           if o.domain in ("", "ai.onnx")), 0)
+        self.operators = {n.op_type for g in graph_protos(self.model.graph) for n in g.node}
+        self.opset = operators.model_opset(self.model) or 0
 
 
 def pages(root: Path, out_dir: Path, shown_root: str | None = None,
@@ -89,10 +80,10 @@ def pages(root: Path, out_dir: Path, shown_root: str | None = None,
     else:
         skipped.extend(outcomes.skipped)
     cases = outcomes.values
-    summary = coverage.summarize([coverage.case_coverage(c.folder.name, c.model, [])
+    summary = coverage.summarize([case_features.case_coverage(c.folder.name, c.model, [])
                                   for c in cases])
     files = {}
-    for op_type in coverage.MATRIX_OPERATORS:
+    for op_type in case_features.MATRIX_OPERATORS:
         using = [c for c in cases if op_type in c.operators]
         files[f"{op_type}.md"] = operator_page(op_type, using, out_dir)
     files[INDEX] = index_page(cases, summary, shown_root)
@@ -108,8 +99,9 @@ def _link(source: str, out_dir: Path) -> str:
 
 
 def schema_lines(op_type: str, version: int, level: str = "##") -> list[str]:
-    op_schema = operators.schema(op_type, version)
-    function = op_schema.has_function or op_schema.has_context_dependent_function
+    op_schema = operators.defined_schema(op_type, version)
+    function = (op_schema.has_function  # type: ignore[attr-defined]  # not in onnx's stubs
+                or op_schema.has_context_dependent_function)  # type: ignore[attr-defined]
     lines = [f"- Support level: {str(op_schema.support_level).rsplit('.', 1)[-1]}; "
              f"defined as a function: {function}; "
              f"inputs: {_arity(op_schema.min_input, op_schema.max_input)}; "
@@ -146,13 +138,13 @@ def _arity(low: int, high: int) -> str:
     return str(low) if low == high else f"between {low} and {high}"
 
 
-def _flat(text: str) -> str:
+def _flat(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
 def operator_page(op_type: str, cases: list[_Case], out_dir: Path) -> str:
     versions = [v for v in operators.versions(op_type) if v <= operators.newest_opset()]
-    newest = operators.schema(op_type, versions[-1])
+    newest = operators.defined_schema(op_type, versions[-1])
     lines = [f"# {op_type}", "",
              MARKER, "",
              f"- Domain: {newest.domain or 'ai.onnx'}",
@@ -163,7 +155,7 @@ def operator_page(op_type: str, cases: list[_Case], out_dir: Path) -> str:
     if len(versions) > 1:
         lines += ["## Every version", ""]
         for version in reversed(versions):
-            doc = _flat(operators.schema(op_type, version).doc)
+            doc = _flat(operators.defined_schema(op_type, version).doc)
             lines += [f"### {op_type}-{version}", "", doc, ""]
             lines += schema_lines(op_type, version, "####")
     lines += ["## Examples", ""]
@@ -185,10 +177,17 @@ def _template_name(group: list[_Case]) -> str:
     return min(c.name for c in group)
 
 
+def _origin(case: _Case) -> ExpandedFrom:
+    """Where a case of an expansion comes from (asked only of one that has an origin)."""
+    if case.origin is None:
+        raise ValueError(f"{case.name} is not a case of an expansion")
+    return case.origin
+
+
 def _representative(group: list[_Case]) -> _Case:
     """The case of an expansion shown in full: float at its newest opset where there is one."""
-    def rank(case: _Case):
-        return (case.origin.type != "float", -case.opset, case.name)
+    def rank(case: _Case) -> tuple[bool, int, str]:
+        return (_origin(case).type != "float", -case.opset, case.name)
     return min(group, key=rank)
 
 
@@ -201,17 +200,17 @@ def _example(group: list[_Case], out_dir: Path) -> list[str]:
     if case.origin:
         origin = case.origin
         lines += [f"### {title} (one of {len(group)} expanded from one case)", "",
-                  f"The case at [{case.source}]({_link(case.source, out_dir)}) "
+                  f"The case at [{case.source}]({_link(case.source or '', out_dir)}) "
                   f"expands with `for_each` ([{origin.for_each}]"
                   f"({_link(origin.for_each, out_dir)})) over these (opset, type) pairs; "
                   f"shown below for {{type}}={origin.type}, {{opset}}={origin.opset}.", "",
                   "| opset | types | cases |", "| --- | --- | --- |"]
         by_opset: dict[int, list[_Case]] = defaultdict(list)
         for member in group:
-            by_opset[member.origin.opset].append(member)
+            by_opset[_origin(member).opset].append(member)
         for opset in sorted(by_opset):
-            members = sorted(by_opset[opset], key=lambda m: m.origin.type)
-            types = ", ".join(m.origin.type for m in members)
+            members = sorted(by_opset[opset], key=lambda m: _origin(m).type)
+            types = ", ".join(_origin(m).type for m in members)
             lines.append(f"| {opset} | {types} | {len(members)} |")
         lines.append("")
     else:
@@ -232,7 +231,7 @@ def index_page(cases: list[_Case], summary: coverage.Summary, shown_root: str) -
     per_version: dict[tuple[str, int], set[str]] = defaultdict(set)
     for (op_type, version, _), names in summary.combinations.items():
         per_version[(op_type, version)].update(names)
-    for op_type in coverage.MATRIX_OPERATORS:
+    for op_type in case_features.MATRIX_OPERATORS:
         for version in reversed([v for v in operators.versions(op_type)
                                  if (op_type, v) in summary.allowed]):
             allowed = summary.allowed[(op_type, version)]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from typing import cast
 
 import ml_dtypes
 import numpy as np
@@ -107,7 +108,7 @@ def value_lines(name: str, value, value_type: ValueType, full: bool = False) -> 
     if isinstance(value_type, SequenceType):
         element = value_type.element
         shapes = {np.shape(v) for v in value}
-        dtype = dtype_name(value[0]) if value else _declared_dtype(element)
+        dtype = dtype_name(value[0]) if value else _declared_dtype(cast(TensorType, element))
         if len(shapes) == 1:
             shape_text = f"element_shape={_shape(value[0])}, "
         elif shapes:

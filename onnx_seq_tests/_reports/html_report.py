@@ -15,6 +15,7 @@ import base64
 import html
 import json
 from collections import Counter
+from typing import Any
 
 from .._core import operators
 from .._core.operators import sequence_operators
@@ -135,8 +136,8 @@ def _glance(results: list[Result], specs: list[str], about) -> str:
             tds.append(f'<td class="{_shade(c)}" title="{_e(bad or "all passed")}" '
                        f'data-backend="{_e(spec)}" data-form="{form}" data-operator="{operator}"'
                        f">{text}</td>")
-        total = " class=total" if cells is everything else ""
-        rows.append(f"<tr{total}><th>{_e(name)}</th>{''.join(tds)}</tr>")
+        row_class = " class=total" if cells is everything else ""
+        rows.append(f"<tr{row_class}><th>{_e(name)}</th>{''.join(tds)}</tr>")
     body = "".join(f'<tr class=sep><td colspan={len(columns) + 1}>other operators the cases '
                    "are about (carriers and helpers)</td></tr>" if row == "sep" else row
                    for row in rows)
@@ -157,14 +158,16 @@ def _versions(result: Result, ops: list[str]) -> list[str]:
 
 
 def _filters(results: list[Result], specs: list[str], about) -> str:
-    ops, versions, elements = set(), set(), set()
+    ops: set[str] = set()
+    versions: set[str] = set()
+    elements: set[str] = set()
     for r in results:
         names = operators_about(r, about)
         ops.update(names)
         versions.update(_versions(r, names))
         elements.add(r.element)
     order = {n: i for i, n in enumerate(rollup(results, about))}
-    selects = [
+    selects: list[tuple[str, str, list[Any]]] = [
         ("backend", "runtime", specs),
         ("outcome", "outcome", [o for o in SHOWN if any(r.outcome == o for r in results)]),
         ("operator", "operator", sorted(ops, key=lambda n: order.get(n, len(order)))),
@@ -189,7 +192,9 @@ def _data(results: list[Result], specs: list[str], about, noted: dict[int, Note]
     ([case, form, operators, versions, element, source]), each message once, and per result
     [case index, backend index, outcome, raw outcome, message index]."""
     cases: dict[str, int] = {}
-    case_rows, messages, rows = [], {}, []
+    case_rows: list[Any] = []
+    messages: dict[str, int] = {}
+    rows: list[Any] = []
     for index, r in enumerate(results):
         if r.case not in cases:
             cases[r.case] = len(case_rows)

@@ -26,6 +26,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import onnx
 from onnx import defs
@@ -54,7 +55,7 @@ class Decision:
     no_spec: str = ""
 
 
-def _flat(text: str) -> str:
+def _flat(text: object) -> str:
     return " ".join(str(text).split())
 
 
@@ -75,7 +76,8 @@ def decision_of(fields: Mapping[str, object]) -> Decision:
         quotes.append(Quote(_flat(fields["operator"]), _flat(fields["spec"])))
     elif "also" in given:
         raise InputError("also adds to operator and spec; give those first")
-    for pair in fields.get("also") or []:
+    also: Any = fields.get("also") or []
+    for pair in also:
         if not isinstance(pair, Mapping) or set(pair) != {"operator", "spec"}:
             raise InputError("each entry of also is {operator: ..., spec: ...}")
         quotes.append(Quote(_flat(pair["operator"]), _flat(pair["spec"])))
@@ -101,7 +103,7 @@ def schema_texts(operator: str, opset: int | None = None) -> list[str]:
     when opset is None; none when the operator does not exist there)."""
     schemas = _schemas(operator)
     if opset is not None:
-        schemas = [s for s in schemas if s.since_version <= opset][-1:]
+        schemas = tuple(s for s in schemas if s.since_version <= opset)[-1:]
     texts = []
     for schema in schemas:
         texts.append(schema.doc or "")

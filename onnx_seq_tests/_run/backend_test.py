@@ -127,7 +127,8 @@ class SuiteBackendTest(Runner):
         target_list.append(read_value(proto_filename, from_type_proto(model_type_proto),
                                        strict=False))
 
-    def assert_similar_outputs(self, ref_outputs, outputs, rtol, atol, model_dir=None) -> None:
+    def assert_similar_outputs(  # type: ignore[override]  # onnx: a classmethod; ours reads self
+            self, ref_outputs, outputs, rtol, atol, model_dir=None) -> None:
         """Our comparator in place of onnx's; names and types come from the case's model, and
         each message starts with its data set (`data set 0: output 0 (s): ...`)."""
         names = types = None

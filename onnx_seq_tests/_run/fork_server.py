@@ -102,7 +102,7 @@ class _WorkerPopen(popen_forkserver.Popen):
 
     def _launch(self, process_obj: ForkServerProcess) -> None:
         with _main_hidden():
-            super()._launch(process_obj)
+            super()._launch(process_obj)  # type: ignore[misc]  # private, untyped
 
 
 class WorkerProcess(ForkServerProcess):
@@ -110,7 +110,7 @@ class WorkerProcess(ForkServerProcess):
     `__main__`."""
 
     @staticmethod
-    def _Popen(process_obj: ForkServerProcess) -> _WorkerPopen:
+    def _Popen(process_obj: ForkServerProcess) -> _WorkerPopen:  # type: ignore[override]
         return _WorkerPopen(process_obj)
 
 

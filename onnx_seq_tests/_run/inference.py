@@ -170,7 +170,7 @@ def _shapes(value_type: ValueType, value: object) -> list[tuple[int, ...]]:
         return [] if value is None else _shapes(value_type.element, value)
     if isinstance(value_type, SequenceType):
         return [tuple(np.shape(item)) for item in value] if isinstance(value, list) else []
-    return [tuple(np.shape(value))]
+    return [tuple(np.shape(value))]  # type: ignore[call-overload]  # an expected tensor
 
 
 def _text(shape: tuple) -> str:

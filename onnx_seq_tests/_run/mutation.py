@@ -17,15 +17,17 @@ from pathlib import Path
 import numpy as np
 import onnx
 
-from .._core.cases import Graph, subgraphs
+from .._core.cases import Graph, walk
 from .._core.compare import compare_outputs
+from .._core.operators import model_opset
 from .._core.suite_forms import SuiteForm
-from .._core.value_types import from_type_proto
+from .._core.value_types import ValueType, from_type_proto
 from .._oracle import oracle
 from .._oracle.mutants import CATALOGUE
 from .._oracle.mutants.kit import Mutant, operator_table
+from .._published.case_features import EDGE_CASES, CaseCoverage
 from .._published.case_folder import read_case_folder
-from .._published.coverage import EDGE_CASES, CaseCoverage, onnx_node_tests
+from .._published.coverage import onnx_sequence_tests
 from .._published.discovery import case_folders, read_each
 from .._published.structure import STRUCTURE
 
@@ -171,7 +173,7 @@ def features_of(mutant: Mutant) -> list[tuple]:
     """The features (what, operator or None, label) a mutant's targets name: the rows of
     EDGE_CASES and STRUCTURE with that label whose operator is one the mutant replaces (any for
     a boundary mutant); else the label on each operator it replaces; a type as itself."""
-    found = []
+    found: list[tuple[str, str | None, str]] = []
     for label in mutant.targets:
         if label.startswith(TYPE_TARGET):
             shown = label + ("…" + ")" * (label.count("(") - label.count(")"))
@@ -267,20 +269,20 @@ def _why(subject: Subject) -> str:
 
 def _subject(name, model: onnx.ModelProto, data_sets, atol, rtol) -> Subject:
     graph = oracle.graph_from_proto(model.graph)
-    operators = set()
-    for g in [graph, *(sub for _, _, sub in subgraphs(graph))]:
-        operators.update(n.op_type for n in g.nodes)
+    operators = {n.op_type for n in walk(graph)}
     types = []
     for side in (model.graph.input, model.graph.output):
-        found = []
+        found: list[ValueType | None] = []
         for info in side:
             try:
                 found.append(from_type_proto(info.type))
             except (TypeError, KeyError):
                 found.append(None)
         types.append(found)
-    return Subject(name, graph, oracle.model_opset(model), [(list(i), list(o)) for i, o in
-                                                             data_sets],
+    opset = model_opset(model)
+    if opset is None:
+        raise ValueError(f"{name}: the model imports no ai.onnx opset")
+    return Subject(name, graph, opset, [(list(i), list(o)) for i, o in data_sets],
                    types[0], types[1], atol, rtol, frozenset(operators))
 
 
@@ -303,20 +305,8 @@ def suite_subjects(root: Path, skipped: list | None = None) -> list[Subject]:
 
 def onnx_subjects() -> list[Subject]:
     """onnx's own node cases that use a sequence or optional operator or value."""
-    wanted = {"SequenceConstruct", "SequenceEmpty", "SequenceAt", "SequenceInsert",
-              "SequenceErase", "SequenceLength", "SplitToSequence", "ConcatFromSequence",
-              "SequenceMap", "Optional", "OptionalHasElement", "OptionalGetElement"}
     subjects = []
-    tests = onnx_node_tests()
-    for test in tests:
-        graph = oracle.graph_from_proto(test.model.graph)
-        ops = {n.op_type for n in graph.nodes} | {n.op_type for _, _, g in subgraphs(graph)
-                                                  for n in g.nodes}
-        values = [*test.model.graph.input, *test.model.graph.output]
-        carries = any(v.type.WhichOneof("value") in ("sequence_type", "optional_type")
-                      for v in values)
-        if not (ops & wanted or carries):
-            continue
+    for test in onnx_sequence_tests():
         rtol = getattr(test, "rtol", None)
         atol = getattr(test, "atol", None)
         subjects.append(_subject(test.name, test.model, test.data_sets, atol, rtol))

@@ -51,7 +51,7 @@ def become_subreaper() -> bool:
 
 def process_table() -> dict[int, tuple[int, int, bytes]]:
     """Every process in /proc: pid -> (ppid, pgid, state letter); empty without /proc."""
-    table = {}
+    table: dict[int, tuple[int, int, bytes]] = {}
     try:
         entries = os.listdir("/proc")
     except OSError:

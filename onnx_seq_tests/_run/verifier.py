@@ -254,7 +254,7 @@ def check_arguments(specs: object, jobs: object = 1, timeout: object = None,
     return Arguments(tuple(specs), jobs, timeout, _compiled(select, refuse))
 
 
-def _checked_specs(specs: object, refuse: Refuse) -> list[str]:
+def _checked_specs(specs: Any, refuse: Refuse) -> list[str]:
     """`specs` as a list of non-empty strings; refuse("specs", ...) if it is not one."""
     try:
         listed = None if isinstance(specs, (str, bytes)) else list(specs)
@@ -268,7 +268,7 @@ def _checked_specs(specs: object, refuse: Refuse) -> list[str]:
     return listed
 
 
-def _compiled(select: object, refuse: Refuse) -> tuple[re.Pattern, ...]:
+def _compiled(select: Any, refuse: Refuse) -> tuple[re.Pattern, ...]:
     """The `select` regexes compiled (a str is one); refuse("select", ...) for one that is
     not a regex."""
     compiled = []

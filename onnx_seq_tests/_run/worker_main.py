@@ -23,6 +23,7 @@ from .._core.compare import differences
 from .._core.differences import Difference
 from .._core.elements import BY_PROTO
 from .._core.errors import CannotTake, ReadError
+from .._core.operators import model_opset
 from .._published.case_folder import CaseFolder, read_case_folder
 from .._runtimes.backends import check_backend, load_backend, prepare, run_prepared
 from .._runtimes.outputs import contract_problem
@@ -262,14 +263,6 @@ def error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}"
 
 
-def model_opset(model: onnx.ModelProto) -> int | None:
-    """The model's opset of the default ONNX domain."""
-    for entry in model.opset_import:
-        if entry.domain in ("", "ai.onnx"):
-            return entry.version
-    return None
-
-
 def model_operators(model: onnx.ModelProto) -> list[str]:
     """Every op type of the model and its subgraphs, sorted, once each."""
     return sorted({node.op_type for graph in graph_protos(model.graph) for node in graph.node})
@@ -291,7 +284,7 @@ def case_elements(model: onnx.ModelProto) -> str:
     groups = ([v for v in [*boundary, *graph.value_info] if _is_container(v)],
               list(graph.input), list(graph.output))
     for group in groups:
-        names = sorted({_element_name(v) for v in group} - {None})
+        names = sorted({n for n in map(_element_name, group) if n is not None})
         if names:
             return "+".join(names)
     return "(none)"

@@ -34,6 +34,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing import connection, get_context
 from pathlib import Path
+from typing import Any
 
 from .._core.errors import WorkerStartError
 from .fork_server import LIVE, LIVE_LOCK, WorkerProcess, server_pid
@@ -60,19 +61,27 @@ QUEUE_DEPTH = 64
 START_TIMEOUT = 300.0
 
 
+def _pid(process: WorkerProcess) -> int:
+    """The pid of a started worker process."""
+    pid = process.pid
+    if pid is None:
+        raise WorkerStartError("a worker process has no pid: it was not started")
+    return pid
+
+
 @dataclass
 class Task:
     """One case to run on some backends, in order."""
 
-    key: object  # the caller's handle for the case
+    key: int  # the caller's handle for the case (its index)
     path: str
     specs: tuple[str, ...]
 
 
 @dataclass
 class _Worker:
-    process: object
-    conn: object
+    process: WorkerProcess
+    conn: connection.Connection
     log: Path
     ready: bool = False
     queue: deque = field(default_factory=deque)  # tasks sent, the first one running
@@ -83,7 +92,7 @@ class _Worker:
     deadline: float | None = None
     log_offset: int = 0
     born: float = field(default_factory=time.monotonic)
-    readable: object = None  # a poll object on its pipe: is a message waiting?
+    readable: Any = None  # a poll object on its pipe: is a message waiting?
 
     def __post_init__(self) -> None:
         self.readable = select.poll()
@@ -97,6 +106,12 @@ class _Worker:
     @property
     def task(self) -> Task | None:
         return self.queue[0] if self.queue else None
+
+    @property
+    def running(self) -> Task:
+        """The task it runs: the first one sent (asked only of a worker running one)."""
+        task: Task = self.queue[0]
+        return task
 
     @property
     def spec(self) -> str | None:
@@ -175,7 +190,7 @@ class Pool:
                                 daemon=True, name="seq-verify-worker")
         with LIVE_LOCK:  # a sweep (_end) never takes it for a stray
             process.start()
-            LIVE.add(process.pid)
+            LIVE.add(_pid(process))
         child.close()
         worker = _Worker(process, parent, log)
         self.workers.append(worker)
@@ -185,7 +200,7 @@ class Pool:
         """End the worker and every process of its group: a case it forked, whatever a backend
         started (a compiler, a `sleep`), also when the worker itself has exited."""
         self.workers.remove(worker)
-        pid = worker.process.pid
+        pid = _pid(worker.process)
         alive = worker.process.is_alive()
         if alive:  # stopped, it starts nothing more while what is below it is ended
             try:
@@ -272,10 +287,12 @@ class Pool:
         """One message of a running worker (messages.py), decoded by its type."""
         if isinstance(message, BackendVerdict):
             worker.finished += 1
-            self.on_event("result", worker.task, message.spec,
+            task = worker.task
+            assert task is not None, "a verdict comes for the task the worker runs"
+            self.on_event("result", task, message.spec,
                           (message.outcome, message.message, message.seconds,
                            message.differences, message.error_type))
-            if worker.finished >= len(worker.task.specs):
+            if worker.finished >= len(task.specs):
                 worker.end_task(self.timeout)
             else:  # the next backend's clock starts
                 worker.restart(self.timeout)
@@ -297,7 +314,7 @@ class Pool:
     def _lost(self, worker: _Worker, kind: str, message: str, ended: bool = True) -> None:
         """The running backend of an ended worker gets `message`; the task's backends not yet
         run go back to the front of the queue."""
-        task = worker.task
+        task = worker.running
         seconds = time.monotonic() - worker.started if worker.started else 0.0
         if worker.spec is None:  # it died reading the case: blame the next backend
             spec = task.specs[min(worker.finished, len(task.specs) - 1)]

@@ -29,7 +29,10 @@ class CPUBackend(Backend):
 
     rep: type
 
-    def prepare(self, model: ModelProto, device: str = "CPU", **kwargs: Any) -> BackendRep:
+    # an instance method where onnx's Backend has a classmethod: each runtime's backend object
+    # holds what it keeps for the process (backends.load_backend keeps one per process)
+    def prepare(self, model: ModelProto, device: str = "CPU",  # type: ignore[override]
+                **kwargs: Any) -> BackendRep:
         return self.rep(model, self)
 
     @classmethod

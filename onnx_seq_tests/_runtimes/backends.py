@@ -267,5 +267,5 @@ def describe(spec: str) -> str:
         return (f"{spec} {runtime.installed_version()}, CPU "
                 f"(onnx_seq_tests/_runtimes/{spec}.py)")
     module_name = REGISTRY.get(spec, spec).partition(":")[0].partition(".")[0]
-    version = getattr(importlib.import_module(module_name), "__version__", None)
-    return f"{spec}" + (f" {version}" if version else "")
+    found = getattr(importlib.import_module(module_name), "__version__", None)
+    return f"{spec}" + (f" {found}" if found else "")

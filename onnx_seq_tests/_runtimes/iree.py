@@ -90,7 +90,7 @@ class IREERep(BackendRep):
         self._device = config.device
         self._main = self._context.modules.module[model.graph.name]
 
-    def run(self, inputs: list[Any], **kwargs: Any) -> list[Any]:
+    def run(self, inputs: list[Any], **kwargs: Any) -> list[Any]:  # type: ignore[override]
         if len(inputs) != len(self._inputs):
             raise ValueError(f"the model has {len(self._inputs)} input(s), got {len(inputs)}")
         feeds = [self._to_device(as_array(value, f"input {name!r}"), f"input {name!r}")

@@ -72,7 +72,7 @@ class OpenVINORep(BackendRep):
         self._input_ports = _match([n for n, _ in self._inputs], self._compiled.inputs)
         self._output_ports = _match([n for n, _ in self._outputs], self._compiled.outputs)
 
-    def run(self, inputs: list[Any], **kwargs: Any) -> list[np.ndarray]:
+    def run(self, inputs: list[Any], **kwargs: Any) -> list[np.ndarray]:  # type: ignore[override]
         ov = self._ov
         if len(inputs) != len(self._inputs):
             raise ValueError(f"the model has {len(self._inputs)} input(s), got {len(inputs)}")

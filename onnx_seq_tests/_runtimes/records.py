@@ -96,7 +96,7 @@ def parse_record(source: str, path: Path | str) -> Record | None:
             targets = [getattr(node.target, "id", None)]
         else:
             continue
-        if targets == ["RUNTIME"]:
+        if targets == ["RUNTIME"] and node.value is not None:
             return _record(node.value, path)
     return None
 

@@ -57,7 +57,7 @@ class TinygradRep(BackendRep):
         self._bytes = model.SerializeToString()
         self._inputs, self._outputs = boundary(model)
 
-    def run(self, inputs: list[Any], **kwargs: Any) -> list[Any]:
+    def run(self, inputs: list[Any], **kwargs: Any) -> list[Any]:  # type: ignore[override]
         from tinygrad import Tensor
         from tinygrad.nn.onnx import OnnxRunner
 

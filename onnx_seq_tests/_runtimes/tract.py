@@ -76,7 +76,7 @@ class TractRep(BackendRep):
             except Exception as error:  # tract raises its own TractError
                 raise RuntimeError(first_line(str(error))) from None
 
-    def run(self, inputs: list[Any], **kwargs: Any) -> list[np.ndarray]:
+    def run(self, inputs: list[Any], **kwargs: Any) -> list[np.ndarray]:  # type: ignore[override]
         if len(inputs) != len(self._inputs):
             raise ValueError(f"the model has {len(self._inputs)} input(s), got {len(inputs)}")
         arrays = []

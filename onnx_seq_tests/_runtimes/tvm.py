@@ -71,7 +71,7 @@ class TVMRep(BackendRep):
             raise RuntimeError(first_line(str(error))) from None
         self._main = relax.VirtualMachine(executable, tvm.cpu())["main"]
 
-    def run(self, inputs: list[Any], **kwargs: Any) -> list[Any]:
+    def run(self, inputs: list[Any], **kwargs: Any) -> list[Any]:  # type: ignore[override]
         if len(inputs) != len(self._inputs):
             raise ValueError(f"the model has {len(self._inputs)} input(s), got {len(inputs)}")
         feeds = []

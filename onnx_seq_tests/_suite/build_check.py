@@ -66,7 +66,7 @@ def _compare_cases(root: Path, cases: list[CaseResult], on_disk: dict, drift: li
     by_folder: dict[str | None, set[str]] = {}
     for relative in on_disk:
         by_folder.setdefault(case_folder(relative), set()).add(relative)
-    files = {}
+    files: dict[str, FileEntry] = {}
     for case in cases:
         folder = case.entry.folder
         expected = {f"{folder}/{r}": d for r, d in (case.files or {}).items()}

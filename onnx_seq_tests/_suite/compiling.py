@@ -195,8 +195,9 @@ def stream_files(sources: list[CaseSource], empty_optional: str, reusable: dict[
                 index, item = channel.get(timeout=0.2)
             except queues.Empty:
                 for future in futures:  # a worker that failed sends no end mark: raise it
-                    if future.done() and future.exception() is not None:
-                        raise future.exception() from None
+                    error = future.exception() if future.done() else None
+                    if error is not None:
+                        raise error from None
                 continue
             if isinstance(item, CaseResult):
                 on_case(item)

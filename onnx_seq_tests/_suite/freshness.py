@@ -204,7 +204,7 @@ def _current(sources: list[CaseSource], manifest: Manifest, cache: BuildCache, r
             or hashes != set(cache.sources):
         return None  # two files of the same bytes: the loader reports their cases
     listed, cases = manifest.files, manifest.cases
-    if sorted(n for h in hashes for n in cache.sources[h]) != sorted(cases):
+    if sorted(n for h in hashes if h is not None for n in cache.sources[h]) != sorted(cases):
         return None
     if compare_bytes:
         files, folders = scan_tree(root)

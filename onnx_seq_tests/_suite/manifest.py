@@ -27,7 +27,7 @@ import os
 import re
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from .._core import versions
 from .._core.errors import ManifestError
@@ -175,7 +175,7 @@ class CaseEntry:
         if not isinstance(value, dict) or not isinstance(value.get("folder"), str):
             return None
         get = value.get
-        return cls(get("folder"), _names(get("operators")), _int(get("opset")),
+        return cls(value["folder"], _names(get("operators")), _int(get("opset")),
                    _number(get("atol")), _number(get("rtol")), _int(get("data_sets")),
                    _text(get("source")), ExpandedFrom.from_json(get("expanded_from")),
                    _names(get(TENSOR_IO)), _text(get(f"no_{TENSOR_IO}_form")),
@@ -196,7 +196,7 @@ class CaseEntry:
         return found
 
 
-def _is_int(value) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -261,7 +261,7 @@ class Manifest:
         return cls({"format": FORMAT, "generator": GENERATOR,
                     "generator_version": versions.package_version(),
                     "onnx_version": versions.installed_onnx(),
-                    "empty_optional": empty_optional, "suite": suite}, cases, files)
+                    "empty_optional": empty_optional, "suite": suite}, cases, dict(files))
 
     @property
     def complete(self) -> bool:
@@ -353,7 +353,7 @@ def unlisted(listed, files, folders) -> list[str]:
 def tree_files(root: Path) -> list[str]:
     """Every file under `root` as a '/'-separated relative path, sorted; a link to a folder is
     neither followed nor listed (os.walk), a link to a file is listed."""
-    found = []
+    found: list[str] = []
     for folder, _, names in os.walk(root):
         relative = Path(folder).relative_to(root).as_posix()
         prefix = "" if relative == "." else relative + "/"

@@ -7,7 +7,7 @@ import onnx
 from onnx import AttributeProto, ModelProto, helper, numpy_helper, shape_inference
 
 from .._core import operators
-from .._core.cases import Case, Graph, Node, graph_protos, subgraphs
+from .._core.cases import Case, Graph, Node, graph_protos, walk
 from .._core.elements import BY_PROTO
 from .._core.errors import ModelError
 from .._core.value_types import TensorType, ValueType, from_type_proto, to_type_proto
@@ -69,11 +69,8 @@ def _attribute(name: str, value, graph_name: str) -> AttributeProto:
 def validate(model: ModelProto, case: Case) -> None:
     """Schema types per node first (the clearest message), then strict inference and checker."""
     known = _known_types(model)
-    for node in case.graph.nodes:
+    for node in walk(case.graph):
         _check_node_types(node, case.opset, known)
-    for _, _, subgraph in subgraphs(case.graph):
-        for node in subgraph.nodes:
-            _check_node_types(node, case.opset, known)
     try:
         shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError,
@@ -110,7 +107,7 @@ def _known_types(model: ModelProto) -> dict[str, ValueType]:
 
 
 def _check_node_types(node: Node, opset: int, known: dict[str, ValueType]) -> None:
-    op_schema = operators.schema(node.op_type, opset)
+    op_schema = operators.defined_schema(node.op_type, opset)
     label = f"{node.op_type}-{op_schema.since_version}"
     for side, count, least, most in (
             ("inputs", len(node.inputs), op_schema.min_input, op_schema.max_input),
@@ -121,26 +118,29 @@ def _check_node_types(node: Node, opset: int, known: dict[str, ValueType]) -> No
             takes = f"at least {least}" if most > 1000 else f"{least}..{most}"
             raise ModelError(f"{label} takes {takes} {side}, this node has {count}{omit}",
                              node.where)
-    sides = (("input", node.inputs, op_schema.inputs), ("output", node.outputs, op_schema.outputs))
-    for side, names, formals in sides:
-        for position, name in enumerate(names):
-            if not name or name not in known:
-                continue
-            formal = formals[min(position, len(formals) - 1)]
-            allowed = operators.allowed_types(op_schema, formal.type_str)
-            actual = str(known[name])
-            if actual not in allowed:
-                hint = _newer_version_hint(node.op_type, opset, formal.type_str, actual)
-                raise ModelError(
-                    f"{label} {side} '{formal.name}' ('{name}') is {actual}, which {label} does "
-                    f"not allow; it allows {_summary(allowed)}{hint}", node.where)
+    def types(names: tuple[str, ...]) -> list[str | None]:
+        return [str(known[name]) if name and name in known else None for name in names]
+
+    refused = operators.type_refusal(op_schema, types(node.inputs), types(node.outputs))
+    if refused is not None:
+        side, position = refused
+        names, formals = ((node.inputs, op_schema.inputs) if side == "input"
+                          else (node.outputs, op_schema.outputs))
+        name = names[position]
+        formal = formals[min(position, len(formals) - 1)]
+        allowed = operators.allowed_types(op_schema, formal.type_str)
+        actual = str(known[name])
+        hint = _newer_version_hint(node.op_type, opset, formal.type_str, actual)
+        raise ModelError(
+            f"{label} {side} '{formal.name}' ('{name}') is {actual}, which {label} does "
+            f"not allow; it allows {_summary(allowed)}{hint}", node.where)
 
 
 def _newer_version_hint(op_type: str, opset: int, type_str: str, actual: str) -> str:
     for version in operators.versions(op_type):
         if version <= opset:
             continue
-        newer = operators.schema(op_type, version)
+        newer = operators.defined_schema(op_type, version)
         for formal in [*newer.inputs, *newer.outputs]:
             if formal.type_str == type_str and actual in operators.allowed_types(newer, type_str):
                 return f" ({op_type}-{version} accepts {actual}: use opset {version} or later)"

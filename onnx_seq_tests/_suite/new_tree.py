@@ -7,6 +7,7 @@ are written.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,7 +76,8 @@ def publish(root: Path, work: Path, old: Previous, tree: NewTree, manifest_bytes
     return stager.stats
 
 
-def mtimes(files: dict[str, FileEntry], stats: dict[str, tuple[int, int] | None]) -> list[int]:
+def mtimes(files: Mapping[str, FileEntry],
+           stats: Mapping[str, tuple[int, int] | None]) -> list[int]:
     """The mtime of each file of `files` (a manifest's), in sorted path order."""
     found = []
     for relative in sorted(files):

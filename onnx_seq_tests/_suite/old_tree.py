@@ -67,13 +67,16 @@ def previous(root: Path, work: Path, known: Known) -> Previous:
     if cache is not None and folders_hold(root, cache.folders):
         old.folders = cache.folders
         old.stats = {r: _stat(f"{root}/{r}") for r in listed}
-        on_disk_by_folder = None  # no folder changed: each holds exactly its listed files
+        on_disk_by_folder: dict[str | None, set[str]] | None = None  # no folder changed: each
+        # holds exactly its listed files
         old.exact = True
     else:
-        old.stats, old.folders = scan_tree(root)
-        on_disk_by_folder = {}
+        scanned, old.folders = scan_tree(root)
+        old.stats = dict(scanned)
+        by_folder: dict[str | None, set[str]] = {}
         for relative in old.stats:
-            on_disk_by_folder.setdefault(case_folder(relative), set()).add(relative)
+            by_folder.setdefault(case_folder(relative), set()).add(relative)
+        on_disk_by_folder = by_folder
         old.exact = (old.stats.keys() == listed.keys() | {MANIFEST}
                      and old.folders.keys() == folders_of(listed))
         old.foreign = unlisted(listed, old.stats, old.folders)

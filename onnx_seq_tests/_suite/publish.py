@@ -18,7 +18,7 @@ from pathlib import Path
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: builds of one root must not overlap
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]
 
 # -- writing: stage beside the output root, then swap it in ------------------------------------
 #

@@ -35,12 +35,14 @@ reason is given instead.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
 from .._core import operators as schemas
-from .._core.cases import Case, DataSet, Graph, Node, ValueDecl
+from .._core.cases import Case, DataSet, Graph, Node, ValueDecl, graphs
 from .._core.elements import ELEMENTS
 from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
 
@@ -151,7 +153,7 @@ class BoundaryBuilder:
         if isinstance(value_type, TensorType):  # a tensor graph input stays, its shape fixed
             self.leaf(name, value_type, list(value), values)
         elif isinstance(value_type, SequenceType):
-            element = value_type.element
+            element = cast(TensorType, value_type.element)  # a sequence holds tensors
             if not value[0]:
                 self.node(self.before, "SequenceEmpty", [], [name], [], [value_type],
                           dtype=element.element.proto)
@@ -198,8 +200,8 @@ class BoundaryBuilder:
                           value=np.array(k, dtype=np.int64))
                 self.node(self.after, "SequenceAt", [name, position], [element],
                           [value_type, _INT64], [value_type.element])
-                self.outputs.append(self.decl(element, _element_type(value_type.element,
-                                                                     value, k, name),
+                self.outputs.append(self.decl(element, _element_type(
+                    cast(TensorType, value_type.element), value, k, name),
                                               f"element {k} of {of}"))
                 expected.append([v[k] for v in value])
         else:
@@ -313,24 +315,22 @@ def _refusal(op_type: str, opset: int, in_types: list, out_types: list) -> str:
     op_schema = schemas.schema(op_type, opset)
     if op_schema is None:
         return f"{op_type} is not defined at opset {opset}"
-    for formals, types in ((op_schema.inputs, in_types), (op_schema.outputs, out_types)):
-        for position, value_type in enumerate(types):
-            formal = formals[min(position, len(formals) - 1)]
-            if str(value_type) not in schemas.allowed_types(op_schema, formal.type_str):
-                later = [v for v in schemas.versions(op_type) if v > op_schema.since_version]
-                return (f"{op_type}-{op_schema.since_version} does not allow {value_type}"
-                        + (" (nor does any later version)" if later else
-                           " (its only version)"))
-    return ""
+    refused = schemas.type_refusal(op_schema, [str(t) for t in in_types],
+                                   [str(t) for t in out_types])
+    if refused is None:
+        return ""
+    side, position = refused
+    value_type = (in_types if side == "input" else out_types)[position]
+    later = [v for v in schemas.versions(op_type) if v > op_schema.since_version]
+    return (f"{op_type}-{op_schema.since_version} does not allow {value_type}"
+            + (" (nor does any later version)" if later else " (its only version)"))
 
 
-def _names(graph: Graph):
+def _names(graph: Graph) -> Iterator[str]:
     """Every value name in a graph and its subgraphs."""
-    for decl in (*graph.inputs, *graph.outputs, *getattr(graph, "initializers", ())):
-        yield decl.name
-    for node in graph.nodes:
-        yield from node.inputs
-        yield from node.outputs
-        for _, value in node.attributes:
-            if isinstance(value, Graph):
-                yield from _names(value)
+    for each in graphs(graph):
+        yield from (d.name for d in (*each.inputs, *each.outputs))
+        yield from (i.name for i in each.initializers)
+        for node in each.nodes:
+            yield from node.inputs
+            yield from node.outputs

@@ -3,28 +3,41 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from ..._core.elements import PACKED_PER_BYTE
 from ..._core.errors import MutantError
 from ..._core.value_types import OptionalType, SequenceType
-from .kit import Mutant, each_string, each_tensor, map_tensors, refuse_dtypes, targeted, when_dtype
+from .kit import (
+    Mutant,
+    TensorChange,
+    Transform,
+    each_string,
+    each_tensor,
+    map_tensors,
+    refuse_dtypes,
+    targeted,
+    when_dtype,
+)
 
 # -- tensor transforms ---------------------------------------------------------------------------
 
 
-def _is_float(tensor) -> bool:
+def _is_float(tensor: np.ndarray) -> bool:
     return tensor.dtype.kind == "f" or tensor.dtype.name in ("bfloat16", "float16")
 
 
-def _negative_zero_lost(tensor):
+def _negative_zero_lost(tensor: np.ndarray) -> np.ndarray:
     if _is_float(tensor):
         zero = np.zeros((), dtype=tensor.dtype)
         return np.where(tensor == zero, zero, tensor).astype(tensor.dtype)
     return tensor
 
 
-def _nan_to_zero(tensor):
+def _nan_to_zero(tensor: np.ndarray) -> np.ndarray:
     if tensor.dtype.kind == "f" and tensor.dtype.itemsize >= 2:
         return np.where(np.isnan(tensor), np.zeros((), tensor.dtype), tensor).astype(tensor.dtype)
     return tensor
@@ -37,7 +50,7 @@ _QUIET = {np.dtype(np.float16): 1 << 9, np.dtype(np.float32): 1 << 22,
           np.dtype(np.float64): 1 << 51}
 
 
-def _nan_bits(tensor, change):
+def _nan_bits(tensor: np.ndarray, change: Callable[[Any, Any, Any], Any]) -> np.ndarray:
     """`tensor` with `change(bits, quiet_bit, canonical_bits)` applied to its NaNs' bit patterns
     (IEEE float16/32/64 only; other dtypes unchanged)."""
     if tensor.dtype not in _BITS or not np.isnan(tensor).any():
@@ -47,33 +60,34 @@ def _nan_bits(tensor, change):
     nan = np.isnan(tensor)
     canonical = np.array(np.nan, dtype=tensor.dtype).view(kind)
     bits[nan] = change(bits[nan], kind(_QUIET[tensor.dtype]), canonical)
-    return bits.view(tensor.dtype)
+    changed: np.ndarray = bits.view(tensor.dtype)
+    return changed
 
 
-def _nan_canonical(tensor):
+def _nan_canonical(tensor: np.ndarray) -> np.ndarray:
     """Every NaN replaced by the canonical quiet NaN: sign and payload lost."""
     return _nan_bits(tensor, lambda bits, quiet, canonical: canonical)
 
 
-def _nan_quieted(tensor):
+def _nan_quieted(tensor: np.ndarray) -> np.ndarray:
     """A signalling NaN comes back quiet (the quiet bit set, the rest of the payload kept), as a
     float passes through a wider float or an FPU register."""
     return _nan_bits(tensor, lambda bits, quiet, canonical: bits | quiet)
 
 
-def _nan_sign_dropped(tensor):
+def _nan_sign_dropped(tensor: np.ndarray) -> np.ndarray:
     """A NaN's sign bit cleared (its payload kept)."""
     sign = {np.dtype(np.float16): 1 << 15, np.dtype(np.float32): 1 << 31,
             np.dtype(np.float64): 1 << 63}.get(tensor.dtype)
     return _nan_bits(tensor, lambda bits, quiet, canonical: bits & ~bits.dtype.type(sign))
 
 
-def _float16_quieted(tensor):
+def _float16_quieted(tensor: np.ndarray) -> np.ndarray:
     """float16 through float32 and back: a signalling NaN comes back quiet."""
     return _nan_quieted(tensor) if tensor.dtype == np.float16 else tensor
 
 
-def _double_narrowed_by_truncation(tensor):
+def _double_narrowed_by_truncation(tensor: np.ndarray) -> np.ndarray:
     """double narrowed to float by dropping the low 29 bits of the significand: a NaN whose
     payload lies only there becomes an infinity."""
     if tensor.dtype != np.float64:
@@ -84,112 +98,113 @@ def _double_narrowed_by_truncation(tensor):
     return np.where(lost, np.copysign(np.inf, tensor), narrowed)
 
 
-def _packed_padding(tensor):
+def _packed_padding(tensor: np.ndarray) -> np.ndarray:
     """A reader that sizes a packed buffer as size // per_byte and reads the last value back
     as the padding (zero)."""
     if tensor.dtype.name in PACKED_PER_BYTE and tensor.size % 2:
         flat = tensor.reshape(-1).copy()
         flat[-1] = np.zeros((), dtype=tensor.dtype)
-        return flat.reshape(tensor.shape)
+        return np.asarray(flat.reshape(tensor.shape))
     return tensor
 
 
-def _int4_sign_lost(tensor):
+def _int4_sign_lost(tensor: np.ndarray) -> np.ndarray:
     """int4 values unpacked as plain nibbles: -1 comes back as 15 (as uint8)."""
     if tensor.dtype.name == "int4":
-        return (tensor.astype(np.int8) & 0x0F).astype(np.uint8)
+        unpacked: np.ndarray = (tensor.astype(np.int8) & 0x0F).astype(np.uint8)
+        return unpacked
     return tensor
 
 
-def _latin1(text):
+def _latin1(text: Any) -> Any:
     return text.encode("utf-8").decode("latin-1") if isinstance(text, str) else text
 
 
-def _int64_clamped(tensor):
+def _int64_clamped(tensor: np.ndarray) -> np.ndarray:
     info = np.iinfo(np.int32)
-    return np.clip(tensor, info.min, info.max).astype(np.int64)
+    return np.asarray(np.clip(tensor, info.min, info.max).astype(np.int64))
 
 
-def _through_double(dtype):
-    def apply(tensor):
+def _through_double(dtype: Any) -> TensorChange:
+    def apply(tensor: np.ndarray) -> np.ndarray:
         return tensor.astype(np.float64).astype(dtype)
     return apply
 
 
 # -- value transforms: `transform(value, value_type) -> value` ----------------------------------
 
-def _zero_d_in_sequences(value, value_type):
+def _zero_d_in_sequences(value: Any, value_type: Any) -> Any:
     if isinstance(value, list):
         return [np.reshape(t, (1,)) if np.asarray(t).ndim == 0 else t for t in value]
     return value
 
 
-def _zero_d_as_1d(value, value_type):
+def _zero_d_as_1d(value: Any, value_type: Any) -> Any:
     return map_tensors(lambda t, _: np.reshape(t, (1,)) if t.ndim == 0 else t, value,
                        value_type)
 
 
-def _empty_sequence_as_none(value, value_type):
+def _empty_sequence_as_none(value: Any, value_type: Any) -> Any:
     return None if isinstance(value, list) and not value else value
 
 
-def _empty_optional_sequence_as_empty_sequence(value, value_type):
+def _empty_optional_sequence_as_empty_sequence(value: Any, value_type: Any) -> Any:
     if value is None and isinstance(value_type, OptionalType) and isinstance(
             value_type.element, SequenceType):
         return []
     return value
 
 
-def _zero_element_loses_dtype(value, value_type):
+def _zero_element_loses_dtype(value: Any, value_type: Any) -> Any:
     return map_tensors(lambda t, _: np.zeros(t.shape, np.float32) if t.size == 0 else t,
                        value, value_type)
 
 
-def _zero_size_refused(value, value_type):
-    def look(tensor, _):
+def _zero_size_refused(value: Any, value_type: Any) -> Any:
+    def look(tensor: np.ndarray, _: Any) -> np.ndarray:
         if 0 in tensor.shape:
             raise MutantError(f"invalid tensor shape {list(tensor.shape)}: a dimension is 0")
         return tensor
     return map_tensors(look, value, value_type)
 
 
-def _all_empty_strings_vanish(value, value_type):
-    def look(tensor, _):
+def _all_empty_strings_vanish(value: Any, value_type: Any) -> Any:
+    def look(tensor: np.ndarray, _: Any) -> np.ndarray:
         if tensor.dtype.kind == "O" and tensor.size and all(s == "" for s in tensor.flat):
             return np.empty((0,), dtype=object)
         return tensor
     return map_tensors(look, value, value_type)
 
 
-def _kind_refused(kind, message):
-    def check(value, value_type):
+def _kind_refused(kind: type, message: str) -> Transform:
+    def check(value: Any, value_type: Any) -> Any:
         if isinstance(value_type, kind):
             raise MutantError(message)
         return value
     return check
 
 
-def _optional_tensor_refused(value, value_type):
+def _optional_tensor_refused(value: Any, value_type: Any) -> Any:
     if isinstance(value_type, OptionalType) and not isinstance(value_type.element,
                                                                SequenceType):
         raise MutantError("unsupported OrtValue type: optional(tensor)")
     return value
 
 
-def _optional_sequence_lost(value, value_type):
+def _optional_sequence_lost(value: Any, value_type: Any) -> Any:
     if isinstance(value_type, OptionalType) and isinstance(value_type.element, SequenceType):
         return None
     return value
 
 
-def _strings_in_sequence_refused(value, value_type):
+def _strings_in_sequence_refused(value: Any, value_type: Any) -> Any:
     if isinstance(value, list) and any(np.asarray(t).dtype.kind == "O" for t in value):
         raise MutantError("unsupported tensor element type in the sequence: string")
     return value
 
 
-def _bool_as_uint8_input(value, value_type):
-    def look(tensor, _):
+def _bool_as_uint8_input(value: Any, value_type: Any) -> Any:
+    def look(tensor: np.ndarray, _: Any) -> np.ndarray:
         if tensor.dtype == np.bool_:
             raise MutantError("unexpected input data type: tensor(uint8), expected tensor(bool)")
         return tensor
@@ -304,7 +319,7 @@ _SHAPES_AND_KINDS = (
            sources=("microsoft/onnxruntime#16139",)),
 )
 
-MUTANTS = _DTYPES + _FLOATS + _STRINGS + _SHAPES_AND_KINDS
+MUTANTS: tuple[Mutant, ...] = _DTYPES + _FLOATS + _STRINGS + _SHAPES_AND_KINDS
 
 #: The features each mutant targets (kit.targeted): the data that tells it from the spec.
 TARGETS = {

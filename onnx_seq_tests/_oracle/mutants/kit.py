@@ -8,25 +8,37 @@ A mutant is plain data: a name, the behaviour in one sentence, the oracle operat
 (`sources`: `owner/repo#number` of public issue threads; `modelled_on`: a free-text origin
 where no thread exists, e.g. a measurement of this project), and the features it targets
 (`targets`: labels of the coverage tables EDGE_CASES and STRUCTURE or of the features
-`coverage.node_features` gives, or a type string such as `tensor(float16)` or `seq(`: the data
+`case_features.node_features` gives, or a type string such as `tensor(float16)` or `seq(`: the data
 that tells the mutant from the spec). Nothing here keeps state: the
 builders return pure functions, and `operator_table(mutant)` is a fresh dict per call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 
+from ..._core import work
+from ..._core.cases import Node
 from ..._core.errors import MutantError
 from ..._core.value_types import OptionalType, SequenceType
 from .. import oracle
+from ..oracle import Context, Operator
 
-MISSING = oracle.MISSING
+MISSING = work.MISSING
 present = oracle.present
+
+
+#: A boundary transform: `transform(value, value_type) -> value`.
+Transform = Callable[[Any, Any], Any]
+#: A change to one tensor: `change(tensor) -> tensor`.
+TensorChange = Callable[[np.ndarray], np.ndarray]
+#: A position rule: `rule(node, context, position or None, n) -> index`.
+PositionRule = Callable[[Node, Context, Any, int], int]
 
 
 @dataclass(frozen=True)
@@ -35,20 +47,21 @@ class Mutant:
 
     name: str
     behaviour: str
-    operators: Mapping = field(default_factory=dict)
-    inputs: Callable | None = None
-    outputs: Callable | None = None
+    operators: Mapping[str, Operator] = field(default_factory=dict)
+    inputs: Transform | None = None
+    outputs: Transform | None = None
     modelled_on: str = ""
-    sources: tuple = ()
-    targets: tuple = ()
+    sources: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "operators", MappingProxyType(dict(self.operators)))
         object.__setattr__(self, "sources", tuple(self.sources))
         object.__setattr__(self, "targets", tuple(self.targets))
 
 
-def targeted(mutants: tuple, targets: Mapping) -> tuple:
+def targeted(mutants: tuple[Mutant, ...],
+             targets: Mapping[str, tuple[str, ...]]) -> tuple[Mutant, ...]:
     """`mutants` with their `targets` from `targets` (name -> labels); KeyError for a mutant the
     table leaves out or a name it has that no mutant has, so every mutant names its targets."""
     if set(targets) != {m.name for m in mutants}:
@@ -56,7 +69,7 @@ def targeted(mutants: tuple, targets: Mapping) -> tuple:
     return tuple(replace(m, targets=tuple(targets[m.name])) for m in mutants)
 
 
-def operator_table(mutant: Mutant | None) -> Mapping:
+def operator_table(mutant: Mutant | None) -> Mapping[str, Operator]:
     """The oracle's operator table with the mutant's operators swapped in (the spec's own table
     for None), to pass as `oracle.run_graph(..., operators=...)`."""
     if mutant is None or not mutant.operators:
@@ -64,12 +77,12 @@ def operator_table(mutant: Mutant | None) -> Mapping:
     return {**oracle.OPERATORS, **mutant.operators}
 
 
-def spec(op_type: str) -> Callable:
+def spec(op_type: str) -> Operator:
     """The spec's own operator `op_type`, for a mutant that changes only part of it."""
     return oracle.OPERATORS[op_type]
 
 
-def scalar(value) -> int:
+def scalar(value: Any) -> int:
     """A scalar input (position, trip count) as a Python int."""
     return int(np.asarray(value).reshape(-1)[0])
 
@@ -81,7 +94,7 @@ def checked(index: int, count: int) -> int:
     return index
 
 
-def spec_index(position, count: int, default: int) -> int:
+def spec_index(position: int | None, count: int, default: int) -> int:
     """The spec's index for a position (None: `default`; negative: from the back)."""
     if position is None:
         return default
@@ -90,9 +103,10 @@ def spec_index(position, count: int, default: int) -> int:
 
 # -- operator builders: each returns `run(node, args, attributes, context)` ---------------------
 
-def sequence_at(rule):
+def sequence_at(rule: PositionRule) -> Operator:
     """SequenceAt with `rule(node, context, position, n) -> index` after the spec's range check."""
-    def run(node, args, attributes, context):
+    def run(node: Node, args: list[Any], attributes: dict[str, Any],
+            context: Context) -> list[Any]:
         sequence, position = args
         oracle.position_index(position, len(sequence), "SequenceAt", allow_end=False)
         index = checked(rule(node, context, scalar(position), len(sequence)), len(sequence))
@@ -100,9 +114,10 @@ def sequence_at(rule):
     return run
 
 
-def sequence_insert(rule):
+def sequence_insert(rule: PositionRule) -> Operator:
     """SequenceInsert with `rule(node, context, position or None, n) -> index`."""
-    def run(node, args, attributes, context):
+    def run(node: Node, args: list[Any], attributes: dict[str, Any],
+            context: Context) -> list[Any]:
         sequence, tensor, *rest = present(args)
         position = None if not rest else rest[0]
         if position is not None:
@@ -115,9 +130,10 @@ def sequence_insert(rule):
     return run
 
 
-def sequence_erase(rule):
+def sequence_erase(rule: PositionRule) -> Operator:
     """SequenceErase with `rule(node, context, position or None, n) -> index`."""
-    def run(node, args, attributes, context):
+    def run(node: Node, args: list[Any], attributes: dict[str, Any],
+            context: Context) -> list[Any]:
         sequence, *rest = present(args)
         position = None if not rest else rest[0]
         if position is not None:
@@ -130,10 +146,12 @@ def sequence_erase(rule):
     return run
 
 
-def split_to_sequence(*, keepdims_rule=None, axis_rule=None):
+def split_to_sequence(*, keepdims_rule: Callable[..., list[Any]] | None = None,
+                      axis_rule: Callable[[int, int], int] | None = None) -> Operator:
     """SplitToSequence with one step changed: `axis_rule(axis, rank) -> axis`,
     `keepdims_rule(tensor, split, axis, keepdims, parts) -> parts`."""
-    def run(node, args, attributes, context):
+    def run(node: Node, args: list[Any], attributes: dict[str, Any],
+            context: Context) -> list[Any]:
         tensor, *rest = present(args)
         split = rest[0] if rest else MISSING
         axis = attributes.get("axis", 0)
@@ -147,23 +165,28 @@ def split_to_sequence(*, keepdims_rule=None, axis_rule=None):
     return run
 
 
-def concat_from_sequence(rule):
+def concat_from_sequence(rule: Callable[[list[Any], int, int], Any]) -> Operator:
     """ConcatFromSequence as `rule(sequence, axis, new_axis) -> tensor`."""
-    def run(node, args, attributes, context):
+    def run(node: Node, args: list[Any], attributes: dict[str, Any],
+            context: Context) -> list[Any]:
         return [rule(args[0], attributes["axis"], attributes.get("new_axis", 0))]
     return run
 
 
-def after(op_type: str, change):
+def after(op_type: str,
+          change: Callable[[Node, list[Any], dict[str, Any], list[Any]], list[Any]]) -> Operator:
     """The spec's `op_type`, then `change(node, args, attributes, outputs) -> outputs`."""
-    def run(node, args, attributes, context):
+    def run(node: Node, args: list[Any], attributes: dict[str, Any],
+            context: Context) -> list[Any]:
         return change(node, args, attributes, spec(op_type)(node, args, attributes, context))
     return run
 
 
-def refusing(op_type: str, refuses, message: str):
+def refusing(op_type: str, refuses: Callable[[Node, list[Any], Context], bool],
+             message: str) -> Operator:
     """The spec's `op_type`, except MutantError(message) when `refuses(node, args, context)`."""
-    def run(node, args, attributes, context):
+    def run(node: Node, args: list[Any], attributes: dict[str, Any],
+            context: Context) -> list[Any]:
         if refuses(node, args, context):
             raise MutantError(f"{op_type}: {message}")
         return spec(op_type)(node, args, attributes, context)
@@ -172,7 +195,7 @@ def refusing(op_type: str, refuses, message: str):
 
 # -- boundary transforms: `transform(value, value_type) -> value` -------------------------------
 
-def map_tensors(function, value, value_type):
+def map_tensors(function: Callable[[np.ndarray, Any], Any], value: Any, value_type: Any) -> Any:
     """Apply `function(tensor, tensor_type)` to every tensor inside a value (a sequence's
     elements, an optional's content)."""
     if value is None or value is MISSING:
@@ -185,23 +208,23 @@ def map_tensors(function, value, value_type):
     return function(np.asarray(value), value_type)
 
 
-def each_tensor(function):
+def each_tensor(function: TensorChange) -> Transform:
     """A boundary transform applying `function(tensor)` to every tensor."""
-    def transform(value, value_type):
+    def transform(value: Any, value_type: Any) -> Any:
         return map_tensors(lambda t, _: function(t), value, value_type)
     return transform
 
 
-def when_dtype(dtype, function):
+def when_dtype(dtype: Any, function: TensorChange) -> Transform:
     """A boundary transform applying `function(tensor)` to every tensor of `dtype`."""
-    def apply(tensor):
+    def apply(tensor: np.ndarray) -> np.ndarray:
         return function(tensor) if tensor.dtype == np.dtype(dtype) else tensor
     return each_tensor(apply)
 
 
-def each_string(function):
+def each_string(function: Callable[[Any], Any]) -> Transform:
     """A boundary transform applying `function(text)` to every element of a string tensor."""
-    def apply(tensor):
+    def apply(tensor: np.ndarray) -> np.ndarray:
         if tensor.dtype.kind != "O":
             return tensor
         out = np.empty(tensor.shape, dtype=object)
@@ -211,10 +234,10 @@ def each_string(function):
     return each_tensor(apply)
 
 
-def refuse_dtypes(names, message: str):
+def refuse_dtypes(names: Collection[str], message: str) -> Transform:
     """A boundary transform failing on any tensor whose dtype name is in `names`."""
-    def check(value, value_type):
-        def look(tensor, _):
+    def check(value: Any, value_type: Any) -> Any:
+        def look(tensor: np.ndarray, _: Any) -> np.ndarray:
             if tensor.dtype.name in names:
                 raise MutantError(f"{message}: {tensor.dtype.name}")
             return tensor
@@ -222,7 +245,7 @@ def refuse_dtypes(names, message: str):
     return check
 
 
-def tensors_of(value) -> list:
+def tensors_of(value: Any) -> list[np.ndarray]:
     """The tensors a value holds (a sequence's elements, a present value itself; none for an
     empty optional or a missing input)."""
     if value is None or value is MISSING:

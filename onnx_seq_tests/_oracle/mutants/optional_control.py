@@ -3,17 +3,23 @@ as data (see kit.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
-from ..._core.cases import outer_names
+from ..._core.cases import Node, outer_names
 from ..._core.errors import MutantError
 from ..._core.value_types import SequenceType
-from .kit import MISSING, Mutant, after, present, refusing, scalar, spec, targeted
+from .. import oracle
+from ..oracle import Context, Operator
+from .kit import MISSING, Mutant, after, present, refusing, spec, targeted
 
 # -- Optional, OptionalHasElement, OptionalGetElement --------------------------------------------
 
 
-def _optional_empty_is_present(node, args, attributes, context):
+def _optional_empty_is_present(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     if present(args):
         return spec("Optional")(node, args, attributes, context)
     value_type = attributes.get("type")
@@ -23,21 +29,24 @@ def _optional_empty_is_present(node, args, attributes, context):
     return [np.zeros((0,), dtype=element)]
 
 
-def _optional_wraps_in_list(node, args, attributes, context):
+def _optional_wraps_in_list(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     given = present(args)
     if not given:
         return [None]
     return [[np.asarray(given[0])] if not isinstance(given[0], list) else [given[0]]]
 
 
-def _optional_of_empty_sequence_is_empty(node, args, attributes, context):
+def _optional_of_empty_sequence_is_empty(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     given = present(args)
     if given and isinstance(given[0], list) and not given[0]:
         return [None]
     return spec("Optional")(node, args, attributes, context)
 
 
-def _has_element_numel(node, args, attributes, context):
+def _has_element_numel(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     given = present(args)
     value = given[0] if given else None
     if value is None:
@@ -46,27 +55,30 @@ def _has_element_numel(node, args, attributes, context):
     return [np.array(size > 0)]
 
 
-def _has_element_empty_sequence_false(node, args, attributes, context):
+def _has_element_empty_sequence_false(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     given = present(args)
     if given and isinstance(given[0], list) and not given[0]:
         return [np.array(False)]
     return spec("OptionalHasElement")(node, args, attributes, context)
 
 
-def _has_element_missing_true(node, args, attributes, context):
+def _has_element_missing_true(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     if not present(args):
         return [np.array(True)]
     return spec("OptionalHasElement")(node, args, attributes, context)
 
 
-def _get_element_zero_refused(node, args, attributes, context):
+def _get_element_zero_refused(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     value = args[0]
     if value is not None and not isinstance(value, list) and np.asarray(value).size == 0:
         raise MutantError("OptionalGetElement: empty")
     return spec("OptionalGetElement")(node, args, attributes, context)
 
 
-def _no_kernel_at(op_type: str, opset: int):
+def _no_kernel_at(op_type: str, opset: int) -> Operator:
     return refusing(op_type, lambda node, args, c: c.opset >= opset,
                     f"could not find an implementation for {op_type}({opset})")
 
@@ -132,41 +144,44 @@ _OPTIONAL = (
 # -- SequenceMap --------------------------------------------------------------------------------
 
 
-def _map_not_zipped(node, args, attributes, context):
+def _map_not_zipped(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     if len(present(args)) >= 3:
         raise MutantError("Issues with types: SequenceMap passes whole sequences")
     return spec("SequenceMap")(node, args, attributes, context)
 
 
-def _map_tensor_indexed(node, args, attributes, context):
+def _map_tensor_indexed(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     first, *extra = present(args)
     extra = [list(e) if not isinstance(e, list) else e for e in extra]  # a tensor as rows
     return spec("SequenceMap")(node, [first, *extra], attributes, context)
 
 
-def _body_has(op_type: str):
-    def refuses(node, args, context):
+def _body_has(op_type: str) -> Callable[[Node, list[Any], Context], bool]:
+    def refuses(node: Node, args: list[Any], context: Context) -> bool:
         return any(n.op_type == op_type for n in attributes_of(node)["body"].nodes)
     return refuses
 
 
-def _body_reads_outer_scope(node, args, context) -> bool:
+def _body_reads_outer_scope(node: Node, args: list[Any], context: Context) -> bool:
     return bool(outer_names(attributes_of(node)["body"]))
 
 
-def _body_reads_outer_sequence(node, args, context) -> bool:
+def _body_reads_outer_sequence(node: Node, args: list[Any], context: Context) -> bool:
     return any(isinstance(context.scope.get(name), list)
                for name in outer_names(attributes_of(node)["body"]))
 
 
-def _map_single_unwrapped(node, args, attributes, context):
+def _map_single_unwrapped(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     outputs = spec("SequenceMap")(node, args, attributes, context)
     if len(outputs) == 1 and len(outputs[0]) == 1:
         return [outputs[0][0]]
     return outputs
 
 
-def attributes_of(node) -> dict:
+def attributes_of(node: Node) -> dict[str, Any]:
     """A node's attributes by name."""
     return dict(node.attributes)
 
@@ -202,11 +217,13 @@ _SEQUENCE_MAP = (
 # -- If and Loop --------------------------------------------------------------------------------
 
 
-def _if_always_then(node, args, attributes, context):
+def _if_always_then(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     return context.subgraph(attributes["then_branch"])([])
 
 
-def _if_constant_outputs_zero(node, args, attributes, context):
+def _if_constant_outputs_zero(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     branch = attributes["then_branch" if bool(np.asarray(args[0]).reshape(-1)[0])
                         else "else_branch"]
     outputs = spec("If")(node, args, attributes, context)
@@ -215,51 +232,34 @@ def _if_constant_outputs_zero(node, args, attributes, context):
             and v is not None else v for d, v in zip(branch.outputs, outputs, strict=True)]
 
 
-def _loop(*, trip_shift=0, check_cond_first=True, body_cond=True, carried_sequences=True,
-          refuse_none=False, refuse_sequences=False, zero_trips_run_once=False):
-    """Loop with one step changed (the spec's when every flag keeps its default)."""
-    def run(node, args, attributes, context):
-        body = context.subgraph(attributes["body"])
-        trip_count, cond, *carried = args + [MISSING] * (2 - len(args))
+def _loop(*, refuse_none: bool = False, refuse_sequences: bool = False,
+          **rules: Any) -> Operator:
+    """The oracle's Loop with one of its `oracle.LoopRules` changed, or refusing an empty
+    optional or a sequence among the loop-carried values (the spec's when every flag keeps its
+    default)."""
+    run_loop = oracle.loop(oracle.LoopRules(**rules))
+
+    def run(node: Node, args: list[Any], attributes: dict[str, Any],
+            context: oracle.Context) -> list[Any]:
+        carried = args[2:]
         if refuse_none and any(v is None for v in carried):
             raise MutantError("Issues with types")
         if refuse_sequences and any(isinstance(v, list) for v in carried):
             raise MutantError("type error: loop-carried seq(tensor)")
-        initial = list(carried)
-        keep_going = True if cond is MISSING or not check_cond_first else bool(
-            np.asarray(cond).reshape(-1)[0])
-        limit = None if trip_count is MISSING else scalar(trip_count) + trip_shift
-        if zero_trips_run_once and limit == 0:
-            limit = 1
-        scans, i = [], 0
-        while (limit is None or i < limit) and keep_going:
-            if i >= 1000:  # the suite's loops are short; a runaway loop is a failure
-                raise MutantError("never ends")
-            outputs = body([np.array(i, dtype=np.int64), np.array(keep_going), *carried])
-            if cond is not MISSING and body_cond:
-                keep_going = bool(np.asarray(outputs[0]).reshape(-1)[0])
-            carried = list(outputs[1:1 + len(carried)])
-            if not carried_sequences:
-                carried = [init if isinstance(init, list) else new
-                           for init, new in zip(initial, carried, strict=True)]
-            scans.append(outputs[1 + len(carried):])
-            i += 1
-        scan_count = len(node.outputs) - len(carried)
-        if scan_count and not scans:
-            raise MutantError("no iteration")
-        return carried + [np.stack([np.asarray(t[k]) for t in scans]) for k in
-                          range(scan_count)]
+        return run_loop(node, args, attributes, context)
     return run
 
 
-def _loop_scan_vstack(node, args, attributes, context):
+def _loop_scan_vstack(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     outputs = spec("Loop")(node, args, attributes, context)
     carried = len(args) - 2  # the outputs after the loop-carried ones are scan outputs
     return [np.vstack(list(v)) if i >= carried and np.asarray(v).ndim == 1 else v
             for i, v in enumerate(outputs)]
 
 
-def _loop_omitted_condition_runs_nothing(node, args, attributes, context):
+def _loop_omitted_condition_runs_nothing(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     if len(args) > 1 and args[1] is MISSING:
         carried = list(args[2:])
         if len(node.outputs) > len(carried):
@@ -328,13 +328,13 @@ _CONTROL = (
 )
 
 
-def _none_refused(outputs):
+def _none_refused(outputs: Any) -> Any:
     if any(v is None for v in outputs):
         raise MutantError("If: an empty optional output")
     return outputs
 
 
-MUTANTS = _OPTIONAL + _SEQUENCE_MAP + _CONTROL
+MUTANTS: tuple[Mutant, ...] = _OPTIONAL + _SEQUENCE_MAP + _CONTROL
 
 #: The features each mutant targets (kit.targeted): the data that tells it from the spec.
 TARGETS = {

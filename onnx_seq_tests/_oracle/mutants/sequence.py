@@ -3,13 +3,18 @@ Identity on sequences: one plausible runtime bug each, as data (see kit.py)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from ..._core.cases import Node
 from ..._core.elements import PACKED_PER_BYTE
 from ..._core.errors import MutantError
 from .. import oracle
+from ..oracle import Context, Operator
 from .kit import (
     Mutant,
+    PositionRule,
     checked,
     present,
     refusing,
@@ -26,37 +31,41 @@ from .kit import (
 # -- rules: `rule(node, context, position, n) -> index` -----------------------------------------
 
 
-def _negative_position(p, n):
+def _negative_position(p: int, n: int) -> int:
     return p + n if p < 0 else p
 
 
-def _insert_rule(rule):
+def _insert_rule(rule: PositionRule) -> Operator:
     """SequenceInsert whose default (no position) appends, `rule` for a given position."""
     return sequence_insert(lambda node, c, p, n: n if p is None else rule(node, c, p, n))
 
 
-def _erase_rule(rule):
+def _erase_rule(rule: PositionRule) -> Operator:
     """SequenceErase whose default erases the last tensor, `rule` for a given position."""
     return sequence_erase(lambda node, c, p, n: n - 1 if p is None else rule(node, c, p, n))
 
 
 # -- operators ----------------------------------------------------------------------------------
 
-def _at_int32_refused(node, args, attributes, context):
+def _at_int32_refused(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     if np.asarray(args[1]).dtype == np.int32:
         raise MutantError("SequenceAt: int32 position not registered")
     return spec("SequenceAt")(node, args, attributes, context)
 
 
-def _length_int32(node, args, attributes, context):
+def _length_int32(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     return [np.array(len(args[0]), dtype=np.int32)]
 
 
-def _construct_drops_empty(node, args, attributes, context):
+def _construct_drops_empty(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     return [oracle.sequence_construct(*[a for a in args if np.asarray(a).size])]
 
 
-def _insert_at_length_refused(node, args, attributes, context):
+def _insert_at_length_refused(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     """The range check [-n, n - 1] of SequenceAt used for SequenceInsert."""
     sequence, _, *rest = present(args)
     if rest and scalar(rest[0]) == len(sequence):
@@ -64,14 +73,16 @@ def _insert_at_length_refused(node, args, attributes, context):
     return spec("SequenceInsert")(node, args, attributes, context)
 
 
-def _insert_default_past_end(node, args, attributes, context):
+def _insert_default_past_end(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     """The default index n + 1 ('default is append'), then the range check."""
     if len(present(args)) < 3:
         raise MutantError(f"SequenceInsert: invalid sequence index {len(args[0]) + 1}")
     return spec("SequenceInsert")(node, args, attributes, context)
 
 
-def _erase_raw_slice(node, args, attributes, context):
+def _erase_raw_slice(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     """seq[:p] + seq[p + 1:] with the position as given (a negative p slices from the back)."""
     sequence, *rest = present(args)
     if not rest:
@@ -81,20 +92,23 @@ def _erase_raw_slice(node, args, attributes, context):
     return [[np.array(t) for t in list(sequence[:p]) + list(sequence[p + 1:])]]
 
 
-def _erase_default_erases_nothing(node, args, attributes, context):
+def _erase_default_erases_nothing(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     """Without a position, -1 normalised as n + p + 1 = n: no tensor has that index."""
     if len(present(args)) < 2:
         return [[np.array(t) for t in args[0]]]
     return spec("SequenceErase")(node, args, attributes, context)
 
 
-def _construct_single_refused(node, args, attributes, context):
+def _construct_single_refused(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     if len(args) == 1:
         raise MutantError("SequenceConstruct: expect 2 or more inputs")
     return spec("SequenceConstruct")(node, args, attributes, context)
 
 
-def _insert_mixed_shapes_refused(node, args, attributes, context):
+def _insert_mixed_shapes_refused(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     sequence, tensor, *_ = present(args)
     shapes = {np.asarray(t).shape for t in [*sequence, tensor]}
     if len(shapes) > 1:
@@ -102,19 +116,22 @@ def _insert_mixed_shapes_refused(node, args, attributes, context):
     return spec("SequenceInsert")(node, args, attributes, context)
 
 
-def _identity_refuses_sequence(node, args, attributes, context):
+def _identity_refuses_sequence(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     if isinstance(args[0], list):
         raise MutantError("Identity: no kernel for seq(tensor)")
     return spec("Identity")(node, args, attributes, context)
 
 
-def _identity_packed_refused(node, args, attributes, context):
+def _identity_packed_refused(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     if any(t.dtype.name in PACKED_PER_BYTE for t in tensors_of(args[0])):
         raise MutantError("Could not find an implementation for Identity")
     return spec("Identity")(node, args, attributes, context)
 
 
-def _identity_no_kernel_from_19(node, args, attributes, context):
+def _identity_no_kernel_from_19(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     if context.opset >= 19:
         raise MutantError("Could not find an implementation for Identity(19)")
     return spec("Identity")(node, args, attributes, context)
@@ -231,10 +248,11 @@ _ERASE = (
            sources=("onnx/onnx-tensorflow#660",)),
 )
 
-def _in_place(op_type: str):
+def _in_place(op_type: str) -> Operator:
     """The spec's `op_type` on a sequence, written back into the input sequence's own storage
     (the list object every other reader of that value holds)."""
-    def run(node, args, attributes, context):
+    def run(node: Node, args: list[Any], attributes: dict[str, Any],
+            context: Context) -> list[Any]:
         result = spec(op_type)(node, args, attributes, context)
         args[0][:] = result[0]
         return [args[0]]
@@ -275,7 +293,7 @@ _OTHER = (
            sources=("microsoft/onnxruntime#15575",)),
 )
 
-MUTANTS = _AT + _INSERT + _ERASE + _IN_PLACE + _OTHER
+MUTANTS: tuple[Mutant, ...] = _AT + _INSERT + _ERASE + _IN_PLACE + _OTHER
 
 #: The features each mutant targets (kit.targeted): the data that tells it from the spec.
 TARGETS = {

@@ -3,10 +3,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
+from typing import Any, cast
+
 import numpy as np
 
+from ..._core.cases import Node
 from ..._core.errors import MutantError
 from .. import oracle
+from ..oracle import Context, Operator
 from .kit import (
     MISSING,
     Mutant,
@@ -21,24 +26,29 @@ from .kit import (
 # -- SplitToSequence ----------------------------------------------------------------------------
 
 
-def _split_parts(node, args, attributes, context):
-    return spec("SplitToSequence")(node, args, attributes, context)[0]
+def _split_parts(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
+    parts: list[Any] = spec("SplitToSequence")(node, args, attributes, context)[0]
+    return parts
 
 
-def _keepdims_ignored(tensor, split, axis, keepdims, parts):
+def _keepdims_ignored(tensor: Any, split: Any, axis: int, keepdims: int,
+                      parts: list[Any]) -> list[Any]:
     if split is MISSING and keepdims == 0:
         return [np.expand_dims(p, axis) for p in parts]
     return parts
 
 
-def _keepdims_with_scalar(tensor, split, axis, keepdims, parts):
+def _keepdims_with_scalar(tensor: Any, split: Any, axis: int, keepdims: int,
+                          parts: list[Any]) -> list[Any]:
     if keepdims == 0 and split is not MISSING and np.asarray(split).ndim == 0 \
             and int(split) == 1:
         return [np.squeeze(p, axis=axis) for p in parts]
     return parts
 
 
-def _remainder_dropped(node, args, attributes, context):
+def _remainder_dropped(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     parts = _split_parts(node, args, attributes, context)
     given = present(args)
     if len(given) > 1 and np.asarray(given[1]).ndim == 0 and len(parts) > 1:
@@ -48,9 +58,10 @@ def _remainder_dropped(node, args, attributes, context):
     return [parts]
 
 
-def _split_ignored_when(source):
+def _split_ignored_when(source: Callable[[Context, Node, int], bool]) -> Operator:
     """SplitToSequence that ignores a 'split' for which `source(context, node, 1)` holds."""
-    def run(node, args, attributes, context):
+    def run(node: Node, args: list[Any], attributes: dict[str, Any],
+            context: Context) -> list[Any]:
         given = present(args)
         if len(given) > 1 and source(context, node, 1):
             attributes = {**attributes, "keepdims": 1}
@@ -59,7 +70,8 @@ def _split_ignored_when(source):
     return run
 
 
-def _zero_axis_one_piece(node, args, attributes, context):
+def _zero_axis_one_piece(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     tensor = np.asarray(args[0])
     axis = attributes.get("axis", 0)
     if tensor.ndim and tensor.shape[axis] == 0:
@@ -67,23 +79,27 @@ def _zero_axis_one_piece(node, args, attributes, context):
     return spec("SplitToSequence")(node, args, attributes, context)
 
 
-def _single_chunk_as_tensor(node, args, attributes, context):
+def _single_chunk_as_tensor(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     parts = _split_parts(node, args, attributes, context)
     return [parts[0] if len(parts) == 1 else parts]
 
 
-def _zero_element_parts_dropped(node, args, attributes, context):
+def _zero_element_parts_dropped(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     return [[p for p in _split_parts(node, args, attributes, context) if p.size]]
 
 
-def _strings_keep_axis(node, args, attributes, context):
+def _strings_keep_axis(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     parts = _split_parts(node, args, attributes, context)
     if np.asarray(args[0]).dtype.kind == "O":
         return [[p.reshape((1,)) if p.ndim == 0 else p for p in parts]]
     return [parts]
 
 
-def _first_split_value_as_chunk(node, args, attributes, context):
+def _first_split_value_as_chunk(node: Node, args: list[Any], attributes: dict[str, Any],
+        context: Context) -> list[Any]:
     """A 1-D split read as a scalar chunk of its first value."""
     given = present(args)
     if len(given) > 1 and np.asarray(given[1]).ndim == 1 and np.asarray(given[1]).size:
@@ -92,8 +108,8 @@ def _first_split_value_as_chunk(node, args, attributes, context):
     return spec("SplitToSequence")(node, args, attributes, context)
 
 
-def _dtype_refused(names):
-    def refuses(node, args, context):
+def _dtype_refused(names: Collection[str]) -> Callable[[Node, list[Any], Context], bool]:
+    def refuses(node: Node, args: list[Any], context: Context) -> bool:
         return np.asarray(args[0]).dtype.name in names or (
             "string" in names and np.asarray(args[0]).dtype.kind == "O")
     return refuses
@@ -183,14 +199,14 @@ _SPLIT = (
 )
 
 
-def node_axis(node) -> int:
+def node_axis(node: Node) -> int:
     """A node's 'axis' attribute (0 when it has none)."""
-    return dict(node.attributes).get("axis", 0)
+    return cast(int, dict(node.attributes).get("axis", 0))
 
 
 # -- ConcatFromSequence -------------------------------------------------------------------------
 
-def _new_axis_negative(sequence, axis, new_axis):
+def _new_axis_negative(sequence: list[Any], axis: int, new_axis: int) -> Any:
     if new_axis == 1 and axis < 0:
         axis = axis + np.asarray(sequence[0]).ndim  # against the input rank, not rank + 1
         if axis < 0:
@@ -198,7 +214,7 @@ def _new_axis_negative(sequence, axis, new_axis):
     return oracle.concat_from_sequence(sequence, axis, new_axis)
 
 
-def _negative_off_by_one(sequence, axis, new_axis):
+def _negative_off_by_one(sequence: list[Any], axis: int, new_axis: int) -> Any:
     if new_axis == 0 and axis < 0 and sequence:
         axis = axis + np.asarray(sequence[0]).ndim - 1
         if axis < 0:
@@ -206,18 +222,18 @@ def _negative_off_by_one(sequence, axis, new_axis):
     return oracle.concat_from_sequence(sequence, axis, new_axis)
 
 
-def _single_passthrough(sequence, axis, new_axis):
+def _single_passthrough(sequence: list[Any], axis: int, new_axis: int) -> Any:
     if len(sequence) == 1:
         return np.array(sequence[0])
     return oracle.concat_from_sequence(sequence, axis, new_axis)
 
 
-def _drops_empty(sequence, axis, new_axis):
+def _drops_empty(sequence: list[Any], axis: int, new_axis: int) -> Any:
     kept = [t for t in sequence if np.asarray(t).size] or sequence[:1]
     return oracle.concat_from_sequence(kept, axis, new_axis)
 
 
-def _new_axis_always_last(sequence, axis, new_axis):
+def _new_axis_always_last(sequence: list[Any], axis: int, new_axis: int) -> Any:
     """new_axis=1 as s[..., newaxis] for each tensor, joined along the last axis."""
     if new_axis == 1 and sequence:
         return np.concatenate([np.asarray(t)[..., np.newaxis] for t in sequence], axis=-1)
@@ -251,7 +267,7 @@ _CONCAT = (
            sources=("onnx/onnx#6366", "onnx/onnx#6369")),
 )
 
-MUTANTS = _SPLIT + _CONCAT
+MUTANTS: tuple[Mutant, ...] = _SPLIT + _CONCAT
 
 #: The features each mutant targets (kit.targeted): the data that tells it from the spec.
 TARGETS = {
