@@ -319,37 +319,22 @@ def test_the_size_check_can_fail():
 # -- functions: none over 60 lines ---------------------------------------------------------------
 
 MAX_FUNCTION_LINES = 60
-#: Functions other parts of issue 30 split this session (E: verify's argument checks, D: the
-#: build's drift check); each must still be over the limit, so the entry goes when they land.
-SPLIT_ELSEWHERE = {("_cli/__init__.py", "verify"), ("_run/verifier.py", "verify"),
-                   ("_suite/build.py", "check")}
 
 
-def _long_functions(path: Path, exempt: frozenset[str] = frozenset()) -> list[str]:
+def _long_functions(path: Path) -> list[str]:
     """Each function or method in module `path` (nested ones too) over MAX_FUNCTION_LINES lines
     from its `def` to its last line, docstring included (not its decorators: a command's click
-    options declare its arguments); the names in `exempt` apart."""
+    options declare its arguments)."""
     return [f"{path.name}:{node.lineno}: {node.name}: {length} lines (at most "
             f"{MAX_FUNCTION_LINES}): split it into steps with names"
             for node, length in _longer_than(path, (ast.FunctionDef, ast.AsyncFunctionDef),
-                                             MAX_FUNCTION_LINES, decorators=False)
-            if node.name not in exempt]
+                                             MAX_FUNCTION_LINES, decorators=False)]
 
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_function_too_long(path):
     """A function this long does several things in one place: give each step its name."""
-    relative = path.relative_to(PACKAGE).as_posix()
-    exempt = frozenset(name for module, name in SPLIT_ELSEWHERE if module == relative)
-    assert not _long_functions(path, exempt), "\n".join(_long_functions(path, exempt))
-
-
-@pytest.mark.parametrize("module, name", sorted(SPLIT_ELSEWHERE))
-def test_split_elsewhere_is_still_long(module, name):
-    """An entry of SPLIT_ELSEWHERE whose function was split goes (so the guard covers it)."""
-    assert any(f": {name}: " in line for line in _long_functions(PACKAGE / module)), (
-        f"{module}: {name} is no longer over {MAX_FUNCTION_LINES} lines: drop it from "
-        "SPLIT_ELSEWHERE")
+    assert not _long_functions(path), "\n".join(_long_functions(path))
 
 
 def test_the_function_size_check_can_fail():

@@ -50,3 +50,13 @@ def exit_status(received: list[int]) -> int:
 
 def signal_name(received: list[int]) -> str:
     return signal.Signals(exit_status(received) - 128).name
+
+
+def in_worker() -> None:
+    """In a worker process a command forked while `signals_interrupt` was on (a build's
+    compiling processes): SIGINT and SIGTERM take their default action again, ending the worker
+    at once and silently. Forked, it would inherit the handler that raises KeyboardInterrupt,
+    and print its own "Process ForkProcess-1:" traceback where only the command's one line
+    belongs; the command's process says what happened and cleans up."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._casefile import reader as casefile
 from .._casefile.discovery import CaseSource
-from .._core import ir_checks
+from .._core import interrupts, ir_checks
 from .._core.cases import Case
 from .._core.elements import ElementType
 from .._core.errors import CaseFileError, ModelError
@@ -233,6 +233,7 @@ class _StreamWorker:
 
     @classmethod
     def start(cls, channel: Any) -> None:
+        interrupts.in_worker()
         cls.channel = channel
 
     @classmethod
