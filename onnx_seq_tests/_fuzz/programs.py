@@ -19,7 +19,7 @@ values: each dim unknown or fixed, as drawn), and shrink.py edits recipes.
 from __future__ import annotations
 
 import random
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -115,30 +115,29 @@ def op_sequence_insert(d: Draw, element=None):
     name, element = _use_or_new(d, "SequenceInsert", element, role)
     existing = d.values[name]
     item = d.tensor_input(element, draw_shape(d.rng, d.rank_of(name, d.rng.choice((0, 1, 2)))))
-    inputs = [name, item]
-    if d.rng.random() < 0.7:
-        positions = _position_types("SequenceInsert", d.opset, lambda p: (
-            [seq(element), tensor(element), tensor(p)], [seq(element)]))
-        inputs.append(d.position(len(existing), True, positions))
-    else:
-        inputs = d.omit_tail(inputs)
-    out = d.name("s")
-    d.node("SequenceInsert", inputs, [out], [seq(element)])
+    _with_position(d, "SequenceInsert", [name, item], element, len(existing), True)
 
 
 def op_sequence_erase(d: Draw, element=None):
     role = lambda e: ([seq(e)], [seq(e)])  # noqa: E731
     name, element = _use_or_new(d, "SequenceErase", element, role)
     count = len(d.values[name])
-    inputs = [name]
-    if count and d.rng.random() < 0.7:
-        positions = _position_types("SequenceErase", d.opset,
-                                    lambda p: ([seq(element), tensor(p)], [seq(element)]))
-        inputs.append(d.position(count, False, positions))
+    _with_position(d, "SequenceErase", [name], element, count, False, drawn=count > 0)
+
+
+def _with_position(d: Draw, op_type: str, inputs: list[str], element: Any, count: int,
+                   end: bool, drawn: bool = True) -> None:
+    """A SequenceInsert or SequenceErase node on `inputs` (the sequence, and the tensor to
+    insert), its optional position drawn (7 times in 10, when `drawn`) among the positions of
+    a sequence of `count` (`end`: the one past the last too), else left off."""
+    if drawn and d.rng.random() < 0.7:
+        types = [seq(element), *([tensor(element)] if len(inputs) > 1 else [])]
+        positions = _position_types(op_type, d.opset,
+                                    lambda p: ([*types, tensor(p)], [seq(element)]))
+        inputs = [*inputs, d.position(count, end, positions)]
     else:
         inputs = d.omit_tail(inputs)
-    out = d.name("s")
-    d.node("SequenceErase", inputs, [out], [seq(element)])
+    d.node(op_type, inputs, [d.name("s")], [seq(element)])
 
 
 def op_sequence_length(d: Draw, element=None):

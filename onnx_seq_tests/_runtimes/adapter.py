@@ -116,3 +116,13 @@ def first_line(text: str) -> str:
             break
         found = f"{found} {line}"
     return found
+
+
+def call_main(main: Any, feeds: list[Any], outputs: int) -> list[Any]:
+    """The results of a compiled module's main function (TVM's, IREE's) on `feeds`, as a list
+    of `outputs` values; its error as one line (first_line)."""
+    try:
+        result = main(*feeds)
+    except Exception as error:
+        raise RuntimeError(first_line(str(error))) from None
+    return [result] if outputs == 1 else list(result)

@@ -33,7 +33,7 @@ from onnx.backend.base import BackendRep
 
 from .._core.errors import CannotTake, CompileError
 from . import adapter
-from .adapter import CPUBackend, as_array, boundary, dtype_name, first_line
+from .adapter import CPUBackend, as_array, boundary, call_main, dtype_name, first_line
 from .records import record
 
 #: This runtime's record (records.py says what each key means).
@@ -95,12 +95,7 @@ class IREERep(BackendRep):
             raise ValueError(f"the model has {len(self._inputs)} input(s), got {len(inputs)}")
         feeds = [self._to_device(as_array(value, f"input {name!r}"), f"input {name!r}")
                  for (name, _), value in zip(self._inputs, inputs, strict=True)]
-        try:
-            result = self._main(*feeds)
-        except Exception as error:
-            raise RuntimeError(first_line(str(error))) from None
-        results = [result] if len(self._outputs) == 1 else list(result)
-        return [from_device(r) for r in results]
+        return [from_device(r) for r in call_main(self._main, feeds, len(self._outputs))]
 
     def _to_device(self, array: np.ndarray, what: str):
         import iree.runtime as rt

@@ -26,7 +26,7 @@ from onnx.backend.base import BackendRep
 
 from .._core.errors import CannotTake
 from . import adapter
-from .adapter import CPUBackend, as_array, boundary, dtype_name, first_line
+from .adapter import CPUBackend, as_array, boundary, call_main, dtype_name, first_line
 
 #: This runtime's record (records.py says what each key means).
 RUNTIME: dict[str, Any] = {
@@ -80,12 +80,7 @@ class TVMRep(BackendRep):
                 raise CannotTake(f"tvm cannot take an empty optional input ({name!r}): the "
                                  "Relax frontend erases optionals to their value")
             feeds.append(to_tensor(as_array(value, f"input {name!r}"), f"input {name!r}"))
-        try:
-            result = self._main(*feeds)
-        except Exception as error:
-            raise RuntimeError(first_line(str(error))) from None
-        results = [result] if len(self._outputs) == 1 else list(result)
-        return [from_value(r) for r in results]
+        return [from_value(r) for r in call_main(self._main, feeds, len(self._outputs))]
 
 
 class TVMBackend(CPUBackend):
