@@ -455,9 +455,12 @@ def test_any_mutated_case_folder_gives_one_line(data, how, name):
         if shown.exit_code == 2:
             refused_in_one_line(shown)
         imported = import_(tmp, folder)
-        assert imported.exit_code in (0, 2) and "Traceback" not in imported.output
+        assert imported.exit_code in (0, 1, 2) and "Traceback" not in imported.output
         if imported.exit_code == 2:
             refused_in_one_line(imported)
+        if imported.exit_code == 1:  # readable, but its values are not the spec's (a truncated
+            # .pb is a valid empty tensor): left out as not expressible, nothing written
+            assert ": not expressible: " in imported.output and not (tmp / "out.yaml").exists()
         message = verify_reads(folder)
         assert "\n" not in message
         if message:

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from enum import Enum
 
+#: The tensor-boundary form's name in a manifest: a variant's `form`, and the key of its
+#: original's entry that lists its variants (manifest.TENSOR_IO).
+TENSOR_IO = "tensor_io"
+
 
 class SuiteForm(str, Enum):
     """One form of the suite (see the module docstring)."""
@@ -29,7 +33,7 @@ class SuiteForm(str, Enum):
     @property
     def manifest_form(self) -> str | None:
         """Its `form` in a manifest case entry; None for the cases as written."""
-        return "tensor_io" if self is SuiteForm.TENSOR_BOUNDARY else None
+        return TENSOR_IO if self is SuiteForm.TENSOR_BOUNDARY else None
 
     @property
     def title(self) -> str:  # type: ignore[override]  # str.title is not used on a form

@@ -29,7 +29,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
 
-from .._core import versions
+from .._core import suite_forms, versions
 from .._core.errors import ManifestError
 from .._core.regular_files import read_regular
 
@@ -133,7 +133,7 @@ class ExpandedFrom:
 
 
 #: The key of a case's tensor-boundary variants (= SuiteForm.TENSOR_BOUNDARY.manifest_form).
-TENSOR_IO = "tensor_io"
+TENSOR_IO = suite_forms.TENSOR_IO
 
 
 @dataclass(frozen=True)
