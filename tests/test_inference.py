@@ -2,14 +2,18 @@
 and onnxruntime's session types, from scratch, against the declared types and the spec's
 expected values."""
 
+import json
+import shutil
 from dataclasses import replace
 
 import numpy as np
 import onnx
 import pytest
+from click.testing import CliRunner
 from conftest import GENERATED
 from onnx import TensorProto, helper
 
+from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.errors import NotJudged
 from onnx_seq_tests._core.value_types import parse_type
 from onnx_seq_tests._published.case_folder import read_case_folder
@@ -87,10 +91,50 @@ def test_the_whole_suite_as_results_of_two_subjects(committed_suite):
     refs = find_cases([committed_suite])
     results = run_inference(refs, ["onnx", "onnxruntime"])
     assert len(results) == 2 * len(refs)
-    assert {r.backend for r in results} == {"onnx inference", "onnxruntime inference"}
+    assert {r.backend for r in results} == {"onnx-inference", "onnxruntime-inference"}
     failed = {(r.backend, r.name): r.message for r in results if r.outcome == "fail"}
-    key = ("onnx inference", "test_loop_v16_zero_element_tensor_into_sequence__len1_len3")
+    key = ("onnx-inference", "test_loop_v16_zero_element_tensor_into_sequence__len1_len3")
     assert failed[key].startswith("seq_1: infers shape [1, 1], data set 0 expects [1, 0]; ")
     assert {r.outcome for r in results} <= {"pass", "fail", "refused"}
     assert all(r.outcome == "refused" for r in results
-               if r.backend == "onnxruntime inference" and "complex128" in r.name)
+               if r.backend == "onnxruntime-inference" and "complex128" in r.name)
+
+
+def _copy(name: str, root):
+    source = sorted(GENERATED.glob(f"*/{name}"))[0]
+    shutil.copytree(source, root / name)
+
+
+def test_verify_inference_is_a_subject_beside_the_backends(tmp_path):
+    """`verify --inference onnx`: the known finding fails as `onnx-inference` (exit 1), in
+    the printed results and the JSON and Markdown reports; an --xfail line for it passes the
+    run; a case the inferrer agrees on passes."""
+    suite = tmp_path / "suite"
+    for name in ("test_loop_v16_zero_element_tensor_into_sequence__len1_len3",
+                 "test_cc_concat_from_sequence_axis_0"):
+        _copy(name, suite)
+    args = ["verify", str(suite), "-b", "onnxruntime", "--inference", "onnx",
+            "--json", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "r.md")]
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 1, done.output
+    assert ("FAIL  [onnx-inference] test_loop_v16_zero_element_tensor_into_sequence__len1_len3"
+            in done.output)
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["backends"] == ["onnxruntime", "onnx-inference"]
+    assert report["described"]["onnx-inference"].startswith("onnx ")
+    outcomes = {(r["backend"], r["name"]): r["outcome"] for r in report["results"]}
+    assert outcomes[("onnx-inference", "test_cc_concat_from_sequence_axis_0")] == "pass"
+    assert "onnx-inference" in (tmp_path / "r.md").read_text()
+    assert "--inference onnx" in (tmp_path / "r.md").read_text()
+    xfail = tmp_path / "xfail.txt"
+    xfail.write_text("onnx-inference test_loop_v16_zero_element_tensor_into_sequence__.*\n")
+    done = CliRunner().invoke(main, ["verify", str(suite), "-b", "onnxruntime", "--inference",
+                                     "onnx", "--xfail", str(xfail), "--strict-xfail"])
+    assert done.exit_code == 0, done.output
+
+
+def test_verify_inference_takes_only_the_known_inferrers(tmp_path):
+    done = CliRunner().invoke(main, ["verify", str(GENERATED), "-b", "reference",
+                                     "--inference", "tvm"])
+    assert done.exit_code == 2 and "Traceback" not in done.output
+    assert "'tvm' is not one of 'onnx', 'onnxruntime'" in done.output

@@ -133,6 +133,12 @@ def list_cases(paths: tuple[Path, ...]) -> None:
 @click.option("--strict-xfail", is_flag=True,
               help="An --xfail entry that matches no case or names a backend not being run is "
                    "an error (exit 2) instead of a warning.")
+@click.option("--inference", "inferrers", multiple=True, metavar="NAME",
+              type=click.Choice(["onnx", "onnxruntime"]),
+              help="Also judge type inference on each case (NAME: onnx or onnxruntime): what "
+                   "onnx's shape inference or an onnxruntime session says the outputs are, "
+                   "from scratch, against the declared types and the expected values; reported "
+                   "as the subject `NAME-inference` beside the backends (docs/verifying.md).")
 @report_options
 @click.option("--notes", "notes_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="YAML findings for --markdown and --html: why a backend disagrees, with the "
@@ -148,7 +154,7 @@ def list_cases(paths: tuple[Path, ...]) -> None:
                    "stderr  [default: on a terminal only]")
 def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tuple[str, ...],
            jobs: int, timeout: float | None, xfail_path: Path | None, strict_xfail: bool,
-           outputs: Outputs, notes_path: Path | None, style: str | None,
+           inferrers: tuple[str, ...], outputs: Outputs, notes_path: Path | None, style: str | None,
            progress: bool | None) -> None:
     """Run every case under each SUITE_DIR on each --backend and judge it.
 
@@ -180,15 +186,17 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
             f"the notes are for the {' or '.join(f.title for f in with_notes)} report; add "
             + " or ".join(f"{f.option} FILE" for f in with_notes), param_hint="--notes")
     plan = session.plan(suites, arguments, xfail_path, notes_path)
-    session.check_entries(plan, list(arguments.specs), strict_xfail)
+    inferrers = tuple(dict.fromkeys(inferrers))  # each once, in the order given
+    session.check_entries(plan, [*arguments.specs, *session.subjects(inferrers)], strict_xfail)
     for suite in resolved:
         click.echo(suite.describe())
     command = " ".join(["gen-seq-tests verify", *map(as_shown, suites),
                         *(f"--backend {s}" for s in backends), *(f"-k {p}" for p in select),
+                        *(f"--inference {i}" for i in inferrers),
                         *options(xfail=xfail_path, notes=notes_path), *quoted(outputs)])
     sys.exit(session.run(
         plan, arguments, suites, [as_shown(s) for s in suites], style=style,
-        progress=progress, command=command, outputs=outputs,
+        progress=progress, command=command, outputs=outputs, inferrers=inferrers,
         echo=lambda text: click.echo(text, nl=False), warn=lambda text: say(text, err=True)))
 
 

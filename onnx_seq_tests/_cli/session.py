@@ -17,10 +17,12 @@ from .._reports.formats import RunReport, write_reports
 from .._reports.notes import Note, load_notes
 from .._reports.tally import about_of
 from .._reports.text_report import Progress, printed, progress_shown
+from .._run import inference
 from .._run.verifier import (
     UNEXPECTED,
     Arguments,
     XfailEntry,
+    apply_xfail,
     check_arguments,
     check_xfail,
     load_xfail,
@@ -82,16 +84,23 @@ def check_entries(plan: Plan, specs: list[str], strict: bool) -> None:
         raise SeqTestsError("\n".join(plan.warnings).replace(": warning: ", ": "))
 
 
+def subjects(inferrers: tuple[str, ...]) -> list[str]:
+    """The names `--inference` results go by, beside the backends."""
+    return [inference.subject_of(i) for i in inferrers]
+
+
 def run(plan: Plan, arguments: Arguments, suites: list[Path], names: list[str], *,
         style: str | None, progress: bool | None, command: str, outputs: Outputs,
-        echo: Callable[[str], None], warn: Callable[[str], None]) -> int:
+        echo: Callable[[str], None], warn: Callable[[str], None],
+        inferrers: tuple[str, ...] = ()) -> int:
     """Run `plan` on the backends of `arguments` (checked), with a progress line on stderr
     (`progress`; None: on a terminal only), `echo` what `style` prints, write the reports of
     `outputs` (each format of the table, with its path or None) quoting `command`, `warn` each
     warning, and return the exit status: 1 when an outcome is unexpected, else 0; 130 after
     Ctrl-C (the workers ended, no report written). `names` are the suites as reports show
-    them."""
-    specs = list(arguments.specs)
+    them. Each of `inferrers` judges type inference on the cases, in this process, after the
+    backends: its results are the subject `<inferrer>-inference` (inference.run_inference)."""
+    specs = [*arguments.specs, *subjects(inferrers)]
     shown = sys.stderr.isatty() if progress is None else progress
     bar = Progress(len(plan.cases), sys.stderr, sys.stderr.isatty(),
                    shown=progress_shown(style)) if shown else None
@@ -102,13 +111,17 @@ def run(plan: Plan, arguments: Arguments, suites: list[Path], names: list[str], 
         finally:
             if bar:
                 bar.close()
+        results += [apply_xfail(r, plan.xfail)
+                    for r in inference.run_inference(plan.cases, inferrers)]
     except KeyboardInterrupt:  # Ctrl-C: the workers and their process groups are ended by now
         warn("verify: interrupted; no report written")
         return 130
     about = about_of(plan.cases)
     echo(printed(style, results, specs, about))
     infos = [{**suite_info(s), "name": name} for s, name in zip(suites, names, strict=True)]
-    write_reports(RunReport(results, specs, infos, command, plan.notes, about), outputs)
+    described = {inference.subject_of(i): inference.described(i) for i in inferrers}
+    write_reports(RunReport(results, specs, infos, command, plan.notes, about,
+                            described=described), outputs)
     warnings = list(plan.warnings)
     for note in plan.notes:
         if not note.matched:

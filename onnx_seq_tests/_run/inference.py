@@ -181,9 +181,9 @@ def _text(shape: tuple) -> str:
 def run_inference(refs: Iterable[CaseRef], inferrers: Iterable[str]) -> list[Result]:
     """Each inferrer on each case folder of `refs` (found by `find_cases`) as a verify Result,
     so every report, the notes and `gen-seq-tests report` take them as they take a runtime's:
-    the subject is `<inferrer> inference`; `pass` when nothing disagrees, `fail` with each
-    finding (`output: message`, `; `-joined), `refused` when the inferrer refuses the case's
-    own model, `error` when it raised or the folder cannot be read."""
+    the subject is `<inferrer>-inference` (subject_of); `pass` when nothing disagrees, `fail`
+    with each finding (`output: message`, `; `-joined), `refused` when the inferrer refuses
+    the case's own model, `error` when it raised or the folder cannot be read."""
     results = []
     for ref in refs:
         try:
@@ -197,12 +197,26 @@ def run_inference(refs: Iterable[CaseRef], inferrers: Iterable[str]) -> list[Res
                 outcome, message = _outcome(folder, inferrer)
             model = folder.model if folder is not None else None
             results.append(Result(
-                ref.case, ref.name, f"{inferrer} inference", outcome, message,
+                ref.case, ref.name, subject_of(inferrer), outcome, message,
                 ref.operators if ref.operators is not None else tuple(
                     model_operators(model) if model is not None else ()),
                 case_elements(model) if model is not None else "", 0.0,
-                ref.opset, ref.source))
+                ref.opset, ref.source, form=ref.form))
     return results
+
+
+def subject_of(inferrer: str) -> str:
+    """How reports, xfail files and notes name an inferrer's results: `onnx-inference`."""
+    return f"{inferrer}-inference"
+
+
+def described(inferrer: str) -> str:
+    """What an inferrer runs, with its version, for a report's header."""
+    from importlib.metadata import version
+
+    if inferrer == "onnx":
+        return f"onnx {version('onnx')} shape inference (strict, data propagation)"
+    return f"onnxruntime {version('onnxruntime')} session output types (CPU)"
 
 
 def _outcome(folder: CaseFolder, inferrer: str) -> tuple[str, str]:
