@@ -184,24 +184,24 @@ def run_inference(refs: Iterable[CaseRef], inferrers: Iterable[str]) -> list[Res
     the subject is `<inferrer>-inference` (subject_of); `pass` when nothing disagrees, `fail`
     with each finding (`output: message`, `; `-joined), `refused` when the inferrer refuses
     the case's own model, `error` when it raised or the folder cannot be read."""
+    inferrers = tuple(inferrers)
     results = []
     for ref in refs:
         try:
             folder: CaseFolder | None = read_case_folder(ref.path)
         except ReadError as error:
             folder, unread = None, f"cannot read the case folder: {one_line(str(error))}"
+        operators, element = ref.operators or (), ""
+        if folder is not None:  # what the case is about: once, whatever the inferrers
+            element = case_elements(folder.model)
+            if ref.operators is None:
+                operators = tuple(model_operators(folder.model))
         for inferrer in inferrers:
-            if folder is None:
-                outcome, message = "error", unread
-            else:
-                outcome, message = _outcome(folder, inferrer)
-            model = folder.model if folder is not None else None
-            results.append(Result(
-                ref.case, ref.name, subject_of(inferrer), outcome, message,
-                ref.operators if ref.operators is not None else tuple(
-                    model_operators(model) if model is not None else ()),
-                case_elements(model) if model is not None else "", 0.0,
-                ref.opset, ref.source, form=ref.form))
+            outcome, message = ("error", unread) if folder is None else _outcome(folder,
+                                                                                 inferrer)
+            results.append(Result(ref.case, ref.name, subject_of(inferrer), outcome, message,
+                                  operators, element, 0.0, ref.opset, ref.source,
+                                  form=ref.form))
     return results
 
 

@@ -12,6 +12,7 @@ import tempfile
 import onnx
 from onnx import ModelProto
 
+from .._core import operators
 from .._core.cases import graph_protos
 
 
@@ -101,16 +102,11 @@ def lowest_opset(model: ModelProto) -> int:
     version of its operators (subgraphs too) on, the first opset at which onnx's full check
     accepts it (a newer version of an operator may be what admits its types); the model's own
     opset when none below it does."""
-    first: dict[str, int] = {}
-    for schema in onnx.defs.get_all_schemas_with_history():
-        if schema.domain == "":
-            first[schema.name] = min(first.get(schema.name, schema.since_version),
-                                     schema.since_version)
     ops = {node.op_type for graph in graph_protos(model.graph) for node in graph.node
            if node.domain in ("", "ai.onnx")}
-    own = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
-               onnx.defs.onnx_opset_version())
-    for candidate in range(max([first[op] for op in ops if op in first], default=1), own):
+    own = operators.model_opset(model) or onnx.defs.onnx_opset_version()
+    firsts = [operators.versions(op)[0] for op in ops if operators.versions(op)]
+    for candidate in range(max(firsts, default=1), own):
         trial = ModelProto()
         trial.CopyFrom(model)
         for opset in trial.opset_import:
