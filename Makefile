@@ -62,7 +62,7 @@ RUNTIMES = $(shell $(BIN)/gen-seq-tests runtimes --names)
 conformance: build
 	mkdir -p dist
 	$(BIN)/gen-seq-tests verify generated $(foreach b,$(RUNTIMES) onnxruntime reference,--backend $(b)) \
-		-j 2 --notes docs/conformance-notes.yaml --markdown docs/conformance.md \
+		--inference onnx --inference onnxruntime -j 2 --notes docs/conformance-notes.yaml --markdown docs/conformance.md \
 		--html docs/conformance.html --json dist/conformance.json > /dev/null; test $$? -le 1
 	$(BIN)/python -c 'from onnx_seq_tests._reports.merge import record_verdicts; \
 		record_verdicts("dist/conformance.json", "$(RUNTIMES)".split(), "docs/conformance-runtimes.json")'

@@ -80,7 +80,7 @@ LIVE = ("onnxruntime", "reference")
 
 
 def test_every_note_has_a_witness(notes):
-    assert sorted(n.title for n in notes if n.backend in LIVE) == sorted(WITNESSES)
+    assert sorted(n.title for n in notes if set(n.backends) & set(LIVE)) == sorted(WITNESSES)
 
 
 @pytest.mark.parametrize("title", sorted(WITNESSES))
@@ -89,12 +89,13 @@ def test_note_still_explains_its_witness(notes, title):
     witness = WITNESSES[title]
     case = witness if "/" in witness else f"sequence_optional/{witness}"
     name = case.rsplit("/", 1)[1]
-    status, message = outcome(witness, note.backend)
-    assert status != "pass", f"{note.backend} now passes {witness}: the note '{title}' is stale"
-    result = Result(case, name, note.backend, status, message, (), "", 0)
+    backend = next(b for b in note.backends if b in LIVE)
+    status, message = outcome(witness, backend)
+    assert status != "pass", f"{backend} now passes {witness}: the note '{title}' is stale"
+    result = Result(case, name, backend, status, message, (), "", 0)
     explained = attach_notes([result], notes)
     assert explained.get(0) is note, (
-        f"{name} on {note.backend} ({status}: {message[:200]}) is no longer explained by "
+        f"{name} on {backend} ({status}: {message[:200]}) is no longer explained by "
         f"'{title}'")
 
 

@@ -20,10 +20,11 @@ from onnx_seq_tests._cli import main
 from onnx_seq_tests._published.discovery import case_folders, find_cases
 from onnx_seq_tests._reports import refresh
 from onnx_seq_tests._reports.merge import recorded_results
-from onnx_seq_tests._reports.notes import load_notes
+from onnx_seq_tests._reports.notes import attach_notes, load_notes
 from onnx_seq_tests._reports.refresh import CONFORMANCE_SPECS, RUNTIMES
 from onnx_seq_tests._reports.tally import about_of
 from onnx_seq_tests._reports.text_report import summary_text
+from onnx_seq_tests._run.inference import run_inference
 from onnx_seq_tests._run.verifier import apply_xfail, load_xfail
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,6 +32,13 @@ ROOT = Path(__file__).resolve().parent.parent
 #: onnxruntime 1.32 (CPU): the cases it does not pass, with the reasons, as an --xfail file that
 #: the example workflow uses too.
 XFAIL = ROOT / "xfail" / "onnxruntime.txt"
+
+
+@pytest.fixture(scope="module")
+def suite_inference(committed_suite):
+    """Type inference judged on every case of the committed suite, as docs/conformance.md
+    shows it (refresh.INFERRERS: onnx's shape inference, onnxruntime's session types)."""
+    return run_inference(find_cases(committed_suite), refresh.INFERRERS)
 
 
 @pytest.fixture(scope="module")
@@ -80,17 +88,32 @@ def test_every_case_ends_with_an_outcome_on_both_backends(suite_verification, co
     assert "Traceback" not in "".join(r.message for r in suite_verification)
 
 
-def test_committed_conformance_report_is_up_to_date(suite_verification):
+def test_every_inference_disagreement_has_a_note(suite_inference):
+    """Each case on which onnx's shape inference or onnxruntime's session types disagree with
+    the declared types and the expected values (or refuse the model) is explained by a note of
+    docs/conformance-notes.yaml; so is every refusal."""
+    notes = load_notes(ROOT / "docs" / "conformance-notes.yaml")
+    unsettled = [r for r in suite_inference if r.outcome != "pass"]
+    explained = attach_notes(unsettled, notes)
+    missing = [f"{r.backend} {r.case}: {r.outcome}: {r.message[:160]}"
+               for i, r in enumerate(unsettled) if i not in explained]
+    assert not missing, "no note in docs/conformance-notes.yaml explains:\n" + "\n".join(
+        missing[:20])
+    assert {r.backend for r in unsettled} <= {f"{i}-inference" for i in refresh.INFERRERS}
+
+
+def test_committed_conformance_report_is_up_to_date(suite_verification, suite_inference):
     """docs/conformance.md and docs/conformance.html are what `make conformance` (or `make
     refresh`) renders from these very results and the third-party runtimes' recorded verdicts
-    (whose currency `make verify-runtimes` checks)."""
+    (whose currency `make verify-runtimes` checks), with type inference judged beside them."""
+    live = suite_verification + suite_inference  # what refresh.live_results gives
     notes = load_notes(ROOT / "docs" / "conformance-notes.yaml")
     committed = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
-    assert committed == refresh.conformance_markdown(suite_verification, ROOT, notes), (
+    assert committed == refresh.conformance_markdown(live, ROOT, notes), (
         "docs/conformance.md is stale: run `make refresh`")
     assert [n.where for n in notes if not n.matched] == [], "a note matches no case"
     committed = (ROOT / "docs" / "conformance.html").read_text(encoding="utf-8")
-    assert committed == refresh.conformance_html(suite_verification, ROOT, notes), (
+    assert committed == refresh.conformance_html(live, ROOT, notes), (
         "docs/conformance.html is stale: run `make refresh`")
 
 

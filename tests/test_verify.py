@@ -21,7 +21,7 @@ from onnx_seq_tests._core.errors import NotesError
 from onnx_seq_tests._reports.notes import load_notes
 from onnx_seq_tests._reports.scoreboard import markdown_report
 from onnx_seq_tests._run import worker_main
-from onnx_seq_tests._run.verifier import verify
+from onnx_seq_tests._run.verifier import Result, verify
 from onnx_seq_tests._run.worker_main import case_elements, model_operators
 from onnx_seq_tests._runtimes.records import names
 
@@ -297,3 +297,36 @@ def test_notes_must_quote_onnx(tmp_path):
         "also, backend, cases, finding, ir, message, no_spec, operator, spec, title",
     ]
 
+
+
+def test_a_note_about_two_subjects_explains_each_under_its_own_heading(suite, tmp_path):
+    """`backend: [a, b]`: one cause shared by two subjects (a backend and its inference); each
+    subject's findings show only its own results."""
+    results = verify(suite, ["onnxruntime", "reference"])
+    notes_file = tmp_path / "notes.yaml"
+    notes_file.write_text(
+        "- backend: [onnxruntime, reference]\n"
+        "  cases: test_.*\n"
+        "  no_spec: every result, for the test\n"
+        "  finding: Shared.\n")
+    (note,) = load_notes(notes_file)
+    assert note.backends == ("onnxruntime", "reference")
+    failing = [Result(r.case, r.name, r.backend, "fail", "wrong", r.operators, r.element, 0.0,
+                      form=r.form) for r in results]
+    text = markdown_report(failing, ["onnxruntime", "reference"], str(suite), "cmd", [note])
+    for spec in ("onnxruntime", "reference"):
+        section = text.split(f"### `{spec}`")[1].split("### ")[0]
+        count = sum(1 for r in failing if r.backend == spec)
+        assert f"<details><summary>{count} case(s)</summary>" in section
+
+
+def test_a_note_backend_list_must_name_subjects(tmp_path):
+    notes_file = tmp_path / "notes.yaml"
+    notes_file.write_text("- backend: []\n  cases: test_x\n  no_spec: n\n  finding: f\n"
+                          "- backend: [onnxruntime, {a: 1}]\n  cases: test_x\n  no_spec: n\n"
+                          "  finding: f\n")
+    with pytest.raises(NotesError) as caught:
+        load_notes(notes_file)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{notes_file}:1:12: backend must name at least one backend",
+        f"{notes_file}:5:26: an entry of backend must be a single value, not a mapping"]

@@ -15,6 +15,7 @@ import yaml
 from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
+from onnx_seq_tests._reports import refresh
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / ".github" / "workflows" / "suite.yml"
@@ -161,7 +162,6 @@ def test_the_scoreboard_is_a_matrix_of_runtimes_merged_by_report():
     """This repository's scoreboard: one verify --json per runtime and job (a matrix over every
     backend of docs/conformance.md, listed as JSON by a job from the runtimes' records), then
     one job merging them with `gen-seq-tests report`."""
-    from onnx_seq_tests._reports.refresh import CONFORMANCE_SPECS
 
     workflow = load(SCOREBOARD)
     assert workflow["permissions"] == {"contents": "read"}
@@ -170,7 +170,8 @@ def test_the_scoreboard_is_a_matrix_of_runtimes_merged_by_report():
     (listed,) = [shlex.split(c) for c in re.findall(r"\$\((gen-seq-tests [^)]*)\)", step["run"])]
     assert listed[:2] == ["gen-seq-tests", "runtimes"] and parse(listed).params["as_json"]
     done = CliRunner().invoke(main, listed[1:])
-    assert done.exit_code == 0 and sorted(json.loads(done.output)) == sorted(CONFORMANCE_SPECS)
+    assert done.exit_code == 0
+    assert sorted(json.loads(done.output)) == sorted(refresh.CONFORMANCE_SPECS)
     assert listing["outputs"]["list"] == f"${{{{ steps.{step['id']}.outputs.list }}}}"
     assert '>> "$GITHUB_OUTPUT"' in step["run"]
     runs, merge = workflow["jobs"]["verify"], workflow["jobs"]["scoreboard"]
@@ -181,7 +182,13 @@ def test_the_scoreboard_is_a_matrix_of_runtimes_merged_by_report():
     for job in (runs, merge):
         assert 0 < job["timeout-minutes"] <= 60
     (verify,) = [a for s in runs["steps"] for a in commands(s)]
-    context = parse(verify)
+    (step,) = [s for s in runs["steps"] if "gen-seq-tests verify" in s.get("run", "")]
+    chosen = re.search(r'if \[ "\$\{\{ matrix.runtime \}\}" = onnxruntime \]; then '
+                       r'inference="([^"]*)"; fi', step["run"])
+    assert chosen, "onnxruntime's job must judge type inference, as docs/conformance.md does"
+    judged = parse([w for w in verify if w != "$inference"] + chosen.group(1).split())
+    assert judged.params["inferrers"] == refresh.INFERRERS
+    context = parse([w for w in verify if w != "$inference"])
     assert context.params["backends"] == ("${{ matrix.runtime }}",)
     json_path = str(context.params["json_path"])
     (upload,) = [s for s in runs["steps"] if s.get("uses", "").startswith(

@@ -219,7 +219,7 @@ def _findings(results: list[Result], specs: list[str], noted: dict[int, Note],
     out = ["<h2>Findings</h2><p>Why a backend disagrees with cases of the suite, with the "
            "sentence of the ONNX operator documentation that decides it.</p>"]
     for spec in specs:
-        mine = [n for n in notes if n.backend == spec and n.matched]
+        mine = [n for n in notes if n.matched_on(spec)]
         failing = sum(1 for r in results if r.backend == spec and r.outcome != "pass")
         out.append(f'<section class=finding-group data-backend="{_e(spec)}">'
                    f"<h3>{_e(spec)}</h3>")
@@ -229,20 +229,20 @@ def _findings(results: list[Result], specs: list[str], noted: dict[int, Note],
             out.append("<p>No note explains its results yet; filter the results above by "
                        "this backend.</p>")
         for note in mine:
-            out.append(_finding(note))
+            out.append(_finding(note, note.matched_on(spec)))
         out.append("</section>")
     return "".join(out)
 
 
-def _finding(note: Note) -> str:
-    outcomes = Counter(raw_outcome(r) for r in note.matched)
+def _finding(note: Note, matched: list[Result]) -> str:
+    outcomes = Counter(raw_outcome(r) for r in matched)
     bug = " bug" if any(outcomes[o] for o in BUGS) else ""
     shown = ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items()))
     out = [f'<article class="finding{bug}"><h4>{_e(note.title)}</h4>',
            f"<p>{_e(note.finding)}</p>",
            _decision_html(note.decision),
-           f"<p class=cases>{len(note.matched)} case(s): {_e(shown)}. For example: "
-           + ", ".join(f"<code>{_e(r.name)}</code>" for r in note.matched[:4]) + "</p>"]
+           f"<p class=cases>{len(matched)} case(s): {_e(shown)}. For example: "
+           + ", ".join(f"<code>{_e(r.name)}</code>" for r in matched[:4]) + "</p>"]
     for model in minimal_models(note):
         link = base64.b64encode(model.data).decode("ascii")
         out.append(f'<p class=model>Minimal model: <a download="{_e(model.name)}" '

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
 from .._casefile.nodes import INVALID, NodeReader, compose_file
 from .._core.errors import InputError, NotesError
 from .._core.problems import Problems
@@ -24,7 +26,7 @@ from . import note_check
 class Note:
     """Why a backend disagrees with some cases, and the ONNX sentence that decides it."""
 
-    backend: str
+    backends: tuple[str, ...]  # the subjects it is about (a backend, `onnxruntime-inference`)
     cases: re.Pattern  # must match a whole case name
     message: re.Pattern | None  # if given, must be found in the result's message
     operator: str  # the first quote's operator ("" when no operator sentence decides)
@@ -34,6 +36,10 @@ class Note:
     where: str
     matched: list[Result] = field(default_factory=list)
     decision: note_check.Decision = note_check.Decision()  # every quote, or why none decides
+
+    def matched_on(self, subject: str) -> list[Result]:
+        """The results it explains of one subject (a note may be about several)."""
+        return [r for r in self.matched if r.backend == subject]
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,7 @@ def _note(reader: NodeReader, entry):
     if fields is INVALID:
         return INVALID
     values = {key: (node, _also_pairs(reader, node) if key == "also" else
+                    _subjects(reader, node) if key == "backend" else
                     _words(reader, node, key)) for key, node in fields.items()}
     if any(value is INVALID for _, value in values.values()) or not set(_REQUIRED) <= values.keys():
         return INVALID
@@ -117,6 +124,18 @@ def _words(reader: NodeReader, node, key: str):
     return " ".join(text.split())
 
 
+def _subjects(reader: NodeReader, node):
+    """A note's `backend`: one subject's name, or a list of them (a backend and the subjects
+    that share its causes, such as its inference: `[onnxruntime, onnxruntime-inference]`)."""
+    if not isinstance(node, yaml.SequenceNode):
+        name = _words(reader, node, "backend")
+        return INVALID if name is INVALID else (name,)
+    names = [_words(reader, item, "an entry of backend") for item in node.value]
+    if not names:
+        return reader.fail(node, "backend must name at least one backend")
+    return INVALID if INVALID in names else tuple(dict.fromkeys(names))
+
+
 def _also_pairs(reader: NodeReader, node):
     """A note's `also`: a list of {operator, spec} mappings, as plain dicts."""
     items = reader.sequence(node, "also (a list of {operator: ..., spec: ...})")
@@ -144,7 +163,7 @@ def attach_notes(results: list[Result], notes: list[Note]) -> dict[int, Note]:
         if result.outcome == "pass":
             continue
         for note in notes:
-            if (note.backend == result.backend and note.cases.fullmatch(result.name)
+            if (result.backend in note.backends and note.cases.fullmatch(result.name)
                     and (note.message is None or note.message.search(result.message))):
                 note.matched.append(result)
                 found[index] = note
@@ -162,7 +181,7 @@ def minimal_models(note: Note) -> list[MinimalModel]:
     `findings/` folder beside the notes file), each with the one-line reproduction that
     folder's README.md gives for it ("" if none); models that are missing are left out."""
     folder = Path(note.where.rpartition(":")[0]).parent / "findings"
-    commands = _commands(folder / "README.md")
+    commands = _commands(folder)
     found = []
     for name in dict.fromkeys(_MODEL.findall(note.finding)):
         path = folder / name
@@ -176,12 +195,15 @@ def minimal_models(note: Note) -> list[MinimalModel]:
     return found
 
 
-def _commands(readme: Path) -> dict[str, str]:
-    """Model file name -> the indented command that follows its `Model:` line."""
-    try:
-        lines = readme.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return {}
+def _commands(folder: Path) -> dict[str, str]:
+    """Model file name -> the indented command that follows its `Model:` line, in the
+    folder's README.md and its pages per tool (`<tool>.md`)."""
+    lines = []
+    for page in sorted(folder.glob("*.md")):
+        try:
+            lines += page.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
     commands, model = {}, None
     for line in lines:
         named = re.match(r"Model: \[`([^`]+)`\]", line)

@@ -25,6 +25,7 @@ from .._core.atomic import write_atomic
 from .._core.errors import RefreshError
 from .._core.suite_forms import SuiteForm
 from .._published.discovery import find_cases, suite_info
+from .._run import inference
 from .._run.verifier import Result, verify
 from .._runtimes.records import records
 from .._suite import manifest as manifests
@@ -39,9 +40,14 @@ from .tally import about_of
 #: docs/conformance.md.
 RUNTIMES = [record.name for record in records()]
 CONFORMANCE_SPECS = [*RUNTIMES, "onnxruntime", "reference"]
+#: The type inference judged beside them (verify --inference), live like onnxruntime's.
+INFERRERS = ("onnx", "onnxruntime")
+#: The scoreboard's subjects, in its order: the backends, then the inferrers' subjects.
+SCOREBOARD_SUBJECTS = [*CONFORMANCE_SPECS, *(inference.subject_of(i) for i in INFERRERS)]
 #: The command docs/conformance.md quotes (what `make conformance` runs).
 CONFORMANCE_COMMAND = ("gen-seq-tests verify generated " + " ".join(
-    f"--backend {spec}" for spec in CONFORMANCE_SPECS)
+    [*(f"--backend {spec}" for spec in CONFORMANCE_SPECS),
+     *(f"--inference {name}" for name in INFERRERS)])
     + " --notes docs/conformance-notes.yaml --markdown docs/conformance.md"
     + " --html docs/conformance.html")
 
@@ -137,18 +143,27 @@ def merge_verdicts(path: Path, fresh: list, drop: set[str], specs: list[str]) ->
 
 # -- what is rendered from the results -----------------------------------------------------------
 
+def live_results(root: Path, jobs: int = 2) -> list[Result]:
+    """What docs/conformance.md runs live on the checkout's suite: onnxruntime and the reference
+    evaluator, then the inferrers (seconds each)."""
+    live = verify(root / SUITE, ["onnxruntime", "reference"], jobs=jobs)
+    return live + inference.run_inference(find_cases(root / SUITE), INFERRERS)
+
+
 def _scoreboard(render, live: list, root: Path, notes: list | None):
     notes = load_notes(root / NOTES) if notes is None else notes
-    results = recorded_results(root / VERDICTS, live, CONFORMANCE_SPECS)
+    results = recorded_results(root / VERDICTS, live, SCOREBOARD_SUBJECTS)
     suite = [{**suite_info(root / SUITE), "name": SUITE}]
     about = about_of(find_cases(root / SUITE))
-    return render(results, CONFORMANCE_SPECS, suite, CONFORMANCE_COMMAND, notes, about)
+    described = {inference.subject_of(i): inference.described(i) for i in INFERRERS}
+    return render(results, SCOREBOARD_SUBJECTS, suite, CONFORMANCE_COMMAND, notes, about,
+                  described)
 
 
 def conformance_markdown(live: list, root: Path, notes: list | None = None) -> str:
-    """docs/conformance.md: the `live` results of onnxruntime and the reference evaluator on the
-    checkout's suite, with the recorded verdicts of the third-party runtimes merged in, and the
-    findings `notes` (default: read from docs/conformance-notes.yaml)."""
+    """docs/conformance.md: the `live` results (live_results) on the checkout's suite, with the
+    recorded verdicts of the third-party runtimes merged in, and the findings `notes` (default:
+    read from docs/conformance-notes.yaml)."""
     return _scoreboard(markdown_report, live, root, notes)
 
 
@@ -224,11 +239,11 @@ def refresh(root: Path, jobs: int = 2, say: Callable[[str], object] = print) -> 
         fresh = verify(root / SUITE, RUNTIMES, jobs=jobs, cases=refs)
     merge_verdicts(root / VERDICTS, fresh, set(changed) | set(gone), RUNTIMES)
     write_digests(root / DIGESTS, current)
-    say("running onnxruntime and reference on the whole suite")
-    live = verify(root / SUITE, ["onnxruntime", "reference"], jobs=jobs)
+    say("running onnxruntime, reference and type inference on the whole suite")
+    live = live_results(root, jobs)
     write_atomic(root / CONFORMANCE, conformance_markdown(live, root))
     write_atomic(root / CONFORMANCE_HTML, conformance_html(live, root))
-    _write_tables(root, recorded_results(root / VERDICTS, live, CONFORMANCE_SPECS))
+    _write_tables(root, recorded_results(root / VERDICTS, live, SCOREBOARD_SUBJECTS))
     say(f"wrote {VERDICTS}, {DIGESTS}, {CONFORMANCE}, {CONFORMANCE_HTML} and the tables in "
         f"{README} and {RUNTIMES_PAGE}")
 

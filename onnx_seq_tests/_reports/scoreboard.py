@@ -237,16 +237,17 @@ def _findings(spec: str, results: list[Result], noted: dict[int, Note],
     if not failing:
         return out + ["Every case passes.", ""]
     for note in notes:
-        if note.backend != spec or not note.matched:
+        matched = note.matched_on(spec)
+        if not matched:
             continue
         out += [f"**{md_text(note.title)}**: {md_text(note.finding)}", "",
                 *_decision_lines(note.decision),
-                f"<details><summary>{len(note.matched)} case(s)</summary>", ""]
-        out += grouped_messages(note.matched)
+                f"<details><summary>{len(matched)} case(s)</summary>", ""]
+        out += grouped_messages(matched)
         out += ["", "</details>", ""]
     rest = [r for i, r in failing if i not in noted]
     if rest:
-        explained = any(n.matched for n in notes if n.backend == spec)
+        explained = any(n.matched_on(spec) for n in notes)
         out += ["Other cases that did not pass, grouped by message:" if explained
                 else "Cases that did not pass, grouped by message:", ""]
         out += grouped_messages(rest)
