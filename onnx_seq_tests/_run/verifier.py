@@ -15,7 +15,12 @@ backend the outcome is (the message says why, for all but a pass)
            not be read
   crash    the process running the backend died (its signal or exit code, its stderr's end)
   timeout  the backend overran --timeout (which counts reading the case folder too)
-  xfail    any of the above but pass, and the case is listed in the --xfail file
+  transform-failed  (a transformed subject `T>B`, verify --transform) a transform raised or
+           returned no model
+  invalid-model  (a transformed subject) onnx's full check refused the model a transform made
+  unjudged (a transformed subject) its backend does not pass the untransformed case in the same
+           run: nothing to judge the transform by (transformed.py); not unexpected
+  xfail    any of the above but pass and unjudged, and the case is listed in the --xfail file
   xpass    pass, but the case is listed in the --xfail file
 Cases run in worker processes (workers.py), so a backend that crashes or hangs ends as a crash
 or timeout of the case it was running rather than ending the run. A case's operators, opset and
@@ -45,15 +50,17 @@ from .._core.problems import Problems, Where, quote
 from .._core.suite_forms import SuiteForm
 from .._published.discovery import CaseRef, find_cases
 from .._runtimes.backends import check_spec
-from . import fork_server
+from . import fork_server, transformed
 from .workers import Pool, Task
 
 __all__ = ["OUTCOMES", "UNEXPECTED", "Arguments", "Result", "XfailEntry", "apply_xfail",
            "check_arguments", "check_xfail", "load_xfail", "run", "verify"]
 
-OUTCOMES = ("pass", "fail", "refused", "error", "crash", "timeout", "xfail", "xpass")
+OUTCOMES = ("pass", "fail", "refused", "error", "crash", "timeout", "transform-failed",
+            "invalid-model", "unjudged", "xfail", "xpass")
 #: Outcomes that make `verify` exit 1 (unless the case is listed in the --xfail file).
-UNEXPECTED = ("fail", "refused", "error", "crash", "timeout")
+UNEXPECTED = ("fail", "refused", "error", "crash", "timeout", "transform-failed",
+              "invalid-model")
 
 
 @dataclass(frozen=True)
@@ -210,10 +217,18 @@ class Arguments:
     jobs: int  # worker processes, >= 0 (0: one per CPU)
     timeout: float | None  # seconds per backend and case
     select: tuple[re.Pattern, ...]  # the -k regexes, compiled
+    transforms: tuple[str, ...] = ()  # one chain of transform specs, each loadable, in order
+
+    @property
+    def subjects(self) -> tuple[str, ...]:
+        """What the run judges: each backend, then the chain on it (`T>T2>B`) with
+        --transform."""
+        return transformed.subjects(self.specs, self.transforms)
 
 
 #: What check_arguments raises for a bad argument: refuse(argument, text, error) gives the
-#: exception; `argument` is "specs", "jobs", "timeout" or "select", `text` one line, `error`
+#: exception; `argument` is "specs", "jobs", "timeout", "select" or "transforms", `text` one
+#: line, `error`
 #: the exception that found it (a BackendSpecError, a re.error) or None.
 Refuse = Callable[[str, str, Exception | None], Exception]
 #: What verify calls with each case's results as soon as every backend gave one.
@@ -226,12 +241,13 @@ def _refused(argument: str, text: str, error: Exception | None) -> Exception:
 
 
 def check_arguments(specs: object, jobs: object = 1, timeout: object = None,
-                    select: object = (), *, refuse: Refuse = _refused) -> Arguments:
+                    select: object = (), *, refuse: Refuse = _refused,
+                    transforms: object = ()) -> Arguments:
     """verify's arguments checked, in the one place where the API (verify) and the command
     line (`gen-seq-tests verify`, through session.checked) check them, once per run: `specs` a
     non-empty list of backend specs, none given twice, each naming a backend that can be loaded
     (check_spec), `jobs` an int >= 0, `timeout` a number > 0 or None, `select` regexes (a str:
-    one). The first bad one raises refuse(argument, text, error) (see Refuse; by default
+    one), `transforms` transform specs each load_transform takes (one chain). The first bad one raises refuse(argument, text, error) (see Refuse; by default
     ArgumentError, or the BackendSpecError itself). Once `specs` are known to be strings, the
     workers' fork server is started (fork_server.start_fork_server, from here only), so it
     imports the backends while the rest is checked."""
@@ -251,7 +267,22 @@ def check_arguments(specs: object, jobs: object = 1, timeout: object = None,
             check_spec(spec)
         except BackendSpecError as error:
             raise refuse("specs", one_line(str(error)), error) from None
-    return Arguments(tuple(specs), jobs, timeout, _compiled(select, refuse))
+    return Arguments(tuple(specs), jobs, timeout, _compiled(select, refuse),
+                     _checked_transforms(transforms, refuse))
+
+
+def _checked_transforms(transforms: Any, refuse: Refuse) -> tuple[str, ...]:
+    """The transform specs, each loaded once here (an import error, a name that is nothing, a
+    target not callable: refuse("transforms", ...))."""
+    from .._transforms import load_transform
+
+    listed = [transforms] if isinstance(transforms, str) else list(transforms)
+    for spec in listed:
+        try:
+            load_transform(spec)
+        except ArgumentError as error:
+            raise refuse("transforms", one_line(str(error)), None) from None
+    return tuple(listed)
 
 
 def _checked_specs(specs: Any, refuse: Refuse) -> list[str]:
@@ -286,10 +317,11 @@ def run(arguments: Arguments, refs: list[CaseRef], *, xfail: list[XfailEntry] | 
     """Run the cases `refs` on the backends of checked `arguments`, as verify does once it has
     checked them and found the cases (the command line calls this with what it checked and
     found, so nothing is checked twice). WorkerStartError becomes BackendSpecError."""
-    collector = _Collector(refs, arguments.specs, xfail or [], on_case)
+    subjects = arguments.subjects
+    collector = _Collector(refs, subjects, xfail or [], on_case)
     jobs = arguments.jobs or os.cpu_count() or 1
-    pool = Pool(arguments.specs, max(1, jobs), arguments.timeout, collector.on_event)
-    tasks = [Task(i, str(ref.path), arguments.specs) for i, ref in enumerate(refs)]
+    pool = Pool(subjects, max(1, jobs), arguments.timeout, collector.on_event)
+    tasks = [Task(i, str(ref.path), subjects) for i, ref in enumerate(refs)]
     try:
         pool.run(tasks, _probe)
     except WorkerStartError as error:
@@ -332,9 +364,11 @@ class _Collector:
                         info.get("element", "(unknown)"), seconds,
                         ref.opset if ref.opset is not None else info.get("opset"), ref.source,
                         form=ref.form, differences=differences, error_type=error_type)
-        self.got.setdefault(index, []).append(apply_xfail(result, self.xfail))
+        self.got.setdefault(index, []).append(result)
         if len(self.got[index]) == len(self.specs):
-            done = sorted(self.got.pop(index), key=lambda r: self.order[r.backend])
+            done = [r if r.outcome == transformed.UNJUDGED else apply_xfail(r, self.xfail)
+                    for r in transformed.baseline_applied(self.got.pop(index))]
+            done.sort(key=lambda r: self.order[r.backend])
             self.collected.extend(done)
             if self.on_case:
                 self.on_case(done)
