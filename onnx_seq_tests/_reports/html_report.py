@@ -27,18 +27,21 @@ from .scoreboard import suite_text
 from .tally import (
     MEANING,
     SHOWN,
+    baseline_rule,
     cap,
     descriptions,
     first_line,
     forms,
+    judged,
     operators_about,
+    passed,
     percent,
     raw_outcome,
     rollup,
 )
 
 #: Bugs: the backend gave wrong values, died or hung (also when listed as known failures).
-BUGS = ("fail", "crash", "timeout")
+BUGS = ("fail", "crash", "timeout", "transform-failed", "invalid-model")
 #: How many result rows the page shows at once (the filters narrow them).
 ROWS_SHOWN = 400
 
@@ -71,6 +74,7 @@ def html_report(results: list[Result], specs: list[str], suite, command: str,
         "<ul class=backends>"
         + "".join(f"<li><b>{_e(s)}</b>: {_e(described[s])}</li>" for s in specs) + "</ul>",
         _legend(),
+        *([f"<p class=legend>{_e(rule)}</p>"] if (rule := baseline_rule(specs)) else []),
         _glance(results, specs, about),
         _filters(results, specs, about),
         '<p id=count class=count></p>',
@@ -101,10 +105,10 @@ def _legend() -> str:
 
 def _shade(counter: Counter) -> str:
     """The class of a glance cell: by share passed, and `bug` when a result was wrong."""
-    total = sum(counter.values())
+    total = judged(counter)
     if not total:
         return "none"
-    share = (counter["pass"] + counter["xpass"]) / total
+    share = passed(counter) / total
     band = "p100" if share == 1 else "p75" if share >= .75 else "p50" if share >= .5 else \
         "p25" if share >= .25 else "p0"
     return band + (" bug" if any(counter[o] for o in BUGS) else "")
@@ -128,9 +132,8 @@ def _glance(results: list[Result], specs: list[str], about) -> str:
         tds = []
         for spec, form in columns:
             c = cells.get((spec, form), Counter())
-            total = sum(c.values())
-            text = f"{percent(c)}<small>{c['pass'] + c['xpass']}/{total}</small>" if total \
-                else "-"
+            total = judged(c)
+            text = f"{percent(c)}<small>{passed(c)}/{total}</small>" if total else "-"
             bad = ", ".join(f"{c[o]} {o}" for o in SHOWN if o != "pass" and c[o])
             operator = "" if cells is everything else _e(name)
             tds.append(f'<td class="{_shade(c)}" title="{_e(bad or "all passed")}" '

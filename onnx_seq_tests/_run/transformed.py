@@ -11,7 +11,6 @@ same run; elsewhere it is `unjudged`, its own outcome kept in `raw_outcome`.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .._core.errors import InvalidModel, TransformFailed, one_line
@@ -20,7 +19,6 @@ if TYPE_CHECKING:
     from onnx import ModelProto
 
     from .._transforms import Transform
-    from .verifier import Result
 
 #: What joins the transforms of a chain and its backend in a subject's name: `onnxsim>onnxruntime`.
 JOIN = ">"
@@ -67,26 +65,6 @@ def transformed_model(model: ModelProto, chain: list[Transform]) -> tuple[ModelP
         return None, "transform-failed", one_line(str(error))
     except InvalidModel as error:
         return None, "invalid-model", one_line(str(error))
-
-
-def baseline_applied(results: list[Result]) -> list[Result]:
-    """One case's results with the baseline rule applied: a transformed subject's result is
-    `unjudged` when its backend did not pass the case untransformed (its message says what the
-    backend gave, its own outcome kept in raw_outcome)."""
-    untransformed = {r.backend: r.raw_outcome or r.outcome for r in results
-                     if not is_transformed(r.backend)}
-    ruled = []
-    for result in results:
-        if is_transformed(result.backend):
-            backend = split(result.backend)[1]
-            baseline = untransformed.get(backend, "")
-            if baseline != "pass":
-                result = replace(result, outcome=UNJUDGED,
-                                 raw_outcome=result.raw_outcome or result.outcome,
-                                 message=f"not judged: {backend} itself gives "
-                                         f"{baseline or 'no result'} on the untransformed model")
-        ruled.append(result)
-    return ruled
 
 
 def described(spec: str) -> str:

@@ -247,8 +247,9 @@ def check_arguments(specs: object, jobs: object = 1, timeout: object = None,
     line (`gen-seq-tests verify`, through session.checked) check them, once per run: `specs` a
     non-empty list of backend specs, none given twice, each naming a backend that can be loaded
     (check_spec), `jobs` an int >= 0, `timeout` a number > 0 or None, `select` regexes (a str:
-    one), `transforms` transform specs each load_transform takes (one chain). The first bad one raises refuse(argument, text, error) (see Refuse; by default
-    ArgumentError, or the BackendSpecError itself). Once `specs` are known to be strings, the
+    one), `transforms` transform specs each load_transform takes (one chain). The first bad
+    one raises refuse(argument, text, error) (see Refuse; by default ArgumentError, or the
+    BackendSpecError itself). Once `specs` are known to be strings, the
     workers' fork server is started (fork_server.start_fork_server, from here only), so it
     imports the backends while the rest is checked."""
     specs = _checked_specs(specs, refuse)
@@ -367,7 +368,7 @@ class _Collector:
         self.got.setdefault(index, []).append(result)
         if len(self.got[index]) == len(self.specs):
             done = [r if r.outcome == transformed.UNJUDGED else apply_xfail(r, self.xfail)
-                    for r in transformed.baseline_applied(self.got.pop(index))]
+                    for r in _baseline_applied(self.got.pop(index))]
             done.sort(key=lambda r: self.order[r.backend])
             self.collected.extend(done)
             if self.on_case:
@@ -377,3 +378,23 @@ class _Collector:
         """Every result, sorted by case (in the order of `refs`), then by backend."""
         position = {ref.case: i for i, ref in enumerate(self.refs)}
         return sorted(self.collected, key=lambda r: (position[r.case], self.order[r.backend]))
+
+
+def _baseline_applied(results: list[Result]) -> list[Result]:
+    """One case's results with the baseline rule applied: a transformed subject's result is
+    `unjudged` when its backend did not pass the case untransformed (its message says what the
+    backend gave, its own outcome kept in raw_outcome)."""
+    untransformed = {r.backend: r.raw_outcome or r.outcome for r in results
+                     if not transformed.is_transformed(r.backend)}
+    ruled = []
+    for result in results:
+        if transformed.is_transformed(result.backend):
+            backend = transformed.split(result.backend)[1]
+            baseline = untransformed.get(backend, "")
+            if baseline != "pass":
+                result = replace(result, outcome=transformed.UNJUDGED,
+                                 raw_outcome=result.raw_outcome or result.outcome,
+                                 message=f"not judged: {backend} itself gives "
+                                         f"{baseline or 'no result'} on the untransformed model")
+        ruled.append(result)
+    return ruled
