@@ -279,8 +279,9 @@ def grouped_messages(results: list[Result], shown: int = 6) -> list[str]:
     return out
 
 
-#: What a name may hold to be shown as inline code: nothing Markdown, HTML or a table reads.
-_PLAIN = re.compile(r"[\w.:+\-/=,@#()' ]+", re.ASCII)
+#: What a name may hold to be shown as inline code: nothing Markdown, HTML or a table reads
+#: (a `>` joins a transformed subject's parts: inside code it is only itself).
+_PLAIN = re.compile(r"[\w.:+\-/=,@#()' >]+", re.ASCII)
 
 
 def md_code(text: str) -> str:
