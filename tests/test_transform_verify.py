@@ -18,6 +18,15 @@ PASSED, REFUSED = "test_sequence_construct_v11_float", "test_sequence_construct_
 
 #: Transforms of one's own, as a tool's repository would name them (`module:function`).
 TOOLS = textwrap.dedent('''
+    import os
+    import time
+
+    def hangs(model):
+        time.sleep(60)
+
+    def dies(model):
+        os._exit(3)
+
     def gives_up(model):
         raise RuntimeError("the tool gave up")
 
@@ -94,7 +103,20 @@ def test_a_transform_of_ones_own_is_judged_by_what_it_made(suite, function, outc
     line = next(line for line in done.output.splitlines() if f"[{subject}]" in line)
     assert line.startswith(f"{outcome.upper():5} [{subject}] ")
     assert line.split(": ", 1)[1].startswith(message)
-    assert f"onnxruntime: 1 passed" in done.output
+    assert "onnxruntime: 1 passed" in done.output
+
+
+@pytest.mark.parametrize(("function", "outcome"), [("hangs", "timeout"), ("dies", "crash")])
+def test_a_transform_that_hangs_or_dies_is_the_subjects_timeout_or_crash(suite, function,
+                                                                        outcome):
+    """The chain runs in the worker under the case's --timeout: its process is ended, and the
+    backend itself is still judged."""
+    subject = f"tv_tools:{function}>onnxruntime"
+    done = _verify(suite, "--transform", f"tv_tools:{function}", "-k", "float",
+                   "--timeout", "2")
+    assert done.exit_code == 1, done.output
+    assert f"{outcome.upper():5} [{subject}] " in done.output
+    assert "onnxruntime: 1 passed" in done.output
 
 
 def test_a_chain_runs_in_order_and_an_xfail_line_names_the_subject(suite, tmp_path):
