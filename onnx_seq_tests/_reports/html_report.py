@@ -19,6 +19,7 @@ from typing import Any
 
 from .._core import operators
 from .._core.operators import sequence_operators
+from .._run.transformed import OWN_OUTCOMES
 from .._run.verifier import Result
 from . import note_check
 from .formats import RunReport
@@ -41,7 +42,9 @@ from .tally import (
 )
 
 #: Bugs: the backend gave wrong values, died or hung (also when listed as known failures).
-BUGS = ("fail", "crash", "timeout", "transform-failed", "invalid-model")
+BUGS = ("fail", "crash", "timeout")
+#: A transform's bugs: it failed, or made an invalid model (in a run with --transform).
+TRANSFORM_BUGS = ("transform-failed", "invalid-model")
 #: How many result rows the page shows at once (the filters narrow them).
 ROWS_SHOWN = 400
 
@@ -73,7 +76,7 @@ def html_report(results: list[Result], specs: list[str], suite, command: str,
         f"<code>{_e(command)}</code>.</p>",
         "<ul class=backends>"
         + "".join(f"<li><b>{_e(s)}</b>: {_e(described[s])}</li>" for s in specs) + "</ul>",
-        _legend(),
+        _legend(specs),
         *([f"<p class=legend>{_e(rule)}</p>"] if (rule := baseline_rule(specs)) else []),
         _glance(results, specs, about),
         _filters(results, specs, about),
@@ -97,9 +100,11 @@ def html_bytes(run: RunReport) -> bytes:
                        run.described).encode("utf-8", "backslashreplace")
 
 
-def _legend() -> str:
+def _legend(specs: list[str]) -> str:
+    """Every outcome and what it means; a transform's own only in a run that has one."""
+    hidden = () if baseline_rule(specs) else OWN_OUTCOMES
     items = "".join(f'<span class="o o-{o}">{o}</span> {_e(MEANING[o])}; ' for o in SHOWN
-                    if o in MEANING)
+                    if o in MEANING and o not in hidden)
     return f"<p class=legend>{items.rstrip('; ')}</p>"
 
 
@@ -111,7 +116,7 @@ def _shade(counter: Counter) -> str:
     share = passed(counter) / total
     band = "p100" if share == 1 else "p75" if share >= .75 else "p50" if share >= .5 else \
         "p25" if share >= .25 else "p0"
-    return band + (" bug" if any(counter[o] for o in BUGS) else "")
+    return band + (" bug" if any(counter[o] for o in BUGS + TRANSFORM_BUGS) else "")
 
 
 def _glance(results: list[Result], specs: list[str], about) -> str:
@@ -211,8 +216,9 @@ def _data(results: list[Result], specs: list[str], about, noted: dict[int, Note]
             message = f"[{note.title}] {message}"
         rows.append([cases[r.case], specs.index(r.backend) if r.backend in specs else 0,
                      r.outcome, raw_outcome(r), messages.setdefault(message, len(messages))])
+    bugs = BUGS + (TRANSFORM_BUGS if baseline_rule(specs) else ())
     text = json.dumps({"cases": case_rows, "backends": specs, "rows": rows,
-                       "messages": list(messages), "shown": ROWS_SHOWN, "bugs": list(BUGS)},
+                       "messages": list(messages), "shown": ROWS_SHOWN, "bugs": list(bugs)},
                       ensure_ascii=True, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 

@@ -213,9 +213,10 @@ def scoreboard_table(results: list[Result], specs: list[str], about=None) -> lis
     columns = [(spec, form) for spec in specs for form in shown]
     out = ["", "## Operator × version × element type", "",
            "Each cell is passed/total case folders, then how many failed (f), were refused (r), "
-           "raised (e), crashed (c), timed out (t) or were expected failures (x); for a "
-           "transform, failed (T), made an invalid model (i) or were unjudged (u, not in the "
-           "total). A case counts under each operator it is about.", "",
+           "raised (e), crashed (c), timed out (t) or were expected failures (x)"
+           + ("; for a transform, failed (T), made an invalid model (i) or were unjudged (u, "
+              "not in the total)" if baseline_rule(specs) else "")
+           + ". A case counts under each operator it is about.", "",
            "| operator | version | element type | "
            + " | ".join(f"{md_code(s)} {f.short}" for s, f in columns) + " |",
            "|---|---:|---|" + "---|" * len(columns)]

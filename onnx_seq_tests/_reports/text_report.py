@@ -15,6 +15,7 @@ from collections import Counter
 
 from .._core.errors import one_line
 from .._core.suite_forms import SuiteForm
+from .._run.transformed import OWN_OUTCOMES
 from .._run.verifier import UNEXPECTED, Result
 from .tally import (
     SHOWN,
@@ -54,7 +55,7 @@ def totals_line(spec: str, c: Counter) -> str:
     parts += [f"{c['error']} error(s)"]
     parts += [f"{c['crash']} crash(es)"] if c["crash"] else []
     parts += [f"{c['timeout']} timeout(s)"] if c["timeout"] else []
-    parts += [f"{c[o]} {o}" for o in ("transform-failed", "invalid-model", "unjudged") if c[o]]
+    parts += [f"{c[o]} {o}" for o in OWN_OUTCOMES if c[o]]
     parts += [f"{c['xfail']} expected failure(s)", f"{c['xpass']} unexpected pass(es)"]
     return one_line(f"{spec}: {', '.join(parts)} of {sum(c.values())} case(s)")
 
@@ -216,8 +217,7 @@ class Progress:
         left = elapsed / self.done * (self.total - self.done) if self.done else 0.0
         c = self.outcomes
         shown = ["pass", "fail", *(o for o in ("refused",) if c[o]), "error",
-                 *(o for o in ("crash", "timeout", "transform-failed", "invalid-model",
-                               "unjudged") if c[o]), "xfail", "xpass"]
+                 *(o for o in ("crash", "timeout", *OWN_OUTCOMES) if c[o]), "xfail", "xpass"]
         return (f"verifying {self.done}/{self.total} cases: "
                 + ", ".join(f"{c[o]} {o}" for o in shown)
                 + f"; {_clock(elapsed)} spent, about {_clock(left)} left")

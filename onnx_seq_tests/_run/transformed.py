@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 JOIN = ">"
 #: The outcome of a transformed subject whose backend does not pass the untransformed case.
 UNJUDGED = "unjudged"
+#: The outcomes only a transformed subject has.
+OWN_OUTCOMES = ("transform-failed", "invalid-model", UNJUDGED)
 #: The baseline rule, as every report states it once.
 RULE = ("a transformed subject `T>B` is judged only on the cases B passes untransformed in the "
         "same run; elsewhere it is `unjudged` (its own outcome kept as raw_outcome)")
