@@ -115,7 +115,9 @@ def test_a_transform_that_hangs_or_dies_is_the_subjects_timeout_or_crash(suite, 
     done = _verify(suite, "--transform", f"tv_tools:{function}", "-k", "float",
                    "--timeout", "2")
     assert done.exit_code == 1, done.output
-    assert f"{outcome.upper():5} [{subject}] " in done.output
+    line = next(line for line in done.output.splitlines() if f"[{subject}]" in line)
+    assert line.startswith(f"{outcome.upper():5} [{subject}] ")
+    assert ": the transform or the backend " in line
     assert "onnxruntime: 1 passed" in done.output
 
 
@@ -168,3 +170,14 @@ def test_the_json_report_of_a_transformed_run_merges(suite, tmp_path):
     assert "`tv_tools:gives_up>onnxruntime`" in markdown and "1T" in markdown
     assert "is judged only on the cases B passes" in markdown
     assert "tv_tools:gives_up&gt;onnxruntime" in (tmp_path / "m.html").read_text()
+
+
+def test_the_python_api_takes_the_chain_too(suite):
+    from onnx_seq_tests._core.errors import ArgumentError
+    from onnx_seq_tests._run.verifier import verify
+
+    results = verify(suite, ["onnxruntime"], transforms=["tv_tools:reverses"], select=["float"])
+    assert [(r.backend, r.outcome) for r in results] == [
+        ("onnxruntime", "pass"), ("tv_tools:reverses>onnxruntime", "fail")]
+    with pytest.raises(ArgumentError, match="^verify: --transform 'nothing:here': cannot import"):
+        verify(suite, ["onnxruntime"], transforms=["nothing:here"])

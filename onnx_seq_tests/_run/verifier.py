@@ -184,25 +184,27 @@ def check_xfail(entries: list[XfailEntry], specs: list[str], cases: list[CaseRef
 
 def verify(root: object, specs: list[str], *, xfail: list[XfailEntry] | None = None,
            jobs: int = 1, on_case: OnCase | None = None, timeout: float | None = None,
-           select: list[str] | tuple[str, ...] = (), cases: list[CaseRef] | None = None
-           ) -> list[Result]:
+           select: list[str] | tuple[str, ...] = (), cases: list[CaseRef] | None = None,
+           transforms: list[str] | tuple[str, ...] = ()) -> list[Result]:
     """Run every case folder under `root` (a folder or a list of them) on every backend spec,
     in `jobs` worker processes (0: one per CPU).
 
     `select` keeps the cases whose name or path a regex finds; `cases` (from find_cases) is
-    used as given instead. `on_case(results)` is called as each case finishes. Results come back
-    sorted by case, then in the order of `specs`. With `timeout`, a backend that gives no result
-    for a case within that many seconds has its process group ended, and the case is its
-    `timeout`; the limit is per backend and case, whatever other backends are listed, and for
-    the first backend of a case it counts reading the case folder too. Every process a worker
-    or a backend started in the worker's process group is ended before this returns.
+    used as given instead. `transforms` (transform specs, one chain) adds the subject `T>B`
+    beside each backend B (transformed.py). `on_case(results)` is called as each case
+    finishes. Results come back sorted by case, then in the order of `specs`. With `timeout`,
+    a backend that gives no result for a case within that many seconds has its process group
+    ended, and the case is its `timeout`; the limit is per backend and case, whatever other
+    backends are listed, and for the first backend of a case it counts reading the case folder
+    too. Every process a worker or a backend started in the worker's process group is ended
+    before this returns.
 
     Raises ValueError for a bad argument (`specs` not a non-empty list of distinct strings,
     `jobs` not an int >= 0, `timeout` not a number > 0, `select` not regexes), NoCasesError for
     a root without cases and BackendSpecError for a backend that cannot be used (checked once,
     up front: prepare(model, device) must give a rep with run); see check_arguments.
     """
-    arguments = check_arguments(specs, jobs, timeout, select)
+    arguments = check_arguments(specs, jobs, timeout, select, transforms=transforms)
     refs = find_cases(root, arguments.select) if cases is None else cases
     if not refs:
         raise NoCasesError(f"no case under {root} matches -k {' -k '.join(select)}")
