@@ -75,9 +75,10 @@ EVERY = [
 
 def test_the_contract_covers_the_verifier_outcomes():
     assert SHOWN == OUTCOMES == ("pass", "fail", "refused", "error", "crash", "timeout",
-                                 "xfail", "xpass")
+                                 "transform-failed", "invalid-model", "unjudged", "xfail",
+                                 "xpass")
     assert sorted(WORST_FIRST) == sorted(verifier.UNEXPECTED)
-    assert set(verifier.UNEXPECTED) == set(OUTCOMES) - {"pass", "xfail", "xpass"}
+    assert set(verifier.UNEXPECTED) == set(OUTCOMES) - {"pass", "xfail", "xpass", "unjudged"}
 
 
 def test_text_shows_what_went_wrong_worst_first():
@@ -97,7 +98,8 @@ def test_text_shows_what_went_wrong_worst_first():
 def test_json_has_outcome_and_raw_outcome(tmp_path):
     write_json(EVERY, ["rt"], "s", tmp_path / "r.json")
     document = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    assert document["totals"]["rt"] == {o: 1 for o in OUTCOMES}
+    assert document["totals"]["rt"] == {o: sum(r.outcome == o for r in EVERY) for o in OUTCOMES}
+    assert set(document["totals"]["rt"].values()) == {0, 1}
     by_name = {r["name"]: r for r in document["results"]}
     assert by_name["test_g_xfail"]["outcome"] == "xfail"
     assert by_name["test_g_xfail"]["raw_outcome"] == "fail"

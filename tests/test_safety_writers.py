@@ -252,7 +252,8 @@ def test_report_refuses_an_unknown_outcome_naming_file_and_outcome(work):
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
         "error: r.json: results[1] has outcome 'maybe', not one of pass, fail, refused, error, "
-        "crash, timeout, xfail, xpass; was it written by another version?"]
+        "crash, timeout, transform-failed, invalid-model, unjudged, xfail, xpass; was it "
+        "written by another version?"]
 
 
 def test_report_refuses_a_report_over_its_byte_bound_before_reading_it(work):

@@ -47,9 +47,10 @@ def by_name(results: list[Result]) -> dict[str, Result]:
 # -- outcomes ---------------------------------------------------------------------------------
 
 def test_the_outcomes_are_the_shared_contract():
-    assert OUTCOMES == ("pass", "fail", "refused", "error", "crash", "timeout", "xfail",
-                        "xpass")
-    assert UNEXPECTED == ("fail", "refused", "error", "crash", "timeout")
+    assert OUTCOMES == ("pass", "fail", "refused", "error", "crash", "timeout",
+                        "transform-failed", "invalid-model", "unjudged", "xfail", "xpass")
+    assert UNEXPECTED == ("fail", "refused", "error", "crash", "timeout", "transform-failed",
+                          "invalid-model")
 
 
 def test_prepare_raising_is_refused_and_running_raising_is_error(suite):

@@ -20,6 +20,7 @@ from onnx_seq_tests._reports import refresh
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / ".github" / "workflows" / "suite.yml"
 RUNTIME_CI = ROOT / "docs" / "examples" / "runtime-ci.yml"
+TRANSFORM_CI = ROOT / "docs" / "examples" / "ci-transform.yml"
 SCOREBOARD = ROOT / ".github" / "workflows" / "scoreboard.yml"
 
 
@@ -54,7 +55,7 @@ def parse(argv: list[str]) -> click.Context:
 
 
 def test_workflow_triggers_and_runner():
-    for path in (WORKFLOW, RUNTIME_CI):
+    for path in (WORKFLOW, RUNTIME_CI, TRANSFORM_CI):
         workflow = load(path)
         triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads the key `on` as True
         assert {"push", "pull_request"} <= set(triggers)
@@ -108,7 +109,7 @@ def test_steps_install_check_verify_pack_upload_in_order():
 
 
 def test_every_command_line_is_accepted_by_the_cli():
-    for path in (WORKFLOW, RUNTIME_CI):
+    for path in (WORKFLOW, RUNTIME_CI, TRANSFORM_CI):
         for step in steps(path):
             for argv in commands(step):
                 parse(argv)
@@ -116,7 +117,7 @@ def test_every_command_line_is_accepted_by_the_cli():
 
 def test_the_published_identity_is_the_one_pack_prints():
     """The step summary gets pack's own lines (the suite's identity), not a .tar.gz hash."""
-    for path in (WORKFLOW, RUNTIME_CI):
+    for path in (WORKFLOW, RUNTIME_CI, TRANSFORM_CI):
         (step,) = [s for s in steps(path) if any(a[1] == "pack" for a in commands(s))]
         assert "sha256sum" not in step["run"]
         assert "| tee -a \"$GITHUB_STEP_SUMMARY\"" in step["run"]
@@ -142,6 +143,23 @@ def test_runtime_ci_installs_the_release_and_verifies_with_a_name():
     (upload,) = [s for s in found if s.get("uses", "").startswith("actions/upload-artifact@")]
     assert upload["with"]["path"].split() == [junit, html]
     assert "!cancelled()" in upload["if"]
+
+
+def test_transform_ci_verifies_the_tool_as_a_subject_with_its_xfail_file():
+    """The example for a tool's repository: its checkout installed beside the released
+    package, verify with --transform on onnxruntime, its own xfail file, every report uploaded
+    (the JSON too: xfail-update writes the first xfail file from it)."""
+    found = steps(TRANSFORM_CI)
+    (verify,) = [argv for step in found for argv in commands(step) if argv[1] == "verify"]
+    context = parse(verify)
+    assert context.params["transforms"] == ("mytool.module:optimize",)
+    assert context.params["backends"] == ("onnxruntime",)
+    assert context.params["xfail_path"] == "ci/onnx-seq-tests-xfail.txt"
+    assert context.params["timeout"] and not context.params["suite_dirs"]
+    reports = [verify[verify.index(option) + 1] for option in ("--junit-xml", "--json", "--html")]
+    (upload,) = [s for s in found if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert upload["with"]["path"].split() == reports and "!cancelled()" in upload["if"]
+    assert "'mytool.module:optimize>onnxruntime'" in TRANSFORM_CI.read_text()
 
 
 def test_a_tag_builds_and_uploads_the_release():

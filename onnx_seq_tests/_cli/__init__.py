@@ -139,6 +139,13 @@ def list_cases(paths: tuple[Path, ...]) -> None:
                    "onnx's shape inference or an onnxruntime session says the outputs are, "
                    "from scratch, against the declared types and the expected values; reported "
                    "as the subject `NAME-inference` beside the backends (docs/verifying.md).")
+@click.option("--transform", "transforms", multiple=True, metavar="SPEC",
+              help="Also judge a transform on each backend B: a built-in name (onnxsim, "
+                   "onnxoptimizer, ...: docs/verifying.md lists them) or `module:function` "
+                   "(ModelProto -> ModelProto) on PYTHONPATH; repeat for one chain, run in the "
+                   "order given. "
+                   "Reported as the subject `T>B` (`T>T2>B`), judged only where B passes the "
+                   "case untransformed.")
 @report_options
 @click.option("--notes", "notes_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="YAML findings for --markdown and --html: why a backend disagrees, with the "
@@ -154,8 +161,8 @@ def list_cases(paths: tuple[Path, ...]) -> None:
                    "stderr  [default: on a terminal only]")
 def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tuple[str, ...],
            jobs: int, timeout: float | None, xfail_path: Path | None, strict_xfail: bool,
-           inferrers: tuple[str, ...], outputs: Outputs, notes_path: Path | None, style: str | None,
-           progress: bool | None) -> None:
+           inferrers: tuple[str, ...], transforms: tuple[str, ...], outputs: Outputs,
+           notes_path: Path | None, style: str | None, progress: bool | None) -> None:
     """Run every case under each SUITE_DIR on each --backend and judge it.
 
     SUITE_DIR: a suite folder or a checkout; default: the checkout's generated/, or outside a
@@ -164,10 +171,12 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
 
     Outcomes: pass, fail (wrong values), refused (prepare raised, or the adapter cannot take a
     value kind), error (a run raised, or the adapter broke its output contract), crash,
-    timeout; xfail and xpass with --xfail.
+    timeout; with --transform also transform-failed, invalid-model and unjudged (the backend
+    does not pass the case untransformed: not counted); xfail and xpass with --xfail.
 
     Exit status: 0 when nothing failed unexpectedly (an unexpected pass of a --xfail entry is
-    reported, not failed), 1 when a case failed, was refused, erred, crashed or timed out, or a
+    reported, not failed), 1 when a case failed, was refused, erred, crashed, timed out or a
+    transform failed or made an invalid model, or a
     report could not be written (the old file is left whole), 2 for bad usage, a bad input file
     or a report path that is an input, inside a suite or another report's, 130 when
     interrupted (Ctrl-C; the workers are ended first).
@@ -177,8 +186,8 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
 
     resolved = [resolve_suite(s) for s in suite_dirs] or [default_suite()]
     xfail_path = xfail_file(xfail_path) if xfail_path else None
-    arguments = session.checked(backends, jobs, timeout, select)  # the one check; it starts
-    suites = [r.root for r in resolved]                            # the workers' fork server
+    arguments = session.checked(backends, jobs, timeout, select, transforms)  # the one check:
+    suites = [r.root for r in resolved]  # it starts the workers' fork server
     check_report_paths(outputs, [*suites, xfail_path, notes_path])
     with_notes = notes_formats()
     if notes_path and not any(outputs[form] for form in with_notes):
@@ -187,12 +196,13 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
             + " or ".join(f"{f.option} FILE" for f in with_notes), param_hint="--notes")
     plan = session.plan(suites, arguments, xfail_path, notes_path)
     inferrers = tuple(dict.fromkeys(inferrers))  # each once, in the order given
-    session.check_entries(plan, [*arguments.specs, *session.subjects(inferrers)], strict_xfail)
+    session.check_entries(plan, session.subjects(arguments, inferrers), strict_xfail)
     for suite in resolved:
         click.echo(suite.describe())
     command = " ".join(["gen-seq-tests verify", *map(as_shown, suites),
                         *(f"--backend {s}" for s in backends), *(f"-k {p}" for p in select),
                         *(f"--inference {i}" for i in inferrers),
+                        *(f"--transform {t}" for t in transforms),
                         *options(xfail=xfail_path, notes=notes_path), *quoted(outputs)])
     sys.exit(session.run(
         plan, arguments, suites, [as_shown(s) for s in suites], style=style,

@@ -17,7 +17,7 @@ from .._reports.formats import RunReport, write_reports
 from .._reports.notes import Note, load_notes
 from .._reports.tally import about_of
 from .._reports.text_report import Progress, printed, progress_shown
-from .._run import inference
+from .._run import inference, transformed
 from .._run.verifier import (
     UNEXPECTED,
     Arguments,
@@ -31,18 +31,20 @@ from .._run.verifier import run as run_cases
 from .reporting import Outputs
 
 #: The option of each argument of verify, for the messages of the one check (checked).
-_OPTIONS = {"specs": "--backend", "jobs": "--jobs", "timeout": "--timeout", "select": "-k"}
+_OPTIONS = {"specs": "--backend", "jobs": "--jobs", "timeout": "--timeout", "select": "-k",
+            "transforms": "--transform"}
 
 
 def checked(backends: tuple[str, ...], jobs: int, timeout: float | None,
-            select: tuple[str, ...]) -> Arguments:
+            select: tuple[str, ...], transforms: tuple[str, ...] = ()) -> Arguments:
     """The options checked by verifier.check_arguments, the check the API makes (once per
     run: nothing checks them again); a bad one is a click.BadParameter naming its option."""
 
     def refuse(argument: str, text: str, error: Exception | None) -> Exception:
         return click.BadParameter(text, param_hint=_OPTIONS[argument])
 
-    return check_arguments(list(backends), jobs, timeout, select, refuse=refuse)
+    return check_arguments(list(backends), jobs, timeout, select, refuse=refuse,
+                           transforms=transforms)
 
 
 @dataclass
@@ -84,9 +86,10 @@ def check_entries(plan: Plan, specs: list[str], strict: bool) -> None:
         raise SeqTestsError("\n".join(plan.warnings).replace(": warning: ", ": "))
 
 
-def subjects(inferrers: tuple[str, ...]) -> list[str]:
-    """The names `--inference` results go by, beside the backends."""
-    return [inference.subject_of(i) for i in inferrers]
+def subjects(arguments: Arguments, inferrers: tuple[str, ...]) -> list[str]:
+    """What a run judges, as its results name them: each backend, the --transform chain on it
+    (`T>B`), then the `--inference` subjects."""
+    return [*arguments.subjects, *(inference.subject_of(i) for i in inferrers)]
 
 
 def run(plan: Plan, arguments: Arguments, suites: list[Path], names: list[str], *,
@@ -100,7 +103,7 @@ def run(plan: Plan, arguments: Arguments, suites: list[Path], names: list[str], 
     Ctrl-C (the workers ended, no report written). `names` are the suites as reports show
     them. Each of `inferrers` judges type inference on the cases, in this process, after the
     backends: its results are the subject `<inferrer>-inference` (inference.run_inference)."""
-    specs = [*arguments.specs, *subjects(inferrers)]
+    specs = subjects(arguments, inferrers)
     shown = sys.stderr.isatty() if progress is None else progress
     bar = Progress(len(plan.cases), sys.stderr, sys.stderr.isatty(),
                    shown=progress_shown(style)) if shown else None
@@ -120,6 +123,8 @@ def run(plan: Plan, arguments: Arguments, suites: list[Path], names: list[str], 
     echo(printed(style, results, specs, about))
     infos = [{**suite_info(s), "name": name} for s, name in zip(suites, names, strict=True)]
     described = {inference.subject_of(i): inference.described(i) for i in inferrers}
+    described.update({s: transformed.described(s) for s in arguments.subjects
+                      if transformed.is_transformed(s)})
     write_reports(RunReport(results, specs, infos, command, plan.notes, about,
                             described=described), outputs)
     warnings = list(plan.warnings)

@@ -19,6 +19,7 @@ from typing import Any
 
 from .._core import operators
 from .._core.operators import sequence_operators
+from .._run.transformed import OWN_OUTCOMES
 from .._run.verifier import Result
 from . import note_check
 from .formats import RunReport
@@ -27,11 +28,14 @@ from .scoreboard import suite_text
 from .tally import (
     MEANING,
     SHOWN,
+    baseline_rule,
     cap,
     descriptions,
     first_line,
     forms,
+    judged,
     operators_about,
+    passed,
     percent,
     raw_outcome,
     rollup,
@@ -39,6 +43,8 @@ from .tally import (
 
 #: Bugs: the backend gave wrong values, died or hung (also when listed as known failures).
 BUGS = ("fail", "crash", "timeout")
+#: A transform's bugs: it failed, or made an invalid model (in a run with --transform).
+TRANSFORM_BUGS = ("transform-failed", "invalid-model")
 #: How many result rows the page shows at once (the filters narrow them).
 ROWS_SHOWN = 400
 
@@ -70,7 +76,8 @@ def html_report(results: list[Result], specs: list[str], suite, command: str,
         f"<code>{_e(command)}</code>.</p>",
         "<ul class=backends>"
         + "".join(f"<li><b>{_e(s)}</b>: {_e(described[s])}</li>" for s in specs) + "</ul>",
-        _legend(),
+        _legend(specs),
+        *([f"<p class=legend>{_e(rule)}</p>"] if (rule := baseline_rule(specs)) else []),
         _glance(results, specs, about),
         _filters(results, specs, about),
         '<p id=count class=count></p>',
@@ -93,21 +100,23 @@ def html_bytes(run: RunReport) -> bytes:
                        run.described).encode("utf-8", "backslashreplace")
 
 
-def _legend() -> str:
+def _legend(specs: list[str]) -> str:
+    """Every outcome and what it means; a transform's own only in a run that has one."""
+    hidden = () if baseline_rule(specs) else OWN_OUTCOMES
     items = "".join(f'<span class="o o-{o}">{o}</span> {_e(MEANING[o])}; ' for o in SHOWN
-                    if o in MEANING)
+                    if o in MEANING and o not in hidden)
     return f"<p class=legend>{items.rstrip('; ')}</p>"
 
 
 def _shade(counter: Counter) -> str:
     """The class of a glance cell: by share passed, and `bug` when a result was wrong."""
-    total = sum(counter.values())
+    total = judged(counter)
     if not total:
         return "none"
-    share = (counter["pass"] + counter["xpass"]) / total
+    share = passed(counter) / total
     band = "p100" if share == 1 else "p75" if share >= .75 else "p50" if share >= .5 else \
         "p25" if share >= .25 else "p0"
-    return band + (" bug" if any(counter[o] for o in BUGS) else "")
+    return band + (" bug" if any(counter[o] for o in BUGS + TRANSFORM_BUGS) else "")
 
 
 def _glance(results: list[Result], specs: list[str], about) -> str:
@@ -128,9 +137,8 @@ def _glance(results: list[Result], specs: list[str], about) -> str:
         tds = []
         for spec, form in columns:
             c = cells.get((spec, form), Counter())
-            total = sum(c.values())
-            text = f"{percent(c)}<small>{c['pass'] + c['xpass']}/{total}</small>" if total \
-                else "-"
+            total = judged(c)
+            text = f"{percent(c)}<small>{passed(c)}/{total}</small>" if total else "-"
             bad = ", ".join(f"{c[o]} {o}" for o in SHOWN if o != "pass" and c[o])
             operator = "" if cells is everything else _e(name)
             tds.append(f'<td class="{_shade(c)}" title="{_e(bad or "all passed")}" '
@@ -208,8 +216,9 @@ def _data(results: list[Result], specs: list[str], about, noted: dict[int, Note]
             message = f"[{note.title}] {message}"
         rows.append([cases[r.case], specs.index(r.backend) if r.backend in specs else 0,
                      r.outcome, raw_outcome(r), messages.setdefault(message, len(messages))])
+    bugs = BUGS + (TRANSFORM_BUGS if baseline_rule(specs) else ())
     text = json.dumps({"cases": case_rows, "backends": specs, "rows": rows,
-                       "messages": list(messages), "shown": ROWS_SHOWN, "bugs": list(BUGS)},
+                       "messages": list(messages), "shown": ROWS_SHOWN, "bugs": list(bugs)},
                       ensure_ascii=True, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 

@@ -24,14 +24,17 @@ from .notes import Note, attach_notes
 from .tally import (
     MEANING,
     SHOWN,
+    baseline_rule,
     cap,
     counts,
     descriptions,
     first_line,
     forms,
     groups,
+    judged,
     operator_order,
     operators_about,
+    passed,
     percent,
     raw_outcome,
     rollup,
@@ -98,6 +101,7 @@ def markdown_report(results: list[Result], specs: list[str], suite, command: str
         *[f"- {md_code(spec)}: {md_text(described[spec])}" for spec in specs],
         "",
         "Outcomes: " + "; ".join(f"`{o}` {MEANING[o]}" for o in present if o in MEANING) + ".",
+        *(["", rule] if (rule := baseline_rule(specs)) else []),
     ]
     out += glance_table(results, specs, about)
     out += ["", "## Totals", "",
@@ -153,8 +157,8 @@ def glance_table(results: list[Result], specs: list[str], about) -> list[str]:
 
 
 def _glance_cell(counter: Counter) -> str:
-    total = sum(counter.values())
-    return f"{percent(counter)} ({counter['pass'] + counter['xpass']}/{total})" if total else "-"
+    total = judged(counter)
+    return f"{percent(counter)} ({passed(counter)}/{total})" if total else "-"
 
 
 def forms_table(results: list[Result], specs: list[str]) -> list[str]:
@@ -177,16 +181,16 @@ def forms_table(results: list[Result], specs: list[str]) -> list[str]:
 
 #: The letter of each outcome that did not pass, in the detailed table's cells.
 _LETTERS = {"fail": "f", "refused": "r", "error": "e", "crash": "c", "timeout": "t",
-            "xfail": "x"}
+            "transform-failed": "T", "invalid-model": "i", "xfail": "x", "unjudged": "u"}
 
 
 def _short(counter: Counter) -> str:
     """`passed/total` then `Nf` (fail), `Nr` (refused), `Ne` (error), ... for narrow cells."""
-    total = sum(counter.values())
-    if not total:
-        return "-"
+    total = judged(counter)
     rest = "".join(f" {counter[o]}{letter}" for o, letter in _LETTERS.items() if counter[o])
-    return f"{counter['pass'] + counter['xpass']}/{total}{rest}"
+    if not total:
+        return rest.strip() or "-"
+    return f"{passed(counter)}/{total}{rest}"
 
 
 def _version(operator: str, opset: int | None) -> str:
@@ -209,8 +213,10 @@ def scoreboard_table(results: list[Result], specs: list[str], about=None) -> lis
     columns = [(spec, form) for spec in specs for form in shown]
     out = ["", "## Operator × version × element type", "",
            "Each cell is passed/total case folders, then how many failed (f), were refused (r), "
-           "raised (e), crashed (c), timed out (t) or were expected failures (x). A case "
-           "counts under each operator it is about.", "",
+           "raised (e), crashed (c), timed out (t) or were expected failures (x)"
+           + ("; for a transform, failed (T), made an invalid model (i) or were unjudged (u, "
+              "not in the total)" if baseline_rule(specs) else "")
+           + ". A case counts under each operator it is about.", "",
            "| operator | version | element type | "
            + " | ".join(f"{md_code(s)} {f.short}" for s, f in columns) + " |",
            "|---|---:|---|" + "---|" * len(columns)]
@@ -275,8 +281,9 @@ def grouped_messages(results: list[Result], shown: int = 6) -> list[str]:
     return out
 
 
-#: What a name may hold to be shown as inline code: nothing Markdown, HTML or a table reads.
-_PLAIN = re.compile(r"[\w.:+\-/=,@#()' ]+", re.ASCII)
+#: What a name may hold to be shown as inline code: nothing Markdown, HTML or a table reads
+#: (a `>` joins a transformed subject's parts: inside code it is only itself).
+_PLAIN = re.compile(r"[\w.:+\-/=,@#()' >]+", re.ASCII)
 
 
 def md_code(text: str) -> str:

@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from .._core.operators import sequence_operators
 from .._core.suite_forms import SuiteForm
 from .._published.discovery import CaseRef
+from .._run.transformed import RULE, is_transformed
 from .._run.verifier import OUTCOMES, Result
 from .._runtimes.backends import describe
 
@@ -20,7 +21,8 @@ from .._runtimes.backends import describe
 SHOWN = OUTCOMES
 #: The outcomes that make a run fail (verifier.UNEXPECTED), worst first: wrong values, then the
 #: process died or hung, then raised while running, then would not take the model.
-WORST_FIRST = ("fail", "crash", "timeout", "error", "refused")
+WORST_FIRST = ("fail", "crash", "timeout", "transform-failed", "invalid-model", "error",
+               "refused")
 #: What each outcome means, for legends.
 MEANING = {
     "pass": "every data set matched",
@@ -29,6 +31,9 @@ MEANING = {
     "error": "raised while running a data set after preparing the model",
     "crash": "its worker process died",
     "timeout": "overran --timeout",
+    "transform-failed": "a transform (--transform) raised or returned no model",
+    "invalid-model": "a transform made a model onnx's full check refuses",
+    "unjudged": "the backend does not pass the case untransformed: the transform is not judged",
     "xfail": "a known failure (--xfail)",
     "xpass": "listed as a known failure but passed",
 }
@@ -98,10 +103,20 @@ def passed(counter: Counter) -> int:
     return counter["pass"] + counter["xpass"]
 
 
+def judged(counter: Counter) -> int:
+    """How many results count: all but the unjudged ones (the baseline rule, transformed.py)."""
+    return sum(counter.values()) - counter["unjudged"]
+
+
+def baseline_rule(specs: list[str]) -> str | None:
+    """The baseline rule, for a report of a run with a transformed subject (else None)."""
+    return f"Transforms: {RULE}." if any(is_transformed(s) for s in specs) else None
+
+
 def percent(counter: Counter) -> str:
-    """`97%` of the cases passed (pass or xpass); `-` for none. Never rounds up to 100% or down
-    to 0% unless all or none passed."""
-    total = sum(counter.values())
+    """`97%` of the cases judged passed (pass or xpass); `-` for none. Never rounds up to 100%
+    or down to 0% unless all or none passed."""
+    total = judged(counter)
     if not total:
         return "-"
     share = 100 * passed(counter) / total

@@ -15,14 +15,18 @@ from collections import Counter
 
 from .._core.errors import one_line
 from .._core.suite_forms import SuiteForm
+from .._run.transformed import OWN_OUTCOMES
 from .._run.verifier import UNEXPECTED, Result
 from .tally import (
     SHOWN,
+    baseline_rule,
     by_severity,
     counts,
     first_line,
     forms,
     groups,
+    judged,
+    passed,
     percent,
     raw_outcome,
     rollup,
@@ -51,6 +55,7 @@ def totals_line(spec: str, c: Counter) -> str:
     parts += [f"{c['error']} error(s)"]
     parts += [f"{c['crash']} crash(es)"] if c["crash"] else []
     parts += [f"{c['timeout']} timeout(s)"] if c["timeout"] else []
+    parts += [f"{c[o]} {o}" for o in OWN_OUTCOMES if c[o]]
     parts += [f"{c['xfail']} expected failure(s)", f"{c['xpass']} unexpected pass(es)"]
     return one_line(f"{spec}: {', '.join(parts)} of {sum(c.values())} case(s)")
 
@@ -66,7 +71,9 @@ def _xfail_line(results: list[Result], specs: list[str]) -> list[str]:
 
 def _totals(results: list[Result], specs: list[str]) -> list[str]:
     table = counts(results)
-    return [totals_line(spec, table.get(spec, Counter())) for spec in specs]
+    rule = baseline_rule(specs)
+    return [totals_line(spec, table.get(spec, Counter())) for spec in specs] + (
+        [rule] if rule else [])
 
 
 def rollup_lines(results: list[Result], specs: list[str], about=None) -> list[str]:
@@ -86,8 +93,8 @@ def _suffix(form: SuiteForm) -> str:
 
 
 def _cell(counter: Counter) -> str:
-    total = sum(counter.values())
-    return f"{percent(counter)} {counter['pass'] + counter['xpass']}/{total}" if total else "-"
+    total = judged(counter)
+    return f"{percent(counter)} {passed(counter)}/{total}" if total else "-"
 
 
 def _columns(rows: list[list[str]]) -> list[str]:
@@ -210,7 +217,7 @@ class Progress:
         left = elapsed / self.done * (self.total - self.done) if self.done else 0.0
         c = self.outcomes
         shown = ["pass", "fail", *(o for o in ("refused",) if c[o]), "error",
-                 *(o for o in ("crash", "timeout") if c[o]), "xfail", "xpass"]
+                 *(o for o in ("crash", "timeout", *OWN_OUTCOMES) if c[o]), "xfail", "xpass"]
         return (f"verifying {self.done}/{self.total} cases: "
                 + ", ".join(f"{c[o]} {o}" for o in shown)
                 + f"; {_clock(elapsed)} spent, about {_clock(left)} left")

@@ -17,9 +17,10 @@ from dataclasses import fields
 from pathlib import Path
 
 from .._core.atomic import write_atomic
+from .._run.transformed import RULE
 from .._run.verifier import Result
 from .formats import RunReport
-from .tally import SHOWN, cap, counts, descriptions, first_line, raw_outcome
+from .tally import SHOWN, baseline_rule, cap, counts, descriptions, first_line, raw_outcome
 
 #: The version of the JSON report's layout; `gen-seq-tests report` reads this one.
 JSON_FORMAT = 1
@@ -68,6 +69,7 @@ def json_document(results: list[Result], specs: list[str], suite,
                    for spec in specs},
         "about": {cap(name): list(ops) for name, ops in sorted((about or {}).items())
                   if name in {r.name for r in results}},
+        **({"baseline_rule": rule} if (rule := baseline_rule(specs)) else {}),
         "results": [result_record(r) for r in results],
     }
 
@@ -118,20 +120,25 @@ def junit_report(run: RunReport) -> bytes:
     return junit_bytes(run.results, run.specs)
 
 
+#: The outcomes JUnit reports as an <error>: the subject raised, died, hung, or its transform
+#: failed.
+_ERRORS = ("refused", "error", "crash", "timeout", "transform-failed", "invalid-model")
+
+
 def junit_bytes(results: list[Result], specs: list[str]) -> bytes:
     """JUnit XML: a testsuite per backend, a testcase per case; fail -> <failure>, refused,
-    error, crash and timeout -> <error type="OUTCOME">, xfail -> <skipped type="xfail">, xpass
-    -> system-out; the outcome (and raw_outcome when the xfail list changed it) is also a
-    property of each testcase."""
+    error, crash, timeout, transform-failed and invalid-model -> <error type="OUTCOME">, xfail
+    -> <skipped type="xfail">, unjudged -> <skipped type="unjudged"> (its message states the
+    baseline rule), xpass -> system-out; the outcome (and raw_outcome when the xfail list or
+    the baseline rule changed it) is also a property of each testcase."""
     root = ET.Element("testsuites", name="gen-seq-tests verify")
     for spec in specs:
         mine = [r for r in results if r.backend == spec]
         c = Counter(r.outcome for r in mine)
         suite = ET.SubElement(root, "testsuite", name=_safe(spec), tests=str(len(mine)),
                               failures=str(c["fail"]),
-                              errors=str(sum(c[o] for o in ("refused", "error", "crash",
-                                                            "timeout"))),
-                              skipped=str(c["xfail"]),
+                              errors=str(sum(c[o] for o in _ERRORS)),
+                              skipped=str(c["xfail"] + c["unjudged"]),
                               time=f"{sum(r.seconds for r in mine):.3f}")
         for result in mine:
             _testcase(suite, spec, result)
@@ -160,8 +167,11 @@ def _testcase(suite: ET.Element, spec: str, result: Result) -> None:
     first = xml_text(first_line(result.message))
     if result.outcome == "fail":
         ET.SubElement(case, "failure", message=first).text = message
-    elif result.outcome in ("refused", "error", "crash", "timeout"):
+    elif result.outcome in _ERRORS:
         ET.SubElement(case, "error", type=result.outcome, message=first).text = message
+    elif result.outcome == "unjudged":  # the baseline rule (transformed.RULE) in its message
+        ET.SubElement(case, "skipped", type="unjudged",
+                      message=f"{first} ({RULE})").text = message
     elif result.outcome == "xfail":
         raw = raw_outcome(result)
         why = "expected failure" + (f" ({raw})" if raw != "xfail" else "")

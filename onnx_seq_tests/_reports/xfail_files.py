@@ -8,17 +8,20 @@ failure as fail: the file records where a runtime stands; it is not a judgement 
 
 from __future__ import annotations
 
+import shlex
 from collections import defaultdict
 from pathlib import Path
 
 from .._core.errors import InputError, one_line
 from .._core.outputs import check_outputs, write_output
+from .._run.transformed import split
 from .._run.verifier import Result
 from .json_report import read_report
 from .tally import message_key
 
 #: Outcomes that are not a pass: each becomes an entry.
-NOT_PASSED = ("fail", "refused", "error", "crash", "timeout", "xfail")
+NOT_PASSED = ("fail", "refused", "error", "crash", "timeout", "transform-failed",
+              "invalid-model", "xfail")
 
 
 #: The longest backend name `xfail-update` makes a file name of (in bytes, `.txt` added).
@@ -48,7 +51,7 @@ def xfail_text(results: list[Result], backend: str, describe: str) -> str:
             groups[message_key(r.message) or "(no message)"].append(r.name)
     total = sum(len(set(v)) for v in groups.values())
     lines = [f"# Case folders {describe} does not pass ({total}), for `gen-seq-tests verify "
-             f"-b {backend} --xfail xfail/{backend}.txt`.",
+             f"{_options(backend)} --xfail {shlex.quote(f'xfail/{backend}.txt')}`.",
              "# Written by `gen-seq-tests xfail-update` from a verify --json report; why each "
              "group fails is in docs/conformance.md.",
              "# Format: `BACKEND PATTERN` per line, PATTERN a case folder name (a regex "
@@ -58,6 +61,13 @@ def xfail_text(results: list[Result], backend: str, describe: str) -> str:
         lines.extend(f"{backend} {name}" for name in sorted(set(names)))
         lines.append("")
     return "\n".join(lines)
+
+
+def _options(subject: str) -> str:
+    """The options of verify that run `subject`: `-b B`, with `--transform T` for `T>B`."""
+    chain, backend = split(subject)
+    return " ".join([f"-b {shlex.quote(backend)}",
+                     *(f"--transform {shlex.quote(t)}" for t in chain)])
 
 
 def runtime_name(backend: str) -> str:

@@ -15,7 +15,12 @@ backend the outcome is (the message says why, for all but a pass)
            not be read
   crash    the process running the backend died (its signal or exit code, its stderr's end)
   timeout  the backend overran --timeout (which counts reading the case folder too)
-  xfail    any of the above but pass, and the case is listed in the --xfail file
+  transform-failed  (a transformed subject `T>B`, verify --transform) a transform raised or
+           returned no model
+  invalid-model  (a transformed subject) onnx's full check refused the model a transform made
+  unjudged (a transformed subject) its backend does not pass the untransformed case in the same
+           run: nothing to judge the transform by (transformed.py); not unexpected
+  xfail    any of the above but pass and unjudged, and the case is listed in the --xfail file
   xpass    pass, but the case is listed in the --xfail file
 Cases run in worker processes (workers.py), so a backend that crashes or hangs ends as a crash
 or timeout of the case it was running rather than ending the run. A case's operators, opset and
@@ -45,15 +50,17 @@ from .._core.problems import Problems, Where, quote
 from .._core.suite_forms import SuiteForm
 from .._published.discovery import CaseRef, find_cases
 from .._runtimes.backends import check_spec
-from . import fork_server
+from . import fork_server, transformed
 from .workers import Pool, Task
 
 __all__ = ["OUTCOMES", "UNEXPECTED", "Arguments", "Result", "XfailEntry", "apply_xfail",
            "check_arguments", "check_xfail", "load_xfail", "run", "verify"]
 
-OUTCOMES = ("pass", "fail", "refused", "error", "crash", "timeout", "xfail", "xpass")
+OUTCOMES = ("pass", "fail", "refused", "error", "crash", "timeout", "transform-failed",
+            "invalid-model", "unjudged", "xfail", "xpass")
 #: Outcomes that make `verify` exit 1 (unless the case is listed in the --xfail file).
-UNEXPECTED = ("fail", "refused", "error", "crash", "timeout")
+UNEXPECTED = ("fail", "refused", "error", "crash", "timeout", "transform-failed",
+              "invalid-model")
 
 
 @dataclass(frozen=True)
@@ -177,25 +184,27 @@ def check_xfail(entries: list[XfailEntry], specs: list[str], cases: list[CaseRef
 
 def verify(root: object, specs: list[str], *, xfail: list[XfailEntry] | None = None,
            jobs: int = 1, on_case: OnCase | None = None, timeout: float | None = None,
-           select: list[str] | tuple[str, ...] = (), cases: list[CaseRef] | None = None
-           ) -> list[Result]:
+           select: list[str] | tuple[str, ...] = (), cases: list[CaseRef] | None = None,
+           transforms: list[str] | tuple[str, ...] = ()) -> list[Result]:
     """Run every case folder under `root` (a folder or a list of them) on every backend spec,
     in `jobs` worker processes (0: one per CPU).
 
     `select` keeps the cases whose name or path a regex finds; `cases` (from find_cases) is
-    used as given instead. `on_case(results)` is called as each case finishes. Results come back
-    sorted by case, then in the order of `specs`. With `timeout`, a backend that gives no result
-    for a case within that many seconds has its process group ended, and the case is its
-    `timeout`; the limit is per backend and case, whatever other backends are listed, and for
-    the first backend of a case it counts reading the case folder too. Every process a worker
-    or a backend started in the worker's process group is ended before this returns.
+    used as given instead. `transforms` (transform specs, one chain) adds the subject `T>B`
+    beside each backend B (transformed.py). `on_case(results)` is called as each case
+    finishes. Results come back sorted by case, then in the order of `specs`. With `timeout`,
+    a backend that gives no result for a case within that many seconds has its process group
+    ended, and the case is its `timeout`; the limit is per backend and case, whatever other
+    backends are listed, and for the first backend of a case it counts reading the case folder
+    too. Every process a worker or a backend started in the worker's process group is ended
+    before this returns.
 
     Raises ValueError for a bad argument (`specs` not a non-empty list of distinct strings,
     `jobs` not an int >= 0, `timeout` not a number > 0, `select` not regexes), NoCasesError for
     a root without cases and BackendSpecError for a backend that cannot be used (checked once,
     up front: prepare(model, device) must give a rep with run); see check_arguments.
     """
-    arguments = check_arguments(specs, jobs, timeout, select)
+    arguments = check_arguments(specs, jobs, timeout, select, transforms=transforms)
     refs = find_cases(root, arguments.select) if cases is None else cases
     if not refs:
         raise NoCasesError(f"no case under {root} matches -k {' -k '.join(select)}")
@@ -210,10 +219,18 @@ class Arguments:
     jobs: int  # worker processes, >= 0 (0: one per CPU)
     timeout: float | None  # seconds per backend and case
     select: tuple[re.Pattern, ...]  # the -k regexes, compiled
+    transforms: tuple[str, ...] = ()  # one chain of transform specs, each loadable, in order
+
+    @property
+    def subjects(self) -> tuple[str, ...]:
+        """What the run judges: each backend, then the chain on it (`T>T2>B`) with
+        --transform."""
+        return transformed.subjects(self.specs, self.transforms)
 
 
 #: What check_arguments raises for a bad argument: refuse(argument, text, error) gives the
-#: exception; `argument` is "specs", "jobs", "timeout" or "select", `text` one line, `error`
+#: exception; `argument` is "specs", "jobs", "timeout", "select" or "transforms", `text` one
+#: line, `error`
 #: the exception that found it (a BackendSpecError, a re.error) or None.
 Refuse = Callable[[str, str, Exception | None], Exception]
 #: What verify calls with each case's results as soon as every backend gave one.
@@ -226,13 +243,15 @@ def _refused(argument: str, text: str, error: Exception | None) -> Exception:
 
 
 def check_arguments(specs: object, jobs: object = 1, timeout: object = None,
-                    select: object = (), *, refuse: Refuse = _refused) -> Arguments:
+                    select: object = (), *, refuse: Refuse = _refused,
+                    transforms: object = ()) -> Arguments:
     """verify's arguments checked, in the one place where the API (verify) and the command
     line (`gen-seq-tests verify`, through session.checked) check them, once per run: `specs` a
     non-empty list of backend specs, none given twice, each naming a backend that can be loaded
     (check_spec), `jobs` an int >= 0, `timeout` a number > 0 or None, `select` regexes (a str:
-    one). The first bad one raises refuse(argument, text, error) (see Refuse; by default
-    ArgumentError, or the BackendSpecError itself). Once `specs` are known to be strings, the
+    one), `transforms` transform specs each load_transform takes (one chain). The first bad
+    one raises refuse(argument, text, error) (see Refuse; by default ArgumentError, or the
+    BackendSpecError itself). Once `specs` are known to be strings, the
     workers' fork server is started (fork_server.start_fork_server, from here only), so it
     imports the backends while the rest is checked."""
     specs = _checked_specs(specs, refuse)
@@ -251,7 +270,22 @@ def check_arguments(specs: object, jobs: object = 1, timeout: object = None,
             check_spec(spec)
         except BackendSpecError as error:
             raise refuse("specs", one_line(str(error)), error) from None
-    return Arguments(tuple(specs), jobs, timeout, _compiled(select, refuse))
+    return Arguments(tuple(specs), jobs, timeout, _compiled(select, refuse),
+                     _checked_transforms(transforms, refuse))
+
+
+def _checked_transforms(transforms: Any, refuse: Refuse) -> tuple[str, ...]:
+    """The transform specs, each loaded once here (an import error, a name that is nothing, a
+    target not callable: refuse("transforms", ...))."""
+    from .._transforms import load_transform
+
+    listed = [transforms] if isinstance(transforms, str) else list(transforms)
+    for spec in listed:
+        try:
+            load_transform(spec)
+        except ArgumentError as error:
+            raise refuse("transforms", one_line(str(error)), None) from None
+    return tuple(listed)
 
 
 def _checked_specs(specs: Any, refuse: Refuse) -> list[str]:
@@ -286,10 +320,11 @@ def run(arguments: Arguments, refs: list[CaseRef], *, xfail: list[XfailEntry] | 
     """Run the cases `refs` on the backends of checked `arguments`, as verify does once it has
     checked them and found the cases (the command line calls this with what it checked and
     found, so nothing is checked twice). WorkerStartError becomes BackendSpecError."""
-    collector = _Collector(refs, arguments.specs, xfail or [], on_case)
+    subjects = arguments.subjects
+    collector = _Collector(refs, subjects, xfail or [], on_case)
     jobs = arguments.jobs or os.cpu_count() or 1
-    pool = Pool(arguments.specs, max(1, jobs), arguments.timeout, collector.on_event)
-    tasks = [Task(i, str(ref.path), arguments.specs) for i, ref in enumerate(refs)]
+    pool = Pool(subjects, max(1, jobs), arguments.timeout, collector.on_event)
+    tasks = [Task(i, str(ref.path), subjects) for i, ref in enumerate(refs)]
     try:
         pool.run(tasks, _probe)
     except WorkerStartError as error:
@@ -332,9 +367,11 @@ class _Collector:
                         info.get("element", "(unknown)"), seconds,
                         ref.opset if ref.opset is not None else info.get("opset"), ref.source,
                         form=ref.form, differences=differences, error_type=error_type)
-        self.got.setdefault(index, []).append(apply_xfail(result, self.xfail))
+        self.got.setdefault(index, []).append(result)
         if len(self.got[index]) == len(self.specs):
-            done = sorted(self.got.pop(index), key=lambda r: self.order[r.backend])
+            done = [r if r.outcome == transformed.UNJUDGED else apply_xfail(r, self.xfail)
+                    for r in _baseline_applied(self.got.pop(index))]
+            done.sort(key=lambda r: self.order[r.backend])
             self.collected.extend(done)
             if self.on_case:
                 self.on_case(done)
@@ -343,3 +380,23 @@ class _Collector:
         """Every result, sorted by case (in the order of `refs`), then by backend."""
         position = {ref.case: i for i, ref in enumerate(self.refs)}
         return sorted(self.collected, key=lambda r: (position[r.case], self.order[r.backend]))
+
+
+def _baseline_applied(results: list[Result]) -> list[Result]:
+    """One case's results with the baseline rule applied: a transformed subject's result is
+    `unjudged` when its backend did not pass the case untransformed (its message says what the
+    backend gave, its own outcome kept in raw_outcome)."""
+    untransformed = {r.backend: r.raw_outcome or r.outcome for r in results
+                     if not transformed.is_transformed(r.backend)}
+    ruled = []
+    for result in results:
+        if transformed.is_transformed(result.backend):
+            backend = transformed.split(result.backend)[1]
+            baseline = untransformed.get(backend, "")
+            if baseline != "pass":
+                result = replace(result, outcome=transformed.UNJUDGED,
+                                 raw_outcome=result.raw_outcome or result.outcome,
+                                 message=f"not judged: {backend} itself gives "
+                                         f"{baseline or 'no result'} on the untransformed model")
+        ruled.append(result)
+    return ruled

@@ -11,7 +11,7 @@ import os
 import signal
 import threading
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from multiprocessing import connection
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from .._core.operators import model_opset
 from .._published.case_folder import CaseFolder, read_case_folder
 from .._runtimes.backends import check_backend, load_backend, prepare, run_prepared
 from .._runtimes.outputs import contract_problem
+from . import transformed
 from .judged import Judged
 from .messages import (
     BackendVerdict,
@@ -85,16 +86,52 @@ def _start(conn: connection.Connection, specs: tuple[str, ...], log: str,
     os.dup2(fd, 2)
     os.close(fd)
     try:
-        backends = {spec: load_backend(spec) for spec in specs}
-        for spec in specs:
-            _quiet(spec)
+        backends = _loaded(specs)
     except Exception as error:  # reported by the parent as one line
         conn.send(Broken(error_text(error)))
         return None
     if probe:
-        conn.send(ProbeReport([check_backend(backends[spec], spec) for spec in specs]))
+        conn.send(ProbeReport([check_backend(backends[spec], spec) for spec in specs
+                               if not transformed.is_transformed(spec)]))
     conn.send(Ready())
     return backends
+
+
+def _loaded(specs: tuple[str, ...]) -> dict[str, Any]:
+    """Each subject's backend, loaded once per backend spec; a transformed subject's
+    (`T>B`, transformed.py) is a Transformed holding B's backend and the chain."""
+    from .._transforms import load_transform
+
+    plain: dict[str, Any] = {}
+    for spec in specs:
+        backend = transformed.split(spec)[1]
+        if backend not in plain:
+            plain[backend] = load_backend(backend)
+            _quiet(backend)
+    found: dict[str, Any] = {}
+    for spec in specs:
+        chain, backend = transformed.split(spec)
+        found[spec] = Transformed(plain[backend], [load_transform(t) for t in chain]) \
+            if chain else plain[backend]
+    return found
+
+
+@dataclass(frozen=True)
+class Transformed:
+    """A transformed subject's backend: the chain runs on each case's model before it."""
+
+    backend: Any
+    chain: list
+
+
+def _judge_subject(folder: CaseFolder, backend: Any) -> Judged:
+    """`judge`, after the chain of a Transformed subject ran on the case's model."""
+    if not isinstance(backend, Transformed):
+        return judge(folder, backend)
+    model, outcome, message = transformed.transformed_model(folder.model, backend.chain)
+    if model is None:
+        return Judged(outcome, cap(message))
+    return judge(replace(folder, model=model), backend.backend)
 
 
 def _run_forked(conn: connection.Connection, folder: CaseFolder, info: dict, spec: str,
@@ -135,13 +172,15 @@ def _fork_safe(backend) -> bool:
     threads, so a runtime whose pool then deadlocks (OpenVINO's) says `fork_safe = False`: it
     runs its cases in the worker itself, and a crash costs the worker, which the parent
     replaces."""
-    return getattr(backend, "fork_safe", True)
+    inner = backend.backend if isinstance(backend, Transformed) else backend
+    return getattr(inner, "fork_safe", True)
 
 
 def _run_one(conn: connection.Connection, folder: CaseFolder | None, info: dict, spec: str,
              backend: Any) -> None:
     start = time.perf_counter()
-    judged = Judged("error", cap(info["error"])) if folder is None else judge(folder, backend)
+    judged = Judged("error", cap(info["error"])) if folder is None else \
+        _judge_subject(folder, backend)
     conn.send(BackendVerdict(spec, judged.outcome, judged.message,
                              round(time.perf_counter() - start, 6), judged.differences,
                              judged.error_type))

@@ -49,6 +49,7 @@ from .messages import (
     Ready,
 )
 from .reaping import end_tree, wait_until_gone
+from .transformed import is_transformed
 
 #: Lines of a crashed worker's output quoted in the case's message.
 STDERR_LINES = 8
@@ -255,7 +256,7 @@ class Pool:
                 if worker.deadline is not None and now >= worker.deadline:
                     self._end(worker)
                     self.spare = True
-                    what = "the backend gave no result" if worker.spec else (
+                    what = f"{_who(worker)} gave no result" if worker.spec else (
                         "the case folder was not read")
                     self._lost(worker, "timeout", f"{what} within {self.timeout:g} s; its "
                                                   "process was ended")
@@ -373,8 +374,14 @@ def _exit_on_sigterm():
 
 
 def _crash_text(worker: _Worker, code: int | None) -> str:
-    return ("the backend crashed the process running this case: it " + _exit_text(code)
+    return (f"{_who(worker)} crashed the process running this case: it " + _exit_text(code)
             + _tail(worker))
+
+
+def _who(worker: _Worker) -> str:
+    """What was running: the backend, or for a transformed subject the chain then the backend."""
+    spec = worker.spec
+    return "the transform or the backend" if spec and is_transformed(spec) else "the backend"
 
 
 def _died(worker: _Worker, when: str) -> str:

@@ -27,7 +27,8 @@ from . import builtin
 @dataclass(frozen=True)
 class Transform:
     """One transform: its spec as written, the function, the distribution whose version the
-    reports name (None for onnx itself), and a line saying what it does."""
+    reports name (None for onnx itself, or for `module:function`: found by describe), and a
+    line saying what it does."""
 
     name: str
     apply: Callable[[ModelProto], ModelProto]
@@ -89,6 +90,13 @@ def load_transform(spec: str) -> Transform:
     return Transform(spec, target, None, f"`{spec}`")
 
 
+def _distribution(module_name: str) -> str:
+    """The installed distribution that holds the module's top-level package, "" for none."""
+    from importlib.metadata import packages_distributions
+
+    return next(iter(packages_distributions().get(module_name.partition(".")[0], [])), "")
+
+
 def apply_transforms(model: ModelProto, transforms: list[Transform]) -> ModelProto:
     """`model` as the chain of transforms leaves it, each run on a copy of what the one before
     made and its result checked; TransformFailed or InvalidModel naming the first that fails."""
@@ -124,6 +132,10 @@ def describe(transform: Transform) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     distribution = transform.distribution or "onnx"
+    if transform.name not in TRANSFORMS:  # module:function: the distribution holding it
+        distribution = _distribution(transform.name.partition(":")[0])
+        if not distribution:
+            return f"{transform.name} (not from an installed distribution)"
     try:
         return f"{transform.name} ({distribution} {version(distribution)})"
     except PackageNotFoundError:
