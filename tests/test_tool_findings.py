@@ -55,6 +55,10 @@ SHOWN_BY = {
     "onnxscript_split_to_sequence_opset11": ("onnxscript-optimize", InvalidModel),
     "onnx_ir_cse_optional_type": ("onnx-ir-passes", TransformFailed),
     "onnx_version_converter_identity_16_to_14": ("version-lowest", TransformFailed),
+    "onnxscript_split_to_sequence_int32_split": ("onnxscript-optimize", InvalidModel),
+    "onnx_ir_identity_elimination_if_branch": ("onnx-ir-passes", InvalidModel),
+    "onnx_version_converter_constant_to_11": ("version-lowest", TransformFailed),
+    "onnx_version_converter_if_outer_optional": ("version-lowest", TransformFailed),
 }
 
 

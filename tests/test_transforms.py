@@ -94,6 +94,27 @@ def test_a_transform_that_raises_is_transform_failed_on_one_line(samples):
     assert str(caught.value) == f"{__name__}:_raises: RuntimeError: the tool broke"
 
 
+def _wraps_its_error(model):
+    try:
+        hash({"type": model.graph.name})
+    except TypeError as error:
+        raise RuntimeError("An error occurred when running the '<Pass object at 0x7f12ab>' "
+                           "pass\nsecond line") from error
+    return model
+
+
+def test_a_wrapped_error_is_named_with_its_root_and_no_address(samples):
+    """A tool that wraps what it met (`raise ... from`, as onnx_ir's PassError) is reported
+    with the root of its causes, so failures group by cause; no object address, which would
+    differ from run to run."""
+    with pytest.raises(TransformFailed) as caught:
+        apply_transforms(samples["test_sequence_construct_newest_opset"],
+                         [load_transform(f"{__name__}:_wraps_its_error")])
+    assert str(caught.value) == (f"{__name__}:_wraps_its_error: RuntimeError from TypeError: "
+                                 "unhashable type: 'dict'")
+    assert "0x" not in str(caught.value)
+
+
 def test_a_transform_that_returns_no_model_is_transform_failed(samples):
     with pytest.raises(TransformFailed, match="returned str, not a ModelProto"):
         apply_transforms(samples["test_sequence_construct_newest_opset"],

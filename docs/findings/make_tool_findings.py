@@ -158,6 +158,17 @@ def findings() -> list[Finding]:
         _checked("from onnxscript import optimizer; m = optimizer.optimize({m})",
                  "onnxscript_split_to_sequence_opset11.onnx"),
         "a model valid at opset 11 (Split-11 takes `split` as an attribute); the check passes"))
+    found.append(Finding(
+        "onnxscript_split_to_sequence_int32_split", "onnxscript", script,
+        "`optimizer.optimize` hands SplitToSequence's int32 `split` to a Split, which takes "
+        "int64 only: the model it writes is invalid",
+        "SplitToSequence", "Constrain split size to integral tensor.",
+        _model([helper.make_node("SplitToSequence", ["x", "split"], ["parts"], axis=-1)],
+               [_t("x", F32, [2, 3]), _t("split", TensorProto.INT32, [2])],
+               [_seq("parts", shape=[2, None])], opset=24),
+        _checked("from onnxscript import optimizer; m = optimizer.optimize({m})",
+                 "onnxscript_split_to_sequence_int32_split.onnx"),
+        "a valid model (the split cast to int64, or the node kept); the check passes"))
     ir = "onnx-ir 1.1.0"
     found.append(Finding(
         "onnx_ir_cse_optional_type", "onnx-ir", ir,
@@ -173,6 +184,27 @@ def findings() -> list[Finding]:
         "CommonSubexpressionEliminationPass as P; m = ir.serde.deserialize_model(onnx.load("
         "'onnx_ir_cse_optional_type.onnx')); P()(m); print('done')\"",
         "done"))
+    branches = {
+        "then_branch": helper.make_graph([helper.make_node("SequenceErase", ["s"], ["erased"])],
+                                         "then", [], [_seq("erased")]),
+        "else_branch": helper.make_graph([helper.make_node("Identity", ["s"], ["kept"])],
+                                         "else", [], [_seq("kept")])}
+    found.append(Finding(
+        "onnx_ir_identity_elimination_if_branch", "onnx-ir", ir,
+        "the identity-elimination pass empties an If branch whose output is Identity of an "
+        "outer value, renaming the outer value to the branch output: the model it writes is "
+        "invalid (\"Graph output 'kept' is not an output of any node in graph\")",
+        "If", "Graph to run if condition is false. Has N outputs: values you wish to be "
+              "live-out to the enclosing scope. The number of outputs must match the number of "
+              "outputs in the then_branch.",
+        _model([helper.make_node("SequenceConstruct", ["x"], ["s"]),
+                helper.make_node("If", ["cond"], ["y"], **branches)],
+               [_t("cond", BOOL, []), _t("x", F32, [2])], [_seq("y")]),
+        "python -c \"import onnx, onnx_ir as ir; from onnx_ir.passes.common import "
+        "IdentityEliminationPass as P; m = ir.serde.deserialize_model(onnx.load("
+        "'onnx_ir_identity_elimination_if_branch.onnx')); P()(m); m = ir.serde."
+        "serialize_model(m); onnx.checker.check_model(m, full_check=True); print('valid')\"",
+        "valid"))
     onnx_version = f"onnx {onnx.__version__}"
     found.append(Finding(
         "onnx_version_converter_identity_16_to_14", "onnx", onnx_version,
@@ -186,6 +218,42 @@ def findings() -> list[Finding]:
         "onnx.load('onnx_version_converter_identity_16_to_14.onnx'), 14); "
         "onnx.checker.check_model(m, full_check=True); print('valid')\"",
         "valid", "https://github.com/onnx/onnx/issues/3984 (the same gap for SequenceInsert)"))
+    found.append(Finding(
+        "onnx_version_converter_constant_to_11", "onnx", onnx_version,
+        "the version converter cannot take a Constant down to opset 11 (\"No Adapter To "
+        "Version $11 for Constant\"), though a Constant with a `value` tensor means the same "
+        "there",
+        "Constant", "A constant tensor. Exactly one of the two attributes, either value or "
+                    "sparse_value, must be specified.",
+        _model([helper.make_node("Constant", [], ["c"], value=helper.make_tensor(
+                    "c", F32, [2], [1, 2])),
+                helper.make_node("SequenceConstruct", ["c"], ["s"])], [], [_seq("s")],
+               opset=12),
+        "python -c \"import onnx; from onnx import version_converter as v; m = v.convert_version("
+        "onnx.load('onnx_version_converter_constant_to_11.onnx'), 11); "
+        "onnx.checker.check_model(m, full_check=True); print('valid')\"",
+        "valid"))
+    outer = {
+        "then_branch": helper.make_graph(
+            [helper.make_node("OptionalGetElement", ["maybe"], ["got"])], "then", [],
+            [_t("got", F32, [2])]),
+        "else_branch": helper.make_graph(
+            [helper.make_node("Identity", ["default"], ["fallback"])], "else", [],
+            [_t("fallback", F32, [2])])}
+    found.append(Finding(
+        "onnx_version_converter_if_outer_optional", "onnx", onnx_version,
+        "the version converter, taking a model from opset 18 to 15, refuses OptionalGetElement "
+        "on an optional of the enclosing graph inside an If branch as a \"Non-Optional input\", "
+        "though the input is an optional",
+        "OptionalGetElement", "Constrain input type to optional tensor and optional sequence "
+                              "types.",
+        _model([helper.make_node("OptionalHasElement", ["maybe"], ["has"]),
+                helper.make_node("If", ["has"], ["value"], **outer)],
+               [_opt("maybe"), _t("default", F32, [2])], [_t("value", F32, [2])]),
+        "python -c \"import onnx; from onnx import version_converter as v; m = v.convert_version("
+        "onnx.load('onnx_version_converter_if_outer_optional.onnx'), 15); "
+        "onnx.checker.check_model(m, full_check=True); print('valid')\"",
+        "valid"))
     body = helper.make_graph(
         [helper.make_node("Identity", ["c"], ["c_out"]),
          helper.make_node("SequenceInsert", ["carried", "x"], ["grown"])], "body",

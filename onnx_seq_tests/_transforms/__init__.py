@@ -118,12 +118,26 @@ def apply_transforms(model: ModelProto, transforms: list[Transform]) -> ModelPro
     return model
 
 
-def _said(error: Exception, named: bool = True) -> str:
-    """What an exception says, on one bounded line: its type (when `named`) and first line."""
-    lines = str(error).strip().splitlines()
+#: How deep `_said` follows an exception's causes.
+CAUSES_FOLLOWED = 8
+_ADDRESS = re.compile(r" (object )?at 0x[0-9a-fA-F]+")
+
+
+def _said(error: BaseException, named: bool = True) -> str:
+    """What an exception says, on one bounded line: its type (when `named`) and first line.
+    A tool that wraps the error it met (`raise ... from`, as a pass manager's PassError) is
+    named with the error at the root of its causes, `PassError from TypeError: ...`, so that
+    reports group failures by their root; object addresses are left out, so the same failure
+    says the same words."""
+    root, depth = error, 0
+    while depth < CAUSES_FOLLOWED and root.__cause__ is not None:  # `raise ... from`
+        root, depth = root.__cause__, depth + 1
+    lines = _ADDRESS.sub("", str(root)).strip().splitlines()
     said = one_line(lines[0].strip()) if lines else ""
     if named:
-        said = f"{type(error).__name__}: {said}" if said else type(error).__name__
+        kind = type(root).__name__ if root is error else \
+            f"{type(error).__name__} from {type(root).__name__}"
+        said = f"{kind}: {said}" if said else kind
     return shorten(said, 300)
 
 
