@@ -160,11 +160,10 @@ def with_variants(case: Case) -> list[tuple[Case, CaseEntry]]:
     variants = []
     for form, derive in DERIVATIONS:
         made = derive(case)
-        key = form.manifest_form  # the entry's fields are named as the manifest's keys
-        entry = dataclasses.replace(entry, **{key: tuple(v.name for v in made.variants),
-                                              f"no_{key}_form": made.reason or None})
-        variants += [(v, dataclasses.replace(CaseEntry.of(v, form.folder), form=key,
-                                             derived_from=case.name))
+        entry = entry.with_variants(form, tuple(v.name for v in made.variants),
+                                    made.reason or None)
+        variants += [(v, dataclasses.replace(CaseEntry.of(v, form.folder),
+                                             form=form.manifest_form, derived_from=case.name))
                      for v in made.variants]
     return [(case, entry), *variants]
 

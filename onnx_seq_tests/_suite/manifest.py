@@ -27,7 +27,7 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
 
@@ -197,6 +197,13 @@ class CaseEntry:
         """Why this case has no variant of a derived `form` (None: not said)."""
         return self.no_constant_form if form is suite_forms.SuiteForm.CONSTANT \
             else self.no_tensor_io_form
+
+    def with_variants(self, form: suite_forms.SuiteForm, names: tuple[str, ...],
+                      reason: str | None) -> CaseEntry:
+        """This entry listing `names` as its variants of a derived `form`, or `reason`."""
+        if form is suite_forms.SuiteForm.CONSTANT:
+            return replace(self, constant=names, no_constant_form=reason)
+        return replace(self, tensor_io=names, no_tensor_io_form=reason)
 
     def to_json(self) -> dict:
         """The entry as the manifest writes it (lists for tuples; None fields left out)."""
