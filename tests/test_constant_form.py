@@ -13,7 +13,7 @@ from conftest import GENERATED, ROOT
 
 from onnx_seq_tests._casefile.reader import load_cases
 from onnx_seq_tests._core.errors import InvalidModel
-from onnx_seq_tests._core.suite_forms import SuiteForm
+from onnx_seq_tests._core.suite_forms import SuiteForm, is_derived_folder
 from onnx_seq_tests._oracle.expectations import check_case
 from onnx_seq_tests._published import coverage
 from onnx_seq_tests._run.verifier import verify
@@ -62,6 +62,18 @@ def test_names_and_reasons(cases):
         f"{several.name}__constant{k}" for k in range(len(several.data_sets))]
     inputless = next(c for c in cases if not c.graph.inputs)
     assert derive(inputless).reason == INPUTLESS
+
+
+def test_the_form_is_named_once_and_found_by_manifest_or_folder():
+    form = SuiteForm.CONSTANT
+    assert (form.value, form.folder, form.manifest_form, form.title, form.short) == (
+        "constant", "sequence_optional_constant", "constant", "constant form", "const.")
+    assert SuiteForm.derived() == (SuiteForm.TENSOR_BOUNDARY, SuiteForm.CONSTANT)
+    assert SuiteForm.of_manifest("constant") is form
+    assert SuiteForm.of_manifest(None) is SuiteForm.of_manifest("x") is SuiteForm.AS_WRITTEN
+    assert SuiteForm.of_case(f"{form.folder}/test_x__constant") is form
+    assert SuiteForm.of_case("sequence_optional/test_x") is SuiteForm.AS_WRITTEN
+    assert is_derived_folder(form.folder) and not is_derived_folder("sequence_optional")
 
 
 # -- the built suite ----------------------------------------------------------------------------
