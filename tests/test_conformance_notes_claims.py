@@ -14,6 +14,7 @@ from pathlib import Path
 import onnx.defs
 import pytest
 
+from onnx_seq_tests._core.suite_forms import SuiteForm
 from onnx_seq_tests._published.case_folder import read_case_folder
 from onnx_seq_tests._reports.notes import attach_notes, load_notes
 from onnx_seq_tests._run.verifier import Result
@@ -22,10 +23,12 @@ from onnx_seq_tests._run.worker_main import run_on
 ROOT = Path(__file__).resolve().parent.parent
 NOTES = ROOT / "docs" / "conformance-notes.yaml"
 SUITE = ROOT / "generated" / "sequence_optional"
-TENSOR_IO = "sequence_optional_tensor_io"
+TENSOR_IO = SuiteForm.TENSOR_BOUNDARY.folder
+CONSTANT = SuiteForm.CONSTANT.folder
 
 # One case each note explains, as it was when the note was written (see docs/conformance.md);
-# "sequence_optional_tensor_io/<name>" names a case of the tensor-boundary form.
+# "sequence_optional_tensor_io/<name>" names a case of the tensor-boundary form,
+# "sequence_optional_constant/<name>" one of the constant form.
 WITNESSES = {
     "complex64 and complex128, every operator": "test_concat_from_sequence_v11_complex128",
     "Optional at opset 28": "test_optional_v28_tensor_float4e2m1",
@@ -39,6 +42,12 @@ WITNESSES = {
     "Optional with both an input and a type attribute": "test_optional_with_input_and_type",
     "Optional returns a list (tensor-boundary variants)":
         f"{TENSOR_IO}/test_optional_has_element_v18_optional_tensor_float__none",
+    "Optional returns a list (constant variants)":
+        f"{CONSTANT}/test_optional_get_element_v15_optional_seq_float__constant0",
+    "Initializer strings lose a trailing NUL":
+        f"{CONSTANT}/test_sequence_construct_strings_with_nul__constant",
+    "complex64 and complex128 initializers (constant form)":
+        f"{CONSTANT}/test_optional_has_element_v18_tensor_complex64__constant",
     "SequenceInsert into an empty sequence": "test_sequence_empty_then_insert",
     "SequenceInsert at position n": "test_sequence_insert_at_length_append",
     "SequenceMap does not zip two or more additional inputs, and fails on an empty input":

@@ -22,6 +22,7 @@ from onnx_seq_tests._core.cases import Node
 from onnx_seq_tests._core.compare import compare_outputs
 from onnx_seq_tests._core.errors import OracleError
 from onnx_seq_tests._core.problems import Where
+from onnx_seq_tests._core.suite_forms import SuiteForm
 from onnx_seq_tests._fuzz import mutant_score
 from onnx_seq_tests._oracle import oracle
 from onnx_seq_tests._oracle.oracle import MISSING
@@ -247,10 +248,14 @@ def test_suite_has_every_edge_case(ours):
 
 def test_suite_has_every_structural_feature_in_both_forms(suite_root, ours):
     """Each feature of structure.STRUCTURE is held by a case as written and by a case of the
-    tensor-boundary form (each form counted from its own models and data sets)."""
+    tensor-boundary form (each form counted from its own models and data sets); the constant
+    form holds every one but those of a value that is a graph input (it has none)."""
     assert [what for what, cases in ours.structure() if not cases] == []
-    tensor_io = coverage.tensor_io_form(suite_root).structure
+    tensor_io = coverage.derived_form(suite_root, SuiteForm.TENSOR_BOUNDARY).structure
     assert [what for what, cases in tensor_io if not cases] == []
+    constant = coverage.derived_form(suite_root, SuiteForm.CONSTANT).structure
+    assert [what for what, cases in constant if not cases] == [
+        "a position that is a graph input", "SplitToSequence: a split that is a graph input"]
 
 
 def test_onnx_own_cases_cover_little(theirs):
@@ -261,8 +266,8 @@ def test_onnx_own_cases_cover_little(theirs):
 
 def test_committed_report_is_up_to_date(suite_root, ours, theirs, mutation_table):
     committed = (ROOT / "docs" / "coverage.md").read_text(encoding="utf-8")
-    tensor_io = coverage.tensor_io_form(suite_root)
-    assert committed == coverage.report(ours, theirs, "generated", tensor_io) + "\n" + \
+    derived = coverage.derived_forms(suite_root)
+    assert committed == coverage.report(ours, theirs, "generated", derived) + "\n" + \
         mutation_table, (
         "docs/coverage.md is stale: run `make coverage`")
 
@@ -323,25 +328,37 @@ def test_cli_writes_the_report(suite_root, tmp_path, ours, theirs, mutation_tabl
     result = CliRunner().invoke(main, ["coverage", str(suite_root), "--markdown", str(target)])
     assert result.exit_code == 0, result.output
     assert "772 of 772 combinations covered" in result.output
-    tensor_io = coverage.tensor_io_form(suite_root)
+    derived = coverage.derived_forms(suite_root)
     assert target.read_text(encoding="utf-8") == coverage.report(
-        ours, theirs, suite_root.as_posix(), tensor_io) + "\n" + mutation_table
+        ours, theirs, suite_root.as_posix(), derived) + "\n" + mutation_table
     count = len(mutation.mutants())
     assert f"| this suite | {ours.cases} | {count} of {count} | 100% |" in mutation_table
 
 
-def test_the_tensor_boundary_form_is_reported_apart(suite_root, ours):
+@pytest.mark.parametrize("form", SuiteForm.derived())
+def test_a_derived_form_is_reported_apart(suite_root, ours, form):
     """Its folders are copies of the same cases: not counted in the tables, listed below them
-    with the cases that have no such form and why."""
-    form = coverage.tensor_io_form(suite_root)
+    with the cases that have no such form and why, the reasons counted."""
+    derived = coverage.derived_form(suite_root, form)
     entries = json.loads((suite_root / "manifest.json").read_bytes())["cases"].values()
     assert ours.cases == sum(1 for e in entries if "form" not in e)
-    assert form.folders == sum(1 for e in entries if e.get("form") == "tensor_io")
-    assert len(form.without) == sum(1 for e in entries if "no_tensor_io_form" in e) > 60
-    assert form.without["split_to_sequence_v24_bfloat16"] == (
-        "SequenceLength-11 does not allow seq(tensor(bfloat16)) (its only version)")
-    text = coverage.report(ours, ours, "generated", form)
+    assert derived.folders == sum(1 for e in entries if e.get("form") == form.manifest_form)
+    without = sum(1 for e in entries if f"no_{form.manifest_form}_form" in e)
+    assert len(derived.without) == without > 60
+    assert sum(count for _, count in derived.reasons()) == without
+    text = coverage.report(ours, ours, "generated", [derived])
+    assert f"## The {form.title}" in text and "\n".join(coverage.reasons_table(derived)) in text
     assert "| `optional_v28_seq_int4` | SequenceConstruct-11 does not allow tensor(int4)" in text
+
+
+def test_the_reasons_gather_the_element_types_of_one_refusal(suite_root):
+    derived = coverage.derived_form(suite_root, SuiteForm.TENSOR_BOUNDARY)
+    assert derived.without["split_to_sequence_v24_bfloat16"] == (
+        "SequenceLength-11 does not allow seq(tensor(bfloat16)) (its only version)")
+    reasons = dict(derived.reasons())
+    assert reasons["SequenceLength-11 does not allow seq(tensor(T)) (its only version), "
+                   "T one of bfloat16"] == sum(
+        why.startswith("SequenceLength-11") for why in derived.without.values())
 
 
 def test_cli_without_a_suite_is_a_usage_error(tmp_path):

@@ -28,13 +28,17 @@ def test_every_committed_entry_round_trips(committed):
     assert manifests.dumps(rebuilt) == (GENERATED / manifests.MANIFEST).read_bytes()
 
 
-FORM = SuiteForm.TENSOR_BOUNDARY.manifest_form
-
-
-def test_the_variant_keys_are_the_tensor_io_form(committed):
-    assert manifests.TENSOR_IO == FORM
-    variants = [e for e in case_entries(committed["cases"]).values() if e.derived_from]
-    assert variants and all(e.form == FORM and e.tensor_io is None for e in variants)
+def test_the_variant_keys_are_the_derived_forms(committed):
+    assert (manifests.TENSOR_IO, manifests.CONSTANT) == tuple(
+        form.manifest_form for form in SuiteForm.derived())
+    entries = case_entries(committed["cases"])
+    variants = [e for e in entries.values() if e.derived_from]
+    assert {e.form for e in variants} == {manifests.TENSOR_IO, manifests.CONSTANT}
+    assert all(e.tensor_io is None and e.constant is None for e in variants)
+    for form in SuiteForm.derived():  # each variant listed by its original, under its form
+        listed = {n for e in entries.values() for n in e.variants(form) or ()}
+        assert listed == {n for n, e in entries.items() if e.form == form.manifest_form}
+        assert all(entries[n].folder.startswith(f"{form.folder}/") for n in listed)
 
 
 def test_discovery_reads_the_same_records(committed):

@@ -30,7 +30,7 @@ from onnx_seq_tests import __version__
 from onnx_seq_tests._casefile.reader import load_cases
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._suite import publish
-from onnx_seq_tests._suite.build import build
+from onnx_seq_tests._suite.build import SUITES, build
 from onnx_seq_tests._suite.layout import SUITE
 from onnx_seq_tests._suite.manifest import MANIFEST, tree_files, verify
 from onnx_seq_tests._suite.publish import recover, work_dir
@@ -153,8 +153,9 @@ def test_manifest_lists_every_file_with_its_sha256(tmp_path):
     out = tmp_path / "out"
     manifest = json.loads((out / MANIFEST).read_text())
     on_disk = [r for r in tree_files(out) if r != MANIFEST]
-    # 5 files per case, 6 per tensor-boundary variant (one input per sequence element)
-    assert sorted(manifest["files"]) == on_disk and len(on_disk) == 4 * 5 + 4 * 6
+    # 5 files per case, 6 per tensor-boundary variant (one input per sequence element), 3 per
+    # constant variant (no input file)
+    assert sorted(manifest["files"]) == on_disk and len(on_disk) == 4 * 5 + 4 * 6 + 4 * 3
     for relative, entry in manifest["files"].items():
         data = (out / relative).read_bytes()
         assert entry == {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
@@ -165,6 +166,7 @@ def test_manifest_lists_every_file_with_its_sha256(tmp_path):
         assert manifest["cases"][case.name] == {
             "folder": f"{SUITE}/test_{case.name}", "operators": ["SequenceAt"], "opset": 11,
             "atol": 0.0, "rtol": 0.0, "data_sets": 1, "tensor_io": [f"{case.name}__len2"],
+            "constant": [f"{case.name}__constant"],
             "source": f"{cases_file.as_posix()}:{case.where.line}"}
     assert verify(out) == []
     (out / SUITE / "test_pub_at_2" / "model.onnx").write_bytes(b"changed")
@@ -188,6 +190,7 @@ def test_check_names_the_case_whose_value_changed_and_writes_nothing(tmp_path):
     assert failed.returncode == 1
     assert failed.stdout.splitlines() == [
         "changed: test_pub_at_3 (test_data_set_0/input_0.pb, test_data_set_0/output_0.pb)",
+        "changed: test_pub_at_3__constant (model.onnx, test_data_set_0/output_0.pb)",
         "changed: test_pub_at_3__len2 (test_data_set_0/input_0.pb, test_data_set_0/output_0.pb)",
         "changed: manifest.json (its entries differ)"]
     assert "run `gen-seq-tests build`" in failed.stderr
@@ -205,14 +208,13 @@ def test_check_names_missing_and_stale_folders(tmp_path):
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         "missing: test_pub_at_0", "stale: test_pub_at_3 (no case builds it)",
+        "stale: test_pub_at_3__constant (no case builds it)",
         "stale: test_pub_at_3__len2 (no case builds it)",
         "changed: manifest.json (its entries differ)"]
     (out / MANIFEST).unlink()  # then nothing in the tree is known to be a build's
     lines = run("build", cases_file, "-o", out, "--check").stdout.splitlines()
-    assert lines[:2] == [f"foreign: {SUITE}/ (no build wrote it; `gen-seq-tests build` refuses "
-                         "to run until it is moved out)", f"foreign: {SUITE}_tensor_io/ (no "
-                         "build wrote it; `gen-seq-tests build` refuses to run until it is "
-                         "moved out)"]
+    why = "(no build wrote it; `gen-seq-tests build` refuses to run until it is moved out)"
+    assert lines[:3] == [f"foreign: {folder}/ {why}" for folder in sorted(SUITES)]
     assert lines[-1] == "missing: manifest.json"
 
 
@@ -529,8 +531,9 @@ def test_pack_twice_gives_the_same_bytes(tmp_path, time_zone):
     assert data == (tmp_path / "b.tar.gz").read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     identity = hashlib.sha256(gzip.decompress(data)).hexdigest()
+    files = 1 + len(json.loads((out / MANIFEST).read_bytes())["files"])  # and the manifest
     assert first.stdout.splitlines() == [
-        f"wrote {tmp_path / 'a.tar.gz'}: 34 files, sha256 {digest}",
+        f"wrote {tmp_path / 'a.tar.gz'}: {files} files, sha256 {digest}",
         f"suite sha256 {identity} (the uncompressed tar, the same wherever it is packed: gzip -dc "
         f"{tmp_path / 'a.tar.gz'} | sha256sum)"]
     assert second.stdout.splitlines()[0].endswith(digest) and identity in second.stdout

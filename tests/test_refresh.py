@@ -67,7 +67,9 @@ def checkout(tmp_path) -> Path:
 def test_only_new_or_changed_case_folders_rerun(checkout):
     said: list[str] = []
     refresh.refresh(checkout, jobs=1, say=said.append)
-    assert f"running {', '.join(refresh.RUNTIMES)} on 4 case folder(s)" in said
+    folders = len(refresh.case_digests(checkout / "generated"))  # each case in every form
+    assert folders == 2 * len(SuiteForm)
+    assert f"running {', '.join(refresh.RUNTIMES)} on {folders} case folder(s)" in said
     recorded = json.loads((checkout / refresh.VERDICTS).read_text())
     digests = refresh.case_digests(checkout / "generated")
     assert sorted(recorded) == sorted(refresh.RUNTIMES)
@@ -76,7 +78,7 @@ def test_only_new_or_changed_case_folders_rerun(checkout):
     assert refresh.read_digests(checkout / refresh.DIGESTS) == digests
     readme = (checkout / "README.md").read_text()
     assert readme.startswith("# x\n\n" + refresh.TABLE_START) and readme.endswith("\n\nend\n")
-    assert "| onnxruntime (CPU) | 2 / 0 / 0 | 2 / 0 / 0 |" in readme
+    assert "| onnxruntime (CPU) |" + " 2 / 0 / 0 |" * len(SuiteForm) in readme
     assert (checkout / refresh.CONFORMANCE).read_text().startswith("# Conformance")
 
     said.clear()  # nothing changed: nothing re-runs, the same bytes
@@ -92,7 +94,8 @@ def test_only_new_or_changed_case_folders_rerun(checkout):
                                                    + case_yaml("mine_c", 4.5))
     build([checkout / "cases"], checkout / "generated")
     refresh.refresh(checkout, jobs=1, say=said.append)
-    assert said[0] == "recorded runtime verdicts: 4 case folder(s) new or changed, 2 gone"
+    assert said[0] == (f"recorded runtime verdicts: {2 * len(SuiteForm)} case folder(s) new or "
+                       f"changed, {len(SuiteForm)} gone")
     recorded = json.loads((checkout / refresh.VERDICTS).read_text())
     cases = {c for g in recorded["tract"] for c in g["cases"]}
     assert cases == set(refresh.case_digests(checkout / "generated"))

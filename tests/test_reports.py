@@ -209,12 +209,13 @@ def test_case_refs_carry_form_origin_and_about_from_the_committed_manifest(commi
     """The manifest is read once, when the cases are found: each CaseRef carries its form, the
     case it is derived from and that case's operators, which `about_of` hands the reports."""
     refs = find_cases(committed_suite)
-    variants = [r for r in refs if r.form is SuiteForm.TENSOR_BOUNDARY]
+    variants = [r for r in refs if r.form is not SuiteForm.AS_WRITTEN]
     originals = {r.name.removeprefix("test_"): r for r in refs
                  if r.form is SuiteForm.AS_WRITTEN}
-    assert variants and originals and len(variants) + len(originals) == len(refs)
+    assert originals and len(variants) + len(originals) == len(refs)
+    assert {r.form for r in variants} == set(SuiteForm.derived())
     for ref in variants:
-        assert ref.case.startswith(f"{SuiteForm.TENSOR_BOUNDARY.folder}/")
+        assert ref.case.startswith(f"{ref.form.folder}/")
         assert ref.derived_from in originals and ref.about == originals[ref.derived_from].operators
     assert all(r.derived_from is None and r.about is None for r in originals.values())
     about = about_of(refs)

@@ -118,15 +118,17 @@ def test_committed_conformance_report_is_up_to_date(suite_verification, suite_in
 
 
 def test_summary_of_onnxruntime_fits_a_screen_with_its_failures_on_top(suite_verification):
-    """`verify --summary` on the whole suite: at most 50 lines; the two wrong answers come
-    before the errors and refusals, which are grouped (a few dozen distinct causes)."""
+    """`verify --summary` on the whole suite: at most 50 lines; the wrong answers (one line
+    each) come before the errors and refusals, which are grouped (a few dozen distinct
+    causes)."""
     results = [r for r in suite_verification if r.backend == "onnxruntime"]
     lines = summary_text(results, ["onnxruntime"],
                                 about_of(find_cases(ROOT / "generated"))).splitlines()
     assert len(lines) <= 50, "\n".join(lines)
     failures = [i for i, line in enumerate(lines) if line.startswith("FAIL ")]
     groups = next(i for i, line in enumerate(lines) if line.startswith("Errors and refusals"))
-    assert len(failures) == 2 and max(failures) < groups
+    assert len(failures) == sum(r.outcome == "fail" for r in results) > 0
+    assert max(failures) < groups
     assert lines[0].startswith("onnxruntime: ") and lines[2].startswith("operator ")
 
 

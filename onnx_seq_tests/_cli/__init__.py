@@ -333,7 +333,7 @@ def coverage(root: Path, markdown_path: Path | None) -> None:
     cases = measure.suite_coverage(root, skipped)
     ours = measure.summarize(cases)
     theirs = measure.summarize(measure.onnx_coverage())
-    text = measure.report(ours, theirs, root.as_posix(), measure.tensor_io_form(root)) + \
+    text = measure.report(ours, theirs, root.as_posix(), measure.derived_forms(root)) + \
         "\n" + mutation.markdown(*mutation.scores(root, [], cases), fuzz=committed_fuzz_score())
     if markdown_path is None:
         click.echo(text, nl=False)

@@ -21,8 +21,8 @@ MAX_YAML_TEXT_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
 #: Elements of one tensor value written in a case file.
 MAX_TENSOR_ELEMENTS = 100_000
-#: Characters of a case name: it becomes the folder test_<name> (a tensor-boundary variant adds
-#: a suffix), and a file name holds at most 255 bytes.
+#: Characters of a case name: it becomes the folder test_<name> (a variant of a derived form
+#: adds a suffix), and a file name holds at most 255 bytes.
 MAX_CASE_NAME = 120
 
 # -- running the spec oracle on a data set (_oracle/oracle.py) ------------------------------------

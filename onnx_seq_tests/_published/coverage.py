@@ -1,5 +1,5 @@
 """Coverage of a suite beside onnx's own node cases: which suites are measured (a generated
-suite's case folders, its tensor-boundary form, onnx's sequence node cases, selected here once),
+suite's case folders, its derived forms, onnx's sequence node cases, selected here once),
 their totals (`summarize`) and the Markdown report. What one case exercises is
 case_features.py's.
 """
@@ -7,6 +7,7 @@ case_features.py's.
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,18 +28,17 @@ from .structure import STRUCTURE, structure_markdown
 # -- suites -------------------------------------------------------------------------------------
 
 def suite_coverage(root: Path, skipped: list | None = None,
-                   tensor_io: bool = False) -> list[CaseCoverage]:
-    """The coverage of every case folder under `root`, read back as any consumer reads it;
-    the tensor-boundary form's folders (copies of the same cases) are counted by
-    `tensor_io_form` instead (`tensor_io`: only those). A folder that cannot be read raises
+                   form: SuiteForm = SuiteForm.AS_WRITTEN) -> list[CaseCoverage]:
+    """The coverage of every case folder of `form` under `root` (default: the cases as
+    written), read back as any consumer reads it; the derived forms' folders (copies of the
+    same cases) are counted by `derived_form` instead. A folder that cannot be read raises
     ReadError; with `skipped` it is appended there (a discovery.Skipped: folder, kind, reason)
     and the others counted (NothingRead when no folder could be read)."""
     def read(path: Path) -> CaseCoverage:
         folder = read_case_folder(path)
         return case_coverage(folder.name, folder.model, folder.data_sets)
 
-    outcomes = read_each([p for p in case_folders(Path(root)) if (
-        p.parent.name == SuiteForm.TENSOR_BOUNDARY.folder) == tensor_io], read)
+    outcomes = read_each([p for p in case_folders(Path(root)) if _form_of(p) is form], read)
     if skipped is None:
         outcomes.raise_first()
     elif outcomes.skipped and not outcomes.done:  # a report of no case: say so instead
@@ -81,28 +81,55 @@ def onnx_coverage() -> list[CaseCoverage]:
             for test in onnx_sequence_tests()]
 
 
-@dataclass
-class TensorIOForm:
-    """The tensor-boundary form under a root: its case folders, and the cases without one."""
+def _form_of(case_folder: Path) -> SuiteForm:
+    """The form of a case folder by the folder holding it."""
+    return next((f for f in SuiteForm.derived() if case_folder.parent.name == f.folder),
+                SuiteForm.AS_WRITTEN)
 
+
+@dataclass
+class DerivedForm:
+    """A derived form under a root: its case folders, and the cases without one."""
+
+    form: SuiteForm
     folders: int
-    without: dict[str, str]  # case name -> why it has no tensor-boundary form
+    without: dict[str, str]  # case name -> why it has no variant of this form
     structure: list = field(default_factory=list)  # Summary.structure() of its folders
 
+    def reasons(self) -> list[tuple[str, int]]:
+        """Why cases have no variant of this form, with how many cases each: a wrapping
+        operator's refusal of an element type is one reason, its types gathered."""
+        groups: dict[str, list[str]] = {}
+        for why in self.without.values():
+            groups.setdefault(_ELEMENT.sub("tensor(T)", why), []).append(why)
+        found = []
+        for reason, whys in sorted(groups.items(), key=lambda g: (-len(g[1]), g[0])):
+            types = sorted({t for why in whys for t in _ELEMENT.findall(why)})
+            found.append((reason + (f", T one of {', '.join(types)}" if types else ""),
+                          len(whys)))
+        return found
 
-def tensor_io_form(root: Path, skipped: list | None = None) -> TensorIOForm:
-    """Count the form's folders under `root` and the structural features they hold; the cases
-    without a form come from the manifest at `root`, when there is one. A folder that cannot
-    be read: as in suite_coverage."""
+
+_ELEMENT = re.compile(r"tensor\((\w+)\)")
+
+
+def derived_form(root: Path, form: SuiteForm, skipped: list | None = None) -> DerivedForm:
+    """Count the folders of a derived `form` under `root` and the structural features they
+    hold; the cases without the form come from the manifest at `root`, when there is one. A
+    folder that cannot be read: as in suite_coverage."""
     root = Path(root)
-    folders = sum(p.parent.name == SuiteForm.TENSOR_BOUNDARY.folder for p in case_folders(root))
-    structure = summarize(suite_coverage(root, skipped, tensor_io=True)).structure() \
-        if folders else []
+    folders = sum(_form_of(p) is form for p in case_folders(root))
+    structure = summarize(suite_coverage(root, skipped, form)).structure() if folders else []
     manifest = read_manifest(root)
     cases = manifest.by_name if manifest is not None else {}
-    without = {n: e.no_tensor_io_form for n, e in sorted(cases.items())
-               if e.no_tensor_io_form is not None}
-    return TensorIOForm(folders, without, structure)
+    without = {n: why for n, e in sorted(cases.items())
+               if (why := e.no_form(form)) is not None}
+    return DerivedForm(form, folders, without, structure)
+
+
+def derived_forms(root: Path, skipped: list | None = None) -> list[DerivedForm]:
+    """`derived_form` of each derived form, in order."""
+    return [derived_form(root, form, skipped) for form in SuiteForm.derived()]
 
 
 @dataclass
@@ -160,16 +187,17 @@ def summarize(coverages: list[CaseCoverage]) -> Summary:
 # -- the report ---------------------------------------------------------------------------------
 
 def report(ours: Summary, theirs: Summary, root_label: str,
-           tensor_io: TensorIOForm | None = None) -> str:
+           derived: list[DerivedForm] | None = None) -> str:
     """The coverage report as Markdown: totals, the matrix, edge cases, features, and the
-    tensor-boundary form when given."""
+    derived forms given."""
+    derived = derived or []
     lines = _totals(ours, theirs, root_label) + _matrix_rows(ours, theirs) \
         + _edge_case_rows(ours, theirs)
-    lines += structure_markdown(ours.structure(), tensor_io.structure if tensor_io else None,
+    lines += structure_markdown(ours.structure(), [(d.form.title, d.structure) for d in derived],
                                 theirs.structure())
     lines += _feature_rows(ours, theirs)
-    if tensor_io is not None:
-        lines += _tensor_io_rows(tensor_io)
+    for form in derived:
+        lines += _derived_rows(form)
     lines += ["", "## Types onnx's own node cases cover", ""]
     for (op_type, version), allowed in sorted(theirs.allowed.items()):
         covered = theirs.covered(op_type, version)
@@ -254,23 +282,35 @@ def _feature_rows(ours: Summary, theirs: Summary) -> list[str]:
     return lines
 
 
-def _tensor_io_rows(tensor_io: TensorIOForm) -> list[str]:
-    """The tensor-boundary form: its folders, and the cases that have none, with why."""
-    lines = ["", "## The tensor-boundary form", "",
-             f"`{SuiteForm.TENSOR_BOUNDARY.folder}/` holds {tensor_io.folders} case folder(s): "
-             "the cases above with only tensors as graph inputs and outputs. The tables above "
-             "count the cases as written. "
-             f"{len(tensor_io.without)} case(s) have no tensor-boundary form:", ""]
-    if tensor_io.without:
-        lines += ["| case | why |", "|---|---|"]
-        lines += [f"| `{n}` | {why.replace('|', '/')} |"
-                  for n, why in tensor_io.without.items()]
+_WHAT = {SuiteForm.TENSOR_BOUNDARY: "the cases above with only tensors as graph inputs and "
+                                    "outputs",
+         SuiteForm.CONSTANT: "the cases above with no graph input, one per data set, its input "
+                             "values in the model"}
+
+
+def _derived_rows(derived: DerivedForm) -> list[str]:
+    """A derived form: its folders, and the cases that have none, by reason, then each."""
+    title = derived.form.title
+    lines = ["", f"## The {title}", "",
+             f"`{derived.form.folder}/` holds {derived.folders} case folder(s): "
+             f"{_WHAT[derived.form]}. The tables above count the cases as written. "
+             f"{len(derived.without)} case(s) have no {title}:", ""]
+    if derived.without:
+        lines += reasons_table(derived) + ["", "| case | why |", "|---|---|"]
+        lines += [f"| `{n}` | {why.replace('|', '/')} |" for n, why in derived.without.items()]
     return lines
+
+
+def reasons_table(derived: DerivedForm) -> list[str]:
+    """The Markdown table of `derived.reasons()`: why, and how many cases."""
+    return ["| why | cases |", "|---|---:|",
+            *(f"| {why.replace('|', '/')} | {count} |" for why, count in derived.reasons())]
 
 
 def _features_text(labels: list[str]) -> str:
     return ", ".join(label.replace("|", "/") for label in labels) or "-"
 
 
-__all__ = ["Summary", "TensorIOForm", "onnx_coverage", "onnx_node_tests", "onnx_sequence_tests",
-           "report", "suite_coverage", "summarize", "tensor_io_form"]
+__all__ = ["DerivedForm", "Summary", "derived_form", "derived_forms", "onnx_coverage",
+           "onnx_node_tests", "onnx_sequence_tests", "reasons_table", "report", "suite_coverage",
+           "summarize"]

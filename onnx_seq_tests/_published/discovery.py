@@ -228,7 +228,8 @@ def suite_info(root: Path) -> dict:
 class CaseRef:
     """A case folder found under a suite root, with what the suite's manifest says of it, read
     once when the cases are found: its operators, opset, source, suite form, the case it is
-    derived from (a tensor-boundary variant's original) and that case's operators (`about`).
+    derived from (a tensor-boundary or constant variant's original) and that case's operators
+    (`about`).
     The reports take these from here and never read the manifest again."""
 
     path: Path

@@ -197,19 +197,20 @@ def _static(graph: Graph, types, context: str | None, producers: dict, found: se
             _static(subgraph, types, _CONTEXTS.get(node.op_type), producers, found)
 
 
-def structure_markdown(ours: list, tensor_io: list | None, theirs: list) -> list[str]:
+def structure_markdown(ours: list, derived: list[tuple[str, list]], theirs: list) -> list[str]:
     """The report's "Structure" section: each feature of STRUCTURE with how many cases hold it
-    in each suite form and in onnx's node cases (rows of Summary.structure())."""
+    in each suite form (`derived`: each derived form's title and rows; [] for a form without
+    folders counts 0) and in onnx's node cases (rows of Summary.structure())."""
     lines = ["", "## Structure", "",
              "Structural features (onnx_seq_tests/_published/structure.py): ranks and axis "
              "classes, forms of split, where a sequence operator runs and what feeds it, "
              "outer-scope reads, conditions and trip counts of shape [1]. Counted in each suite "
              "form from its own models and data sets.", "",
-             "| feature | cases as written | tensor-boundary form | onnx's cases | example |",
-             "|---|---:|---:|---:|---|"]
-    forms = tensor_io or [(what, []) for what, _ in ours]  # a suite without the form: 0
-    for (what, names), (_, tensor), (_, onnx_names) in zip(ours, forms, theirs, strict=True):
+             "| feature | cases as written | "
+             + "".join(f"{title} | " for title, _ in derived) + "onnx's cases | example |",
+             "|---|---:|" + "---:|" * len(derived) + "---:|---|"]
+    for k, ((what, names), (_, onnx_names)) in enumerate(zip(ours, theirs, strict=True)):
         example = f"`{names[0]}`" if names else "**missing**"
-        lines.append(f"| {what} | {len(names)} | {len(tensor)} | {len(onnx_names)} | "
-                     f"{example} |")
+        counts = "".join(f"{len(rows[k][1]) if rows else 0} | " for _, rows in derived)
+        lines.append(f"| {what} | {len(names)} | {counts}{len(onnx_names)} | {example} |")
     return lines

@@ -44,7 +44,7 @@ from .._core import operators
 from .._core.elements import BY_PROTO
 from .._core.errors import NotExpressible, ReadError, one_line
 from .._core.problems import Problems, quote
-from .._core.suite_forms import SuiteForm
+from .._core.suite_forms import is_derived_folder
 from .._core.value_types import from_type_proto
 from .._published.bounded import as_paths
 from .._published.bounded import shown as shown_path
@@ -82,9 +82,9 @@ def import_folders(paths, prefix: str = "") -> Imported:
             named.add(path)
             continue
         found = case_folders(path) if path.is_dir() else []
-        # a built suite's tensor-boundary form is derived from its cases: building the
-        # imported cases writes it again, so it is not imported as cases of its own
-        found = [f for f in found if f.parent.name != SuiteForm.TENSOR_BOUNDARY.folder] or found
+        # a built suite's derived forms (tensor-boundary, constant) come from its cases:
+        # building the imported cases writes them again, so they are not imported as cases
+        found = [f for f in found if not is_derived_folder(f.parent.name)] or found
         if not found:
             raise ReadError(f"{shown_path(path)}: not a case folder (no model.onnx) and no case "
                             "folders (test_*/model.onnx) below it")

@@ -139,7 +139,8 @@ def resolve_each(targets, cases_paths, suite_root: Path,
 def _variant_folders(names: list[str], suite_root: Path
                      ) -> dict[str, tuple[Path, CaseEntry]]:
     """name -> (case folder, manifest entry) of each name the suite's manifest knows as a
-    case of its own folder that no case file holds: a tensor-boundary variant (`x__len3`)."""
+    case of its own folder that no case file holds: a variant of a derived form (`x__len3`,
+    `x__constant0`)."""
     manifest = nearest_manifest(suite_root) if names else None
     found: dict[str, tuple[Path, CaseEntry]] = {}
     if manifest is None:

@@ -21,7 +21,7 @@ from .._core import operators
 from .._core.atomic import write_atomic
 from .._core.cases import graph_protos
 from .._core.errors import CheckFailed, NothingRead, NotOurPage, ReadError
-from .._core.suite_forms import SuiteForm
+from .._core.suite_forms import is_derived_folder
 from .._published import case_features, coverage
 from .._published.bounded import read_bytes
 from .._published.bounded import shown as shown_path
@@ -71,8 +71,8 @@ def pages(root: Path, out_dir: Path, shown_root: str | None = None,
         entry = entries.get(relative)
         return _Case(folder, relative, entry, read_folder(folder, entry))
 
-    outcomes = read_each([f for f in case_folders(root)  # the tensor-boundary form: copies
-                          if f.parent.name != SuiteForm.TENSOR_BOUNDARY.folder], read)
+    outcomes = read_each([f for f in case_folders(root)  # the derived forms: copies
+                          if not is_derived_folder(f.parent.name)], read)
     if skipped is None:
         outcomes.raise_first()
     elif outcomes.skipped and not outcomes.done:  # pages of no case would replace good ones

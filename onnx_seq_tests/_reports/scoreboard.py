@@ -144,10 +144,11 @@ def glance_table(results: list[Result], specs: list[str], about) -> list[str]:
 
     out = ["", "## At a glance", "",
            "Per operator, the share of its case folders each backend passed, and passed/total; "
-           "`orig.`: the cases as written, `tensors`: their tensor-boundary form "
-           f"(`{SuiteForm.TENSOR_BOUNDARY.folder}/`), counted under the operators of the case "
-           "each variant is derived from (its wrapping Constant, SequenceAt, ... nodes are not "
-           "counted).", "",
+           f"`{SuiteForm.AS_WRITTEN.short}`: the cases as written, "
+           + ", ".join(f"`{f.short}`: their {f.title} (`{f.folder}/`)"
+                       for f in SuiteForm.derived())
+           + ", counted under the operators of the case each variant is derived from (its "
+           "wrapping Constant, SequenceAt, ... nodes are not counted).", "",
            *head, *rows([n for n in table if n in main])]
     others = [n for n in table if n not in main]
     if others:

@@ -20,7 +20,7 @@ import onnx
 from .._core.cases import Graph, walk
 from .._core.compare import compare_outputs
 from .._core.operators import model_opset
-from .._core.suite_forms import SuiteForm
+from .._core.suite_forms import is_derived_folder
 from .._core.value_types import ValueType, from_type_proto
 from .._oracle import oracle
 from .._oracle.mutants import CATALOGUE
@@ -287,15 +287,15 @@ def _subject(name, model: onnx.ModelProto, data_sets, atol, rtol) -> Subject:
 
 
 def suite_subjects(root: Path, skipped: list | None = None) -> list[Subject]:
-    """Every case folder under `root`, read once as a consumer reads it; the tensor-boundary
-    form's folders (copies of the same cases) are left out, as coverage leaves them out. A
+    """Every case folder under `root`, read once as a consumer reads it; the derived forms'
+    folders (copies of the same cases) are left out, as coverage leaves them out. A
     folder that cannot be read raises ReadError; with `skipped` it is appended there."""
     def read(path: Path) -> Subject:
         folder = read_case_folder(path)
         return _subject(folder.name, folder.model, folder.data_sets, folder.atol, folder.rtol)
 
     outcomes = read_each([p for p in case_folders(Path(root))
-                          if p.parent.name != SuiteForm.TENSOR_BOUNDARY.folder], read)
+                          if not is_derived_folder(p.parent.name)], read)
     if skipped is None:
         outcomes.raise_first()
     else:

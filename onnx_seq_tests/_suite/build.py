@@ -4,6 +4,8 @@ A build makes the output root (default `generated/`) hold
 
     <root>/manifest.json           every file with its sha256 and size (manifest.py)
     <root>/sequence_optional/...   one folder per case (layout.py)
+    <root>/sequence_optional_tensor_io/..., <root>/sequence_optional_constant/...
+                                   the derived forms' variants (tensor_io.py, constant_form.py)
 
 and nothing else. It stages the new tree beside the root and swaps it in (publish.py), so an
 interrupted build leaves the old suite or the new one, each matching its manifest.
@@ -61,7 +63,7 @@ from .publish import Staging, folders_of, locked, recover, work_dir
 #: Case files of at least this many bytes in all are compiled in worker processes while this
 #: process writes each compiled case (below it, compiling here is quicker than starting one).
 STREAM_BYTES = 32 * 1024
-#: The suite folders a build writes: the cases as written, and their tensor-boundary form.
+#: The suite folders a build writes: the cases as written, and each derived form's.
 SUITES = tuple(form.folder for form in SuiteForm)
 
 
@@ -70,7 +72,7 @@ class BuildReport:
     """What a build did."""
 
     root: Path
-    cases: int  # cases as written (each with its tensor-boundary variants)
+    cases: int  # cases as written (each with its variants of the derived forms)
     rebuilt: list[str]  # cases compiled and written (either form)
     removed: list[str]  # cases whose folders are gone
     changed: bool  # False when the root already held exactly this suite
@@ -226,12 +228,13 @@ def raise_problems(sources: list[CaseSource], by_file: list[list[CaseResult]],
         casefile.name_duplicates([(n, w) for n, w in originals if w is not None], problems)
     if problems.found:
         raise CaseFileError(sorted(set(problems.found)))
-    if len(set(names)) != len(names):  # a case named like another's tensor-boundary variant
+    if len(set(names)) != len(names):  # a case named like another's variant
         repeated_names = sorted({n for n in names if names.count(n) > 1})
         raise CaseFileError([Problem(".", 1, 1, "duplicate case names: "
                                      + ", ".join(repeated_names)
                                      + " (a tensor-boundary variant is named "
-                                     "<case>__<signature>; rename the case)")])
+                                     "<case>__<signature>, a constant one <case>__constant<k>; "
+                                     "rename the case)")])
 
 
 def _where(source: CaseSource, name: str) -> Where | None:

@@ -27,10 +27,14 @@ from .._core.errors import CaseFileError, ModelError
 from .._core.problems import Problem, Problems, Where
 from .._core.suite_forms import SuiteForm
 from .._oracle import expectations
+from . import constant_form, tensor_io
 from .layout import SUITE, case_files
 from .manifest import CaseEntry
 from .model import build_model
-from .tensor_io import derive
+
+#: The forms derived from each case, and how: its variants of the form, or why it has none.
+DERIVATIONS = ((SuiteForm.TENSOR_BOUNDARY, tensor_io.derive),
+               (SuiteForm.CONSTANT, constant_form.derive))
 
 # -- one case ------------------------------------------------------------------------------------
 
@@ -105,7 +109,7 @@ def _canonical(value):
 class CaseResult:
     """One compiled case: its manifest entry, `files` relative to its folder (None where the
     old ones still hold), and where it is written (None for a case kept from the last build,
-    its file not parsed again; a tensor-boundary variant: its case's place)."""
+    its file not parsed again; a variant of a derived form: its case's place)."""
 
     name: str
     fingerprint: str
@@ -134,16 +138,7 @@ def compile_file(source: CaseSource, empty_optional: str, reusable: dict[str, st
     problems = Problems()
     results = []
     for case in cases:
-        form = derive(case)  # the tensor-boundary variants, built by the same code path
-        entry = dataclasses.replace(
-            CaseEntry.of(case, SUITE), tensor_io=tuple(v.name for v in form.variants),
-            no_tensor_io_form=form.reason or None)
-        items = [(case, entry)] + [
-            (v, dataclasses.replace(CaseEntry.of(v, SuiteForm.TENSOR_BOUNDARY.folder),
-                                    form=SuiteForm.TENSOR_BOUNDARY.manifest_form,
-                                    derived_from=case.name))
-            for v in form.variants]
-        for item, item_entry in items:
+        for item, item_entry in with_variants(case):
             mark = fingerprint(item)
             files = None
             if reusable.get(item.name) != mark:
@@ -156,6 +151,21 @@ def compile_file(source: CaseSource, empty_optional: str, reusable: dict[str, st
             else:
                 on_case(result)
     return FileResult(problems.found, results)
+
+
+def with_variants(case: Case) -> list[tuple[Case, CaseEntry]]:
+    """A case and its variants of each derived form (built by the same code path), each with
+    its manifest entry: the case's lists its variants per form, or why it has none."""
+    entry = CaseEntry.of(case, SUITE)
+    variants = []
+    for form, derive in DERIVATIONS:
+        made = derive(case)
+        entry = entry.with_variants(form, tuple(v.name for v in made.variants),
+                                    made.reason or None)
+        variants += [(v, dataclasses.replace(CaseEntry.of(v, form.folder),
+                                             form=form.manifest_form, derived_from=case.name))
+                     for v in made.variants]
+    return [(case, entry), *variants]
 
 
 def compile_files(sources: list[CaseSource], empty_optional: str, reusable: dict[str, str],

@@ -13,7 +13,8 @@ and keeps the case's nodes and outputs, with that data set's expected values. Th
 operators are the tensor-boundary form's (tensor_io.py), and so is the opset rule: the case's
 opset is kept, raised only to the first at which every wrapping node allows its types; a case
 for which no opset does, or that has no graph input (it is its own constant form), has no
-constant form: its reason is given instead.
+constant form: its reason is given instead. Its folder and its name in the manifest are
+SuiteForm.CONSTANT's (`_core/suite_forms.py`).
 """
 
 from __future__ import annotations
@@ -24,11 +25,6 @@ from dataclasses import dataclass
 from .._core.cases import Case, DataSet, Initializer
 from .._core.value_types import TensorType
 from .tensor_io import BoundaryBuilder, first_opset, specific_type
-
-#: The folder under the output root that holds the constant form.
-CONSTANT_SUITE = "sequence_optional_constant"
-#: The form's name in the manifest's case entries.
-FORM = "constant"
 
 
 @dataclass(frozen=True)

@@ -239,5 +239,5 @@ def folders_hold(root: Path, folders) -> bool:
 
 
 def _as_written(cases: dict[str, CaseEntry]) -> int:
-    """The number of cases as written: a tensor-boundary variant is not counted apart."""
+    """The number of cases as written: a variant of a derived form is not counted apart."""
     return sum(1 for entry in cases.values() if entry.derived_from is None)

@@ -9,14 +9,16 @@ tolerance and data-set count.
                           "source": "cases/<file>.yaml:<line>",
                           "expanded_from": {"for_each": "cases/<file>.yaml:<line>",
                                             "type": "int8", "opset": 18},
-                          "tensor_io": ["<name>__tensors"]}, ...},
+                          "tensor_io": ["<name>__tensors"],
+                          "constant": ["<name>__constant"]}, ...},
      "files": {"sequence_optional/test_<name>/model.onnx": {"sha256": "...", "size": 123}, ...}}
 
 A case's tensor-boundary variants (`tensor_io`, with `no_tensor_io_form` saying why a case has
-none) are cases of their own, with `"form": "tensor_io"` and `derived_from` (the original's
-name). CaseEntry and FileEntry are these entries as records. Paths are relative to the root
-and '/'-separated; keys are sorted, so the same suite always gives the same bytes. The
-manifest does not list itself.
+none) and its constant variants (`constant`, with `no_constant_form`) are cases of their own,
+with `"form": "tensor_io"` or `"form": "constant"` and `derived_from` (the original's name).
+CaseEntry and FileEntry are these entries as records. Paths are relative to the root and
+'/'-separated; keys are sorted, so the same suite always gives the same bytes. The manifest
+does not list itself.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
 
@@ -134,14 +136,17 @@ class ExpandedFrom:
 
 #: The key of a case's tensor-boundary variants (= SuiteForm.TENSOR_BOUNDARY.manifest_form).
 TENSOR_IO = suite_forms.TENSOR_IO
+#: The key of a case's constant variants (= SuiteForm.CONSTANT.manifest_form).
+CONSTANT = suite_forms.CONSTANT
 
 
 @dataclass(frozen=True)
 class CaseEntry:
     """What the manifest says of one case (see the module docstring). `tensor_io` names the
-    tensor-boundary variants of an original case (`no_tensor_io_form` says why it has none);
-    a variant has `form` ("tensor_io") and `derived_from` (its original's name). Every field
-    but `folder` is None when the manifest does not hold it (right)."""
+    tensor-boundary variants of an original case (`no_tensor_io_form` says why it has none),
+    `constant` its constant variants (`no_constant_form` alike); a variant has `form`
+    ("tensor_io" or "constant") and `derived_from` (its original's name). Every field but
+    `folder` is None when the manifest does not hold it (right)."""
 
     folder: str
     operators: tuple[str, ...] | None = None
@@ -153,6 +158,8 @@ class CaseEntry:
     expanded_from: ExpandedFrom | None = None
     tensor_io: tuple[str, ...] | None = None
     no_tensor_io_form: str | None = None
+    constant: tuple[str, ...] | None = None
+    no_constant_form: str | None = None
     form: str | None = None
     derived_from: str | None = None
 
@@ -179,7 +186,24 @@ class CaseEntry:
                    _number(get("atol")), _number(get("rtol")), _int(get("data_sets")),
                    _text(get("source")), ExpandedFrom.from_json(get("expanded_from")),
                    _names(get(TENSOR_IO)), _text(get(f"no_{TENSOR_IO}_form")),
+                   _names(get(CONSTANT)), _text(get(f"no_{CONSTANT}_form")),
                    _text(get("form")), _text(get("derived_from")))
+
+    def variants(self, form: suite_forms.SuiteForm) -> tuple[str, ...] | None:
+        """The names of this case's variants of a derived `form` (None: not listed)."""
+        return self.constant if form is suite_forms.SuiteForm.CONSTANT else self.tensor_io
+
+    def no_form(self, form: suite_forms.SuiteForm) -> str | None:
+        """Why this case has no variant of a derived `form` (None: not said)."""
+        return self.no_constant_form if form is suite_forms.SuiteForm.CONSTANT \
+            else self.no_tensor_io_form
+
+    def with_variants(self, form: suite_forms.SuiteForm, names: tuple[str, ...],
+                      reason: str | None) -> CaseEntry:
+        """This entry listing `names` as its variants of a derived `form`, or `reason`."""
+        if form is suite_forms.SuiteForm.CONSTANT:
+            return replace(self, constant=names, no_constant_form=reason)
+        return replace(self, tensor_io=names, no_tensor_io_form=reason)
 
     def to_json(self) -> dict:
         """The entry as the manifest writes it (lists for tuples; None fields left out)."""

@@ -96,5 +96,5 @@ def write_cache(work: Path, cache: BuildCache) -> None:
 
 
 def as_written(names: list[str] | set[str], entries: dict[str, CaseEntry]) -> list[str]:
-    """The cases as written behind `names`: a tensor-boundary variant counts as its case."""
+    """The cases as written behind `names`: a variant of a derived form counts as its case."""
     return sorted({(entries[n].derived_from or n) if n in entries else n for n in names})
