@@ -44,8 +44,6 @@ WITNESSES = {
         f"{TENSOR_IO}/test_optional_has_element_v18_optional_tensor_float__none",
     "Optional returns a list (constant variants)":
         f"{CONSTANT}/test_optional_get_element_v15_optional_seq_float__constant0",
-    "Initializer strings lose a trailing NUL":
-        f"{CONSTANT}/test_sequence_construct_strings_with_nul__constant",
     "complex64 and complex128 initializers (constant form)":
         f"{CONSTANT}/test_optional_has_element_v18_tensor_complex64__constant",
     "SequenceInsert into an empty sequence": "test_sequence_empty_then_insert",
