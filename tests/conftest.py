@@ -145,13 +145,16 @@ def small_suite(folder: Path, names) -> Path:
     """A suite of some of the committed cases (by name), with its manifest."""
     from onnx_seq_tests._suite import manifest as manifests
 
-    full = manifests.read(GENERATED).to_json()
-    cases = {name: full["cases"][name] for name in names}
-    files = {}
-    for entry in cases.values():
+    manifest = manifest_of(manifests.read(GENERATED).to_json(), names)
+    for entry in manifest["cases"].values():
         shutil.copytree(GENERATED / entry["folder"], folder / entry["folder"])
-        files.update({path: value for path, value in full["files"].items()
-                      if path.startswith(entry["folder"] + "/")})
-    (folder / manifests.MANIFEST).write_bytes(manifests.dumps({**full, "cases": cases,
-                                                               "files": files}))
+    (folder / manifests.MANIFEST).write_bytes(manifests.dumps(manifest))
     return folder
+
+
+def manifest_of(full: dict, names) -> dict:
+    """A manifest (as JSON) of some of the cases of `full` (by name): their entries and files."""
+    cases = {name: full["cases"][name] for name in names}
+    prefixes = tuple(entry["folder"] + "/" for entry in cases.values())
+    files = {path: value for path, value in full["files"].items() if path.startswith(prefixes)}
+    return {**full, "cases": cases, "files": files}

@@ -22,6 +22,7 @@ from faulty_backends import daemon_file
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._run.verifier import verify
+from onnx_seq_tests._suite import new_tree
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -223,34 +224,45 @@ def test_a_refused_build_leaves_nothing_beside_the_root(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["bad.yaml", "out"]
 
 
-def test_a_build_whose_root_changes_under_it_refuses_with_2(built, tmp_path):
-    """Another process creates and removes a file in the root while the build runs (from the
-    moment its staging tree exists): the build refuses (exit 2) naming it or the root, every
-    time, and the root keeps its old tree."""
+def test_a_build_whose_root_changes_under_it_refuses_with_2(tmp_path, monkeypatch):
+    """Another writer creates and removes a file in the root while the build runs (once its
+    staging tree exists): the build refuses (exit 2) naming it or the root, every time, and the
+    root keeps its old tree. The swap waits for the writer to have written (a hook on the real
+    `swap_in`), so the race goes the same way every run, on two small case files."""
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    for name in ("optional.yaml", "sequence_construct.yaml"):
+        shutil.copy(ROOT / "cases" / name, cases / name)
     out = tmp_path / "out"
-    shutil.copytree(built / "out", out)
+    assert CliRunner().invoke(main, ["build", str(cases), "-o", str(out)]).exit_code == 0
     before = tree_digest(out)
-    stop = threading.Event()
+    churned = threading.Event()
+    real_swap_in = new_tree.swap_in
+
+    def swap_in_once_churned(*args, **kwargs) -> None:
+        assert churned.wait(60), "the other writer never saw the staging tree"
+        real_swap_in(*args, **kwargs)
 
     def churn() -> None:
-        while not (tmp_path / ".out.build" / "staging").is_dir() and not stop.is_set():
+        deadline = time.monotonic() + 60
+        while not (tmp_path / ".out.build" / "staging").is_dir() and time.monotonic() < deadline:
             time.sleep(0.001)
-        while not stop.is_set():
-            (out / "churn.txt").write_text("x")
-            (out / "churn.txt").unlink(missing_ok=True)
+        (out / "churn.txt").write_text("x")
+        (out / "churn.txt").unlink()
+        churned.set()
 
+    monkeypatch.setattr(new_tree, "swap_in", swap_in_once_churned)
     for _ in range(2):
+        churned.clear()
         thread = threading.Thread(target=churn)
         thread.start()
         try:
-            result = CliRunner().invoke(main, ["build", str(built / "cases"), "-o", str(out),
+            result = CliRunner().invoke(main, ["build", str(cases), "-o", str(out),
                                                "--empty-optional", "typed"])
         finally:
-            stop.set()
             thread.join()
-            stop.clear()
+        assert churned.is_set()
         assert result.exit_code == 2, result.output
         assert "'churn.txt'" in result.output or "'./'" in result.output, result.output
         assert "while the build ran" in result.output
-        (out / "churn.txt").unlink(missing_ok=True)
         assert tree_digest(out) == before
