@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._core.errors import ArchiveError, DiffError, ManifestError, one_line
@@ -34,6 +34,17 @@ class Side:
     sha256: str  # of the manifest's bytes
     cases: dict[str, manifests.CaseEntry]
     files: dict[str, manifests.FileEntry | None]
+    #: The files by the folder that holds them, each by its name in there: the files of a case
+    #: folder found at once, not by scanning every file of the suite per case.
+    by_folder: dict[str, dict[str, manifests.FileEntry | None]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name, entry in self.files.items():
+            folder, _, relative = name.rpartition("/")
+            while folder:  # every enclosing folder: a case's data sets are in subfolders
+                self.by_folder.setdefault(folder, {})[relative] = entry
+                folder, _, last = folder.rpartition("/")
+                relative = f"{last}/{relative}"
 
 
 def _side(label: str, manifest: manifests.Manifest, sha256: str) -> Side:
@@ -115,9 +126,8 @@ def _check_files(label: str, manifest: manifests.Manifest, files: dict[str, byte
 
 def _case_files(side: Side, folder: str) -> dict[str, str | None]:
     """The sha256 of each file of a case, by its path inside the case folder."""
-    prefix = folder.rstrip("/") + "/"
-    return {name[len(prefix):]: entry.sha256 if entry else None
-            for name, entry in side.files.items() if name.startswith(prefix)}
+    return {relative: entry.sha256 if entry else None
+            for relative, entry in side.by_folder.get(folder.rstrip("/"), {}).items()}
 
 
 def case_changes(old: Side, new: Side, name: str) -> list[str]:
