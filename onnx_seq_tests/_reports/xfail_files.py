@@ -59,7 +59,7 @@ def xfail_text(results: list[Result], backend: str, describe: str) -> str:
             groups[message_key(r.message) or "(no message)"].append(r.name)
     total = sum(len(set(v)) for v in groups.values())
     lines = [f"# Case folders {describe} does not pass ({total}), for `gen-seq-tests verify "
-             f"{_options(backend)} --xfail {shlex.quote(f'xfail/{file_name(backend)}')}`.",
+             f"{_options(backend)}`.",
              "# Written by `gen-seq-tests xfail-update` from a verify --json report; why each "
              "group fails is in docs/conformance.md.",
              "# Format: `BACKEND PATTERN` per line, PATTERN a case folder name (a regex "
@@ -72,10 +72,13 @@ def xfail_text(results: list[Result], backend: str, describe: str) -> str:
 
 
 def _options(subject: str) -> str:
-    """The options of verify that run `subject`: `-b B`, with `--transform T` for `T>B`."""
+    """The options of verify that run `subject` with its xfail file: `-b B`, with `--transform
+    T` and B's own xfail file first for `T>B` (the baseline's failures are B's)."""
     chain, backend = split(subject)
+    files = [backend, subject] if chain else [subject]
     return " ".join([f"-b {shlex.quote(backend)}",
-                     *(f"--transform {shlex.quote(t)}" for t in chain)])
+                     *(f"--transform {shlex.quote(t)}" for t in chain),
+                     *(f"--xfail {shlex.quote(f'xfail/{file_name(s)}')}" for s in files)])
 
 
 def runtime_name(backend: str) -> str:
