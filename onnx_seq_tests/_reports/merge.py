@@ -118,7 +118,8 @@ def record_verdicts(json_report: Path, specs: list[str], path: Path) -> None:
 
 def recorded_results(path: Path, like: list[Result], specs: list[str]) -> list[Result]:
     """`like` (results of one backend run over the same suite) with the recorded verdicts of
-    `specs` merged in (those of other subjects in the file left out), sorted by case then in the order of `specs` as `verify` sorts them."""
+    `specs` merged in (those of other subjects in the file left out), sorted by case then in
+    the order of `specs` as `verify` sorts them."""
     by_spec = {spec: {case: (group["outcome"], group["message"]) for group in groups
                       for case in group["cases"]}
                for spec, groups in read_verdicts(path).items()}
