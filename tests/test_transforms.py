@@ -11,6 +11,7 @@ from onnx import TensorProto, helper
 from onnx_seq_tests._core.errors import ArgumentError, InvalidModel, TransformFailed
 from onnx_seq_tests._transforms import (
     TRANSFORMS,
+    Transform,
     apply_transforms,
     describe,
     load_transform,
@@ -122,6 +123,16 @@ def test_a_transform_that_raises_is_transform_failed_on_one_line(samples):
     with pytest.raises(TransformFailed) as caught:
         apply_transforms(samples["test_sequence_construct_newest_opset"], [transform])
     assert str(caught.value) == f"{__name__}:_raises: RuntimeError: the tool broke"
+
+
+def test_a_failure_message_holds_no_object_address(samples):
+    """An address differs from run to run; the recorded verdicts must not."""
+    def fails(model):
+        raise RuntimeError(f"running {object()!r} failed")
+
+    with pytest.raises(TransformFailed) as raised:
+        apply_transforms(samples[SAMPLES[0]], [Transform("mine", fails, None, "")])
+    assert "<object object> failed" in str(raised.value) and "0x" not in str(raised.value)
 
 
 def test_a_transform_that_returns_no_model_is_transform_failed(samples):

@@ -118,9 +118,15 @@ def apply_transforms(model: ModelProto, transforms: list[Transform]) -> ModelPro
     return model
 
 
+#: An object's address in its default repr (`<Pass object at 0x7f...>`): it differs from run to
+#: run, and the same cases must give the same recorded verdicts.
+_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
+
+
 def _said(error: Exception, named: bool = True) -> str:
-    """What an exception says, on one bounded line: its type (when `named`) and first line."""
-    lines = str(error).strip().splitlines()
+    """What an exception says, on one bounded line: its type (when `named`) and first line,
+    without the addresses of objects (`_ADDRESS`)."""
+    lines = _ADDRESS.sub("", str(error)).strip().splitlines()
     said = one_line(lines[0].strip()) if lines else ""
     if named:
         said = f"{type(error).__name__}: {said}" if said else type(error).__name__
