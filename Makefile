@@ -47,26 +47,32 @@ clean:
 	rm -rf $(VENV) build *.egg-info dist
 
 # docs/conformance.md and docs/conformance.html: the cross-runtime scoreboard, both suite forms
-# of generated/ on every built-in backend, with the findings of docs/conformance-notes.yaml
-# (about 6 minutes on 2 cores: IREE compiles each case once, cached; docs/runtimes.md). verify
-# exits 1 when a backend fails a case (that is what the report is for), so only exit 2 (bad
-# usage) or a crash stops make. The third-party runtimes' verdicts are recorded in
-# docs/conformance-runtimes.json: `make test` re-renders the report from them and a live run of
-# onnxruntime and the reference evaluator, so a stale report fails the tests. (A CI matrix does
-# the same with one `verify --json` per runtime and job, then
+# of generated/ on every built-in backend, then each built-in transform judged on onnxruntime
+# (`T>onnxruntime`, one verify --json each), with the findings of docs/conformance-notes.yaml
+# (about 6 minutes on 2 cores for the backends: IREE compiles each case once, cached;
+# docs/runtimes.md; about 4 more for the transforms). verify exits 1 when a subject fails a case
+# (that is what the report is for), so only exit 2 (bad usage) or a crash stops make. The
+# third-party runtimes' and the transforms' verdicts are recorded in
+# docs/conformance-runtimes.json by `refresh --recorded`, which renders both pages from the
+# reports: `make test` re-renders them from the recorded verdicts and a live run of onnxruntime
+# and the reference evaluator, so a stale report fails the tests. (A CI matrix does the same
+# with one `verify --json` per runtime or transform and job, then
 # `gen-seq-tests report *.json --markdown ... --html ...`: docs/reports.md.)
-# The built-in third-party runtimes, from their records (`gen-seq-tests runtimes`); expanded
-# where a target uses them, after the install.
+# The built-in third-party runtimes, from their records (`gen-seq-tests runtimes`), and the
+# built-in transforms; expanded where a target uses them, after the install.
 RUNTIMES = $(shell $(BIN)/gen-seq-tests runtimes --names)
+TRANSFORMS = $(shell $(BIN)/gen-seq-tests runtimes --transforms --names)
 .PHONY: conformance
 conformance: build
 	mkdir -p dist
 	$(BIN)/gen-seq-tests verify generated $(foreach b,$(RUNTIMES) onnxruntime reference,--backend $(b)) \
-		--inference onnx --inference onnxruntime -j 2 --notes docs/conformance-notes.yaml --markdown docs/conformance.md \
-		--html docs/conformance.html --json dist/conformance.json > /dev/null; test $$? -le 1
-	$(BIN)/python -c 'from onnx_seq_tests._reports.merge import record_verdicts; \
-		record_verdicts("dist/conformance.json", "$(RUNTIMES)".split(), "docs/conformance-runtimes.json")'
-	$(BIN)/gen-seq-tests refresh --recorded dist/conformance.json
+		--inference onnx --inference onnxruntime -j 2 --json dist/conformance.json > /dev/null; test $$? -le 1
+	for t in $(TRANSFORMS); do \
+		$(BIN)/gen-seq-tests verify generated --backend onnxruntime --transform $$t -j 2 \
+			--json dist/transform-$$t.json > /dev/null; test $$? -le 1 || exit 1; \
+	done
+	$(BIN)/gen-seq-tests refresh --recorded dist/conformance.json \
+		$(foreach t,$(TRANSFORMS),dist/transform-$(t).json)
 
 # After adding or changing cases (docs/adding-a-case.md): everything derived and committed is
 # brought up to date: generated/, docs/operators/, docs/coverage.md, the third-party runtimes'
@@ -90,11 +96,26 @@ verify-runtimes: $(STAMP)
 			--junit-xml dist/junit-$$b.xml > dist/verify-$$b.txt; tail -1 dist/verify-$$b.txt; \
 	done
 
-# xfail/<runtime>.txt of every third-party runtime, from the scoreboard's run (dist/conformance.json):
-# where each runtime stands, one entry per case folder it does not pass, grouped by message.
+# Each built-in transform judged on onnxruntime (`T>onnxruntime`), green when both stand where
+# their xfail files say (xfail/onnxruntime.txt and xfail/T+onnxruntime.txt, named by subject).
+.PHONY: verify-transforms
+verify-transforms: $(STAMP)
+	mkdir -p dist
+	set -e; for t in $(TRANSFORMS); do \
+		$(BIN)/gen-seq-tests verify generated --backend onnxruntime --transform $$t -j 2 \
+			--xfail onnxruntime --xfail "$$t>onnxruntime" --junit-xml dist/junit-transform-$$t.xml \
+			> dist/verify-transform-$$t.txt; grep -F "$$t>onnxruntime: " dist/verify-transform-$$t.txt; \
+	done
+
+# xfail/<runtime>.txt of every third-party runtime and xfail/<T>+onnxruntime.txt of every
+# built-in transform, from the scoreboard's run (dist/conformance.json, dist/transform-T.json):
+# where each stands, one entry per case folder it does not pass, grouped by message.
 .PHONY: xfail
 xfail: conformance
 	$(BIN)/gen-seq-tests xfail-update dist/conformance.json $(foreach b,$(RUNTIMES),-b $(b)) -o xfail
+	for t in $(TRANSFORMS); do \
+		$(BIN)/gen-seq-tests xfail-update dist/transform-$$t.json -b "$$t>onnxruntime" -o xfail || exit 1; \
+	done
 
 # docs/coverage.md: which (operator, version, type) combinations and edge cases the generated suite
 # covers, beside onnx's own node cases.

@@ -64,17 +64,25 @@ def checkout(tmp_path) -> Path:
     return tmp_path
 
 
+#: The transform the refresh tests re-run (one: each is one verify run), and its subject.
+TRANSFORM = "onnx-text"
+SUBJECT = f"{TRANSFORM}>onnxruntime"
+
+
 def test_only_new_or_changed_case_folders_rerun(checkout):
     said: list[str] = []
-    refresh.refresh(checkout, jobs=1, say=said.append)
+    refresh.refresh(checkout, jobs=1, say=said.append, transforms=[TRANSFORM])
     folders = len(refresh.case_digests(checkout / "generated"))  # each case in every form
     assert folders == 2 * len(SuiteForm)
-    assert f"running {', '.join(refresh.RUNTIMES)} on {folders} case folder(s)" in said
+    assert (f"running {', '.join(refresh.RUNTIMES)} and the transforms on onnxruntime on "
+            f"{folders} case folder(s)") in said
     recorded = json.loads((checkout / refresh.VERDICTS).read_text())
     digests = refresh.case_digests(checkout / "generated")
-    assert sorted(recorded) == sorted(refresh.RUNTIMES)
-    for groups in recorded.values():
-        assert sorted(c for g in groups for c in g["cases"]) == sorted(digests)
+    assert list(recorded) == refresh.RECORDED and SUBJECT in refresh.SCOREBOARD_SUBJECTS
+    for spec in [*refresh.RUNTIMES, SUBJECT]:
+        assert sorted(c for g in recorded[spec] for c in g["cases"]) == sorted(digests)
+    assert [g["outcome"] for g in recorded[SUBJECT]] == ["pass"]
+    assert f"`{SUBJECT}`" in (checkout / refresh.CONFORMANCE).read_text()
     assert refresh.read_digests(checkout / refresh.DIGESTS) == digests
     readme = (checkout / "README.md").read_text()
     assert readme.startswith("# x\n\n" + refresh.TABLE_START) and readme.endswith("\n\nend\n")
@@ -84,8 +92,8 @@ def test_only_new_or_changed_case_folders_rerun(checkout):
     said.clear()  # nothing changed: nothing re-runs, the same bytes
     before = {p: (checkout / p).read_bytes() for p in (refresh.VERDICTS, refresh.DIGESTS,
                                                        refresh.CONFORMANCE, "README.md")}
-    refresh.refresh(checkout, jobs=1, say=said.append)
-    assert said[0] == "recorded runtime verdicts: 0 case folder(s) new or changed, 0 gone"
+    refresh.refresh(checkout, jobs=1, say=said.append, transforms=[TRANSFORM])
+    assert said[0] == "recorded verdicts: 0 case folder(s) new or changed, 0 gone"
     assert not any(line.startswith("running openvino") for line in said)
     assert {p: (checkout / p).read_bytes() for p in before} == before
 
@@ -93,13 +101,14 @@ def test_only_new_or_changed_case_folders_rerun(checkout):
     (checkout / "cases" / "mine.yaml").write_text(case_yaml("mine_a", 3.5)
                                                    + case_yaml("mine_c", 4.5))
     build([checkout / "cases"], checkout / "generated")
-    refresh.refresh(checkout, jobs=1, say=said.append)
-    assert said[0] == (f"recorded runtime verdicts: {2 * len(SuiteForm)} case folder(s) new or "
+    refresh.refresh(checkout, jobs=1, say=said.append, transforms=[TRANSFORM])
+    assert said[0] == (f"recorded verdicts: {2 * len(SuiteForm)} case folder(s) new or "
                        f"changed, {len(SuiteForm)} gone")
     recorded = json.loads((checkout / refresh.VERDICTS).read_text())
-    cases = {c for g in recorded["tract"] for c in g["cases"]}
-    assert cases == set(refresh.case_digests(checkout / "generated"))
-    assert not any("mine_b" in c for c in cases)
+    for spec in ("tract", SUBJECT):  # a runtime and the transform re-ran on the changed cases
+        cases = {c for g in recorded[spec] for c in g["cases"]}
+        assert cases == set(refresh.case_digests(checkout / "generated"))
+        assert not any("mine_b" in c for c in cases)
 
 
 def test_merge_keeps_the_unchanged_and_replaces_the_rerun(tmp_path):
@@ -134,29 +143,46 @@ def test_a_readme_without_the_markers_is_one_line_exit_2(tmp_path):
 
 
 def test_refresh_recorded_marks_every_case_and_writes_the_table(checkout):
-    """`gen-seq-tests refresh --recorded FILE` (after `make conformance`): the digests of every
-    case folder and the README's table, from the report; nothing is run."""
-    results = [Result(case, case.rpartition("/")[2], spec, "pass", "", (), "float", 0.0,
-                      form=SuiteForm.of_case(case))
-               for case in refresh.case_digests(checkout / "generated")
-               for spec in refresh.CONFORMANCE_SPECS]
-    (checkout / "dist.json").write_bytes(json_bytes(results, refresh.CONFORMANCE_SPECS, []))
-    done = CliRunner().invoke(main, ["refresh", "--root", str(checkout),
-                                     "--recorded", str(checkout / "dist.json")])
+    """`gen-seq-tests refresh --recorded JSON...` (after `make conformance`): the verdicts of
+    the runtimes and the transforms recorded from the reports that ran them (onnxruntime, in
+    both, taken once), the digests of every case folder, the scoreboard and the README's table;
+    nothing is run."""
+    def report(name: str, specs: list[str], outcome: str = "pass") -> Path:
+        results = [Result(case, case.rpartition("/")[2], spec, outcome, "", (), "float", 0.0,
+                          form=SuiteForm.of_case(case))
+                   for case in refresh.case_digests(checkout / "generated") for spec in specs]
+        (checkout / name).write_bytes(json_bytes(results, specs, []))
+        return checkout / name
+
+    backends = report("dist.json", [*refresh.CONFORMANCE_SPECS, *refresh.LIVE[2:]])
+    transforms = report("t.json", ["onnxruntime", *refresh.TRANSFORM_SUBJECTS])
+    done = CliRunner().invoke(main, ["refresh", "--root", str(checkout), "--recorded",
+                                     str(backends), str(transforms)])
     assert done.exit_code == 0, done.output
-    assert done.stdout == (f"wrote {refresh.DIGESTS} and the tables in README.md and "
+    assert done.stdout == (f"wrote {refresh.VERDICTS}, {refresh.DIGESTS}, {refresh.CONFORMANCE}, "
+                           f"{refresh.CONFORMANCE_HTML} and the tables in README.md and "
                            f"{refresh.RUNTIMES_PAGE}\n")
     page = (checkout / refresh.RUNTIMES_PAGE).read_text()
     assert page == f"# runtimes\n\n{refresh.runtimes_page_table()}\n"
     assert refresh.read_digests(checkout / refresh.DIGESTS) == refresh.case_digests(
         checkout / "generated")
+    assert list(json.loads((checkout / refresh.VERDICTS).read_text())) == refresh.RECORDED
     table = (checkout / "README.md").read_text()
     for spec in refresh.CONFORMANCE_SPECS:
         assert f"| {refresh.LABELS[spec]} | 2 / 0 / 0 |" in table
+    assert ">onnxruntime" not in table  # the README's table: runtimes only
+    scoreboard = (checkout / refresh.CONFORMANCE).read_text()
+    assert all(f"`{s}`" in scoreboard for s in refresh.SCOREBOARD_SUBJECTS)
+    assert f"    {refresh.CONFORMANCE_COMMAND}\n" in scoreboard
+    missing = CliRunner().invoke(main, ["refresh", "--root", str(checkout), "--recorded",
+                                        str(backends)])
+    assert missing.exit_code == 2 and "no result of onnxsim>onnxruntime" in missing.stderr
+    alone = CliRunner().invoke(main, ["refresh", "--root", str(checkout), str(backends)])
+    assert alone.exit_code == 2 and "only for --recorded" in alone.output
 
 
 def test_refresh_help_and_bad_usage():
     done = CliRunner().invoke(main, ["refresh", "--help"])
-    assert done.exit_code == 0 and "--recorded FILE" in done.output and "--jobs" in done.output
+    assert done.exit_code == 0 and "--recorded JSON..." in done.output and "--jobs" in done.output
     done = CliRunner().invoke(main, ["refresh", "-j", "-1"])
     assert done.exit_code == 2 and "Traceback" not in done.output

@@ -311,8 +311,15 @@ def test_report_merges_runtimes_and_refuses_another_suite(tmp_path):
                                         str(tmp_path / "n.md")])
     assert refused.exit_code == 2 and not (tmp_path / "n.md").exists()
     assert refused.output.count("\n") == 1 and "ran another suite than" in refused.output
-    twice = CliRunner().invoke(main, ["report", str(one), str(one)])
-    assert twice.exit_code == 2 and "is in an earlier report too" in twice.output
+    agreeing = CliRunner().invoke(main, ["report", str(one), str(one)])  # kept once
+    assert agreeing.exit_code == 0 and agreeing.stdout == CliRunner().invoke(
+        main, ["report", str(one)]).stdout.replace(str(one), f"{one} {one}")
+    flipped = [Raw(r.case, r.name, "rt", "pass", "", r.operators, r.element, 0.1, r.opset,
+                   r.source) for r in EVERY]
+    twice = CliRunner().invoke(main, ["report", str(one),
+                                      str(_json(tmp_path, "d.json", flipped, ["rt"]))])
+    assert twice.exit_code == 2 and "is in an earlier report too, with another outcome" \
+        in twice.output
     (tmp_path / "bad.json").write_text("{")
     bad = CliRunner().invoke(main, ["report", str(tmp_path / "bad.json")])
     assert bad.exit_code == 2 and re.search(r"bad\.json: not JSON", bad.output)

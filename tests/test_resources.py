@@ -17,6 +17,7 @@ from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.errors import SuiteError
 from onnx_seq_tests._published import resources
 from onnx_seq_tests._runtimes.records import names
+from onnx_seq_tests._transforms import TRANSFORMS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -88,7 +89,9 @@ def test_a_damaged_packaged_suite_is_one_line(installed):
     (["verify", "{tmp}/nope", "-b", "onnxruntime"], "is not a folder"),
     (["verify", "-b", "onnxruntime", "--xfail", "nosuch"], "no xfail file of that name "
                                                           "(known: " + ", ".join(sorted(
-                                                              ["onnxruntime", *names()])) + ")"),
+                                                              ["onnxruntime", *names(), *(
+                                                                  f"{t}+onnxruntime"
+                                                                  for t in TRANSFORMS)])) + ")"),
     (["verify", "-b", "onnxruntime", "--xfail", "no/such.txt"], "--xfail no/such.txt: no such"),
 ])
 def test_bad_suite_or_xfail_is_one_line(tmp_path, monkeypatch, args, message):
@@ -117,3 +120,14 @@ def test_release_metadata_pep_639():
     assert "Apache License" in (ROOT / "LICENSE").read_text()[:200]
     assert any(c.startswith("Topic :: ") for c in project.get_all("Classifier"))
     assert project["Description-Content-Type"] == "text/markdown"
+
+
+def test_a_transformed_subject_names_its_xfail_file_safely():
+    """`--xfail 'T>B'` finds xfail/T+B.txt: no `>` or `:` in a file name that ships in the
+    package (Windows refuses both); the stem itself is a name too."""
+    for name in TRANSFORMS:
+        subject = f"{name}>onnxruntime"
+        path = resources.xfail_file(subject)
+        assert path.name == f"{name}+onnxruntime.txt" and path.is_file()
+        assert resources.xfail_file(f"{name}+onnxruntime") == path
+    assert resources.xfail_stem("a.b:c>onnxruntime") == "a.b.c+onnxruntime"

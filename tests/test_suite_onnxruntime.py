@@ -26,6 +26,7 @@ from onnx_seq_tests._reports.tally import about_of
 from onnx_seq_tests._reports.text_report import summary_text
 from onnx_seq_tests._run.inference import run_inference
 from onnx_seq_tests._run.verifier import apply_xfail, load_xfail
+from onnx_seq_tests._transforms import TRANSFORMS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -104,8 +105,9 @@ def test_every_inference_disagreement_has_a_note(suite_inference):
 
 def test_committed_conformance_report_is_up_to_date(suite_verification, suite_inference):
     """docs/conformance.md and docs/conformance.html are what `make conformance` (or `make
-    refresh`) renders from these very results and the third-party runtimes' recorded verdicts
-    (whose currency `make verify-runtimes` checks), with type inference judged beside them."""
+    refresh`) renders from these very results and the recorded verdicts of the third-party
+    runtimes and of the transforms on onnxruntime (whose currency `make verify-runtimes` and
+    `make verify-transforms` check), with type inference judged beside them."""
     live = suite_verification + suite_inference  # what refresh.live_results gives
     notes = load_notes(ROOT / "docs" / "conformance-notes.yaml")
     committed = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
@@ -142,14 +144,19 @@ def test_the_readme_table_of_runtimes_is_current(suite_verification):
 
 
 def test_every_case_folder_has_recorded_verdicts_and_digests(committed_suite):
-    """Each runtime's verdicts cover exactly the suite's case folders, recorded against their
+    """Each recorded subject's verdicts (every third-party runtime's, every built-in
+    transform's on onnxruntime) cover exactly the suite's case folders, recorded against their
     current files, so `make refresh` re-runs nothing on an unchanged suite."""
     digests = refresh.case_digests(committed_suite)
     assert refresh.stale_cases(digests, refresh.read_digests(ROOT / refresh.DIGESTS)) == ([], [])
     verdicts = json.loads((ROOT / refresh.VERDICTS).read_text(encoding="utf-8"))
-    assert sorted(verdicts) == sorted(RUNTIMES)
-    for groups in verdicts.values():
-        assert sorted(c for g in groups for c in g["cases"]) == sorted(digests)
+    assert list(verdicts) == refresh.RECORDED
+    assert [s for s in refresh.RECORDED if s not in RUNTIMES] == [
+        f"{t}>onnxruntime" for t in TRANSFORMS]
+    for spec, groups in verdicts.items():
+        assert sorted(c for g in groups for c in g["cases"]) == sorted(digests), (
+            f"{spec}: its recorded verdicts are not every case folder's; a runtime or "
+            "transform new to the scoreboard is recorded by `make conformance`")
 
 
 def test_verify_command_with_notes_json_and_report(mini_suite, tmp_path):

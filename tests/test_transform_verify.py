@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from conftest import GENERATED
 
 from onnx_seq_tests._cli import main
+from onnx_seq_tests._reports.xfail_files import file_name
 
 #: onnxruntime passes the first and refuses the second (it has no complex128 tensors).
 PASSED, REFUSED = "test_sequence_construct_v11_float", "test_sequence_construct_v11_complex128"
@@ -123,19 +124,24 @@ def test_a_transform_that_hangs_or_dies_is_the_subjects_timeout_or_crash(suite, 
 
 def test_a_chain_runs_in_order_and_an_xfail_line_names_the_subject(suite, tmp_path):
     subject = "onnx-text>tv_tools:reverses>onnxruntime"
-    xfail = tmp_path / "xfail.txt"
-    xfail.write_text(f"{subject} {PASSED.removeprefix('test_')}\nonnxruntime {REFUSED}\n")
+    xfail, baseline = tmp_path / "xfail.txt", tmp_path / "baseline.txt"
+    xfail.write_text(f"{subject} {PASSED.removeprefix('test_')}\n")
+    baseline.write_text(f"onnxruntime {REFUSED}\n")  # --xfail repeats: every file's entries
     report = tmp_path / "r.json"
     done = _verify(suite, "--transform", "onnx-text", "--transform", "tv_tools:reverses",
-                   "--xfail", str(xfail), "--strict-xfail", "--json", str(report))
+                   "--xfail", str(baseline), "--xfail", str(xfail), "--strict-xfail",
+                   "--json", str(report), "--markdown", str(tmp_path / "r.md"))
     assert done.exit_code == 0, done.output
+    quoted = (tmp_path / "r.md").read_text()  # the command it quotes lists each file
+    assert "--xfail baseline.txt --xfail xfail.txt" in quoted
     outcomes = _outcomes(report)
     assert outcomes[(subject, PASSED)][:2] == ("xfail", "fail")
     assert outcomes[(subject, REFUSED)][:2] == ("unjudged", "refused")
     update = CliRunner().invoke(main, ["xfail-update", str(report), "-b", subject,
                                        "-o", str(tmp_path / "x")])
     assert update.exit_code == 0, update.output
-    written = (tmp_path / "x" / f"{subject}.txt").read_text()
+    written = (tmp_path / "x" / file_name(subject)).read_text()
+    assert file_name(subject) == "onnx-text+tv_tools.reverses+onnxruntime.txt"
     assert f"\n{subject} {PASSED}\n" in written and REFUSED not in written
     assert "-b onnxruntime --transform onnx-text --transform tv_tools:reverses" in written
 

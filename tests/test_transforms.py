@@ -11,11 +11,12 @@ from onnx import TensorProto, helper
 from onnx_seq_tests._core.errors import ArgumentError, InvalidModel, TransformFailed
 from onnx_seq_tests._transforms import (
     TRANSFORMS,
+    Transform,
     apply_transforms,
     describe,
     load_transform,
 )
-from onnx_seq_tests._transforms.builtin import lowest_opset
+from onnx_seq_tests._transforms.builtin import lowest_opset, unused_opsets_dropped
 
 #: A few models of the committed suite, one per kind of thing the tools break: a sequence
 #: output, an input-less Optional with a type, a SplitToSequence with a scalar split, a Loop.
@@ -59,6 +60,36 @@ def test_onnxoptimizer_drops_the_type_of_a_sequence_output(samples):
     with pytest.raises(InvalidModel, match="onnxoptimizer made an invalid model: .*type"):
         apply_transforms(samples["test_sequence_construct_newest_opset"],
                          [TRANSFORMS["onnxoptimizer"]])
+
+
+def test_onnxruntime_offline_drops_its_unused_opset_so_onnxruntime_takes_the_model(samples):
+    """onnxruntime saves an import of com.microsoft into every model it optimizes, and its own
+    backend refuses a model importing an opset that is not released: the transform drops the
+    imports no node uses, so the model is judged, not refused."""
+    import onnxruntime.backend
+
+    for name, model in samples.items():
+        made = apply_transforms(model, [TRANSFORMS["onnxruntime-offline"]])
+        assert {o.domain for o in made.opset_import} <= {"", "ai.onnx"}, name
+        onnxruntime.backend.prepare(made, "CPU")
+
+
+def test_unused_opsets_dropped_keeps_what_a_node_uses_even_in_a_subgraph():
+    body = helper.make_graph(
+        [helper.make_node("Gelu", ["x"], ["y"], domain="com.microsoft")], "body",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    graph = helper.make_graph(
+        [helper.make_node("If", ["c"], ["y"], then_branch=body, else_branch=body)], "g",
+        [helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    imports = [helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1),
+               helper.make_opsetid("ai.onnx.ml", 3)]
+    model = helper.make_model(graph, opset_imports=imports)
+    kept = unused_opsets_dropped(model)
+    assert [o.domain for o in kept.opset_import] == ["", "com.microsoft"]
+    empty = helper.make_model(helper.make_graph([], "g", [], []), opset_imports=imports)
+    assert [o.domain for o in unused_opsets_dropped(empty).opset_import] == [""]
 
 
 def test_onnx_round_trips_keep_the_model(samples):
@@ -113,6 +144,16 @@ def test_a_wrapped_error_is_named_with_its_root_and_no_address(samples):
     assert str(caught.value) == (f"{__name__}:_wraps_its_error: RuntimeError from TypeError: "
                                  "unhashable type: 'dict'")
     assert "0x" not in str(caught.value)
+
+
+def test_a_failure_message_holds_no_object_address(samples):
+    """An address differs from run to run; the recorded verdicts must not."""
+    def fails(model):
+        raise RuntimeError(f"running {object()!r} failed")
+
+    with pytest.raises(TransformFailed) as raised:
+        apply_transforms(samples[SAMPLES[0]], [Transform("mine", fails, None, "")])
+    assert "<object object> failed" in str(raised.value) and "0x" not in str(raised.value)
 
 
 def test_a_transform_that_returns_no_model_is_transform_failed(samples):

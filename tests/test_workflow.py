@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._reports import refresh
+from onnx_seq_tests._transforms import TRANSFORMS
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / ".github" / "workflows" / "suite.yml"
@@ -88,7 +89,8 @@ def test_steps_install_check_verify_pack_upload_in_order():
     assert "--check" in check
     verify_context = parse(verify)
     assert verify_context.params["backends"] == ("onnxruntime",)
-    assert (ROOT / verify_context.params["xfail_path"]).is_file()
+    (xfail_path,) = verify_context.params["xfail_paths"]
+    assert (ROOT / xfail_path).is_file()
     junit = verify_context.params["junit_xml_path"]
     archive = parse(pack).params["archive"]
     assert parse(check).params["check"] is True
@@ -136,7 +138,7 @@ def test_runtime_ci_installs_the_release_and_verifies_with_a_name():
     assert [argv[1] for _, argv in lines] == ["pack", "verify"]
     (_, verify) = lines[1]
     context = parse(verify)
-    assert context.params["xfail_path"] == "onnxruntime"
+    assert context.params["xfail_paths"] == ("onnxruntime",)
     assert context.params["timeout"] and context.params["jobs"] == 0
     junit = verify[verify.index("--junit-xml") + 1]
     html = verify[verify.index("--html") + 1]
@@ -154,7 +156,7 @@ def test_transform_ci_verifies_the_tool_as_a_subject_with_its_xfail_file():
     context = parse(verify)
     assert context.params["transforms"] == ("mytool.module:optimize",)
     assert context.params["backends"] == ("onnxruntime",)
-    assert context.params["xfail_path"] == "ci/onnx-seq-tests-xfail.txt"
+    assert context.params["xfail_paths"] == ("ci/onnx-seq-tests-xfail.txt",)
     assert context.params["timeout"] and not context.params["suite_dirs"]
     reports = [verify[verify.index(option) + 1] for option in ("--junit-xml", "--json", "--html")]
     (upload,) = [s for s in found if s.get("uses", "").startswith("actions/upload-artifact@")]
@@ -185,18 +187,22 @@ def test_the_scoreboard_is_a_matrix_of_runtimes_merged_by_report():
     assert workflow["permissions"] == {"contents": "read"}
     listing = workflow["jobs"]["runtimes"]
     (step,) = [s for s in listing["steps"] if "gen-seq-tests" in s.get("run", "")]
-    (listed,) = [shlex.split(c) for c in re.findall(r"\$\((gen-seq-tests [^)]*)\)", step["run"])]
-    assert listed[:2] == ["gen-seq-tests", "runtimes"] and parse(listed).params["as_json"]
-    done = CliRunner().invoke(main, listed[1:])
-    assert done.exit_code == 0
-    assert sorted(json.loads(done.output)) == sorted(refresh.CONFORMANCE_SPECS)
-    assert listing["outputs"]["list"] == f"${{{{ steps.{step['id']}.outputs.list }}}}"
-    assert '>> "$GITHUB_OUTPUT"' in step["run"]
+    listed = dict(re.findall(r'echo "(\w+)=\$\((gen-seq-tests [^)]*)\)" >> "\$GITHUB_OUTPUT"',
+                             step["run"]))
+    assert sorted(listed) == ["list", "transforms"]
+    expected = {"list": refresh.CONFORMANCE_SPECS, "transforms": list(TRANSFORMS)}
+    for name, command in listed.items():
+        argv = shlex.split(command)
+        assert argv[:2] == ["gen-seq-tests", "runtimes"] and parse(argv).params["as_json"]
+        done = CliRunner().invoke(main, argv[1:])
+        assert done.exit_code == 0
+        assert sorted(json.loads(done.output)) == sorted(expected[name])
+        assert listing["outputs"][name] == f"${{{{ steps.{step['id']}.outputs.{name} }}}}"
     runs, merge = workflow["jobs"]["verify"], workflow["jobs"]["scoreboard"]
     assert runs["needs"] == "runtimes"
     assert runs["strategy"]["matrix"]["runtime"] == "${{ fromJSON(needs.runtimes.outputs.list) }}"
     assert runs["strategy"]["fail-fast"] is False
-    assert merge["needs"] == "verify" and "!cancelled()" in merge["if"]
+    assert merge["needs"] == ["verify", "transforms"] and "!cancelled()" in merge["if"]
     for job in (runs, merge):
         assert 0 < job["timeout-minutes"] <= 60
     (verify,) = [a for s in runs["steps"] for a in commands(s)]
@@ -215,3 +221,27 @@ def test_the_scoreboard_is_a_matrix_of_runtimes_merged_by_report():
     (report,) = [a for s in merge["steps"] for a in commands(s)]
     merged = parse(report).params
     assert merged["notes_path"] and merged["markdown_path"] and merged["html_path"]
+    _check_the_transforms_matrix(workflow, merged["reports"])
+
+
+def _check_the_transforms_matrix(workflow: dict, merged: tuple) -> None:
+    """The transforms' matrix: each job one verify --json of onnxruntime through its transform,
+    uploaded as an artifact the scoreboard's job downloads and merges."""
+    jobs = workflow["jobs"]["transforms"]
+    assert jobs["needs"] == "runtimes" and jobs["strategy"]["fail-fast"] is False
+    assert jobs["strategy"]["matrix"]["transform"] == (
+        "${{ fromJSON(needs.runtimes.outputs.transforms) }}")
+    assert 0 < jobs["timeout-minutes"] <= 60
+    (verify,) = [a for s in jobs["steps"] for a in commands(s)]
+    context = parse(verify)
+    assert context.params["backends"] == (refresh.TRANSFORM_BASELINE,)
+    assert context.params["transforms"] == ("${{ matrix.transform }}",)
+    json_path = str(context.params["json_path"])
+    (upload,) = [s for s in jobs["steps"] if s.get("uses", "").startswith(
+        "actions/upload-artifact@")]
+    assert upload["with"]["path"] == json_path and "!cancelled()" in upload["if"]
+    name = upload["with"]["name"].replace("${{ matrix.transform }}", "*")
+    downloads = [s["with"]["pattern"] for s in workflow["jobs"]["scoreboard"]["steps"]
+                 if s.get("uses", "").startswith("actions/download-artifact@")]
+    assert name in downloads
+    assert json_path.replace("${{ matrix.transform }}", "*") in map(str, merged)

@@ -125,11 +125,12 @@ def list_cases(paths: tuple[Path, ...]) -> None:
                    "of a case the reading of its folder (model.onnx and the .pb files), then "
                    "prepare and every data set; a backend that takes longer has its worker's "
                    "process group ended, and the case is its `timeout`.")
-@click.option("--xfail", "xfail_path", metavar="FILE|NAME",
+@click.option("--xfail", "xfail_paths", metavar="FILE|NAME", multiple=True,
               help="Known failures: per line `[BACKEND] PATTERN`, a case name (with or without "
                    "test_) or a regex matching the whole name; '#' starts a comment. A NAME "
-                   "(onnxruntime) picks xfail/NAME.txt of the checkout, else of the installed "
-                   "package.")
+                   "(onnxruntime, or a subject such as 'onnxsim>onnxruntime') picks its file "
+                   "in xfail/ of the checkout, else of the installed package. Repeat: the "
+                   "entries of every file count.")
 @click.option("--strict-xfail", is_flag=True,
               help="An --xfail entry that matches no case or names a backend not being run is "
                    "an error (exit 2) instead of a warning.")
@@ -160,7 +161,7 @@ def list_cases(paths: tuple[Path, ...]) -> None:
               help="Show n/N, counts so far, time left and each failure as it happens on "
                    "stderr  [default: on a terminal only]")
 def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tuple[str, ...],
-           jobs: int, timeout: float | None, xfail_path: Path | None, strict_xfail: bool,
+           jobs: int, timeout: float | None, xfail_paths: tuple[str, ...], strict_xfail: bool,
            inferrers: tuple[str, ...], transforms: tuple[str, ...], outputs: Outputs,
            notes_path: Path | None, style: str | None, progress: bool | None) -> None:
     """Run every case under each SUITE_DIR on each --backend and judge it.
@@ -185,16 +186,16 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     from . import session
 
     resolved = [resolve_suite(s) for s in suite_dirs] or [default_suite()]
-    xfail_path = xfail_file(xfail_path) if xfail_path else None
+    xfail_found = [xfail_file(path) for path in dict.fromkeys(xfail_paths)]
     arguments = session.checked(backends, jobs, timeout, select, transforms)  # the one check:
     suites = [r.root for r in resolved]  # it starts the workers' fork server
-    check_report_paths(outputs, [*suites, xfail_path, notes_path])
+    check_report_paths(outputs, [*suites, *xfail_found, notes_path])
     with_notes = notes_formats()
     if notes_path and not any(outputs[form] for form in with_notes):
         raise click.BadParameter(
             f"the notes are for the {' or '.join(f.title for f in with_notes)} report; add "
             + " or ".join(f"{f.option} FILE" for f in with_notes), param_hint="--notes")
-    plan = session.plan(suites, arguments, xfail_path, notes_path)
+    plan = session.plan(suites, arguments, xfail_found, notes_path)
     inferrers = tuple(dict.fromkeys(inferrers))  # each once, in the order given
     session.check_entries(plan, session.subjects(arguments, inferrers), strict_xfail)
     for suite in resolved:
@@ -203,7 +204,8 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
                         *(f"--backend {s}" for s in backends), *(f"-k {p}" for p in select),
                         *(f"--inference {i}" for i in inferrers),
                         *(f"--transform {t}" for t in transforms),
-                        *options(xfail=xfail_path, notes=notes_path), *quoted(outputs)])
+                        *(f"--xfail {as_shown(path)}" for path in xfail_found),
+                        *options(notes=notes_path), *quoted(outputs)])
     sys.exit(session.run(
         plan, arguments, suites, [as_shown(s) for s in suites], style=style,
         progress=progress, command=command, outputs=outputs, inferrers=inferrers,

@@ -59,17 +59,17 @@ class Plan:
     warnings: list[str]
 
 
-def plan(suites: list[Path], arguments: Arguments, xfail_path: Path | None,
+def plan(suites: list[Path], arguments: Arguments, xfail_paths: list[Path],
          notes_path: Path | None) -> Plan:
-    """The cases under `suites` (those a regex of `arguments.select` finds), the --xfail file
-    and the notes read. click.BadParameter for a suite without cases or no case selected,
-    XfailError or NotesError for a bad file."""
+    """The cases under `suites` (those a regex of `arguments.select` finds), the entries of
+    every --xfail file and the notes read. click.BadParameter for a suite without cases or no
+    case selected, XfailError or NotesError for a bad file."""
     try:
         everything = find_cases(suites)
     except NoCasesError as error:
         raise click.BadParameter(str(error), param_hint="SUITE_DIR") from None
     cases = select_cases(everything, arguments.select)
-    xfail = load_xfail(xfail_path) if xfail_path else []
+    xfail = [entry for path in xfail_paths for entry in load_xfail(path)]
     notes = load_notes(notes_path) if notes_path else []
     if not cases:
         raise click.BadParameter(f"no case under {', '.join(map(str, suites))} matches "

@@ -191,9 +191,23 @@ def resolve_suite(given: Path | None) -> Suite:
     return describe(given, "given")
 
 
+#: How a subject's name becomes the stem of its xfail file: a transformed subject's `>` and a
+#: `module:function` spec's `:` cannot be in a file name on Windows (and the files ship in the
+#: package), so `onnxsim>onnxruntime` is xfail/onnxsim+onnxruntime.txt.
+XFAIL_NAME_CHARACTERS = {">": "+", ":": "."}
+
+
+def xfail_stem(subject: str) -> str:
+    """The stem of the xfail file of a subject (a backend spec or `T>B`): XFAIL_NAME_CHARACTERS
+    replaced; `xfail-update` writes `<stem>.txt`, `--xfail NAME` finds it by the subject's name
+    or by the stem."""
+    return subject.translate({ord(k): v for k, v in XFAIL_NAME_CHARACTERS.items()})
+
+
 def xfail_file(value: str | os.PathLike) -> Path:
-    """An --xfail value: an existing file, or a runtime's name (`onnxruntime`) naming
-    xfail/<name>.txt of the checkout, else of the package."""
+    """An --xfail value: an existing file, or a subject's name (`onnxruntime`,
+    `onnxsim>onnxruntime`) naming xfail/<xfail_stem(name)>.txt of the checkout, else of the
+    package."""
     path = Path(value)
     if path.is_file():
         return path
@@ -203,9 +217,9 @@ def xfail_file(value: str | os.PathLike) -> Path:
     except SuiteError:
         folder = None
     known = sorted(p.stem for p in folder.glob("*.txt")) if folder is not None else []
-    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name) and not name.endswith(".txt"):
-        if name in known and folder is not None:  # known is empty without a folder
-            return folder / f"{name}.txt"
+    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.:>+-]*", name) and not name.endswith(".txt"):
+        if xfail_stem(name) in known and folder is not None:  # known: empty without a folder
+            return folder / f"{xfail_stem(name)}.txt"
         raise SuiteError(f"--xfail {name}: no such file, and no xfail file of that name "
                          f"(known: {', '.join(known) or 'none'})")
     stem = path.name.removesuffix(".txt")

@@ -33,16 +33,18 @@ class Merged:
 
 
 def merge_reports(paths: list[Path]) -> Merged:
-    """The results of several JSON reports as one run. Raises InputError naming the file for
-    an unreadable report, for reports of different suites (manifest sha256), and for a backend
-    that two reports both ran on the same case."""
+    """The results of several JSON reports as one run. A backend that two reports both ran on
+    the same case (onnxruntime beside each `--transform T` run of a matrix) is kept once when
+    both say the same outcome and message. Raises InputError naming the file for an unreadable
+    report, for reports of different suites (manifest sha256), and for such a backend whose
+    results disagree."""
     results: list[Result] = []
     specs: list[str] = []
     suite: list[object] = []
     about: dict[str, tuple[str, ...]] = {}
     described: dict[str, str] = {}
     first: JsonReport | None = None
-    seen: set[tuple[str, str]] = set()
+    seen: dict[tuple[str, str], tuple[str, str]] = {}
     for path in paths:
         read = read_report(path, len(results))
         if first is None:
@@ -54,11 +56,15 @@ def merge_reports(paths: list[Path]) -> Merged:
                               "suite only")
         specs += [spec for spec in read.backends if spec not in specs]
         for result in read.results:
-            if (result.case, result.backend) in seen:
+            key, said = (result.case, result.backend), (result.outcome, result.message)
+            if key in seen and seen[key] != said:
                 raise InputError(f"{read.shown}: {one_line(result.backend)} on "
-                                  f"{one_line(result.case)} is in an earlier report too")
-            seen.add((result.case, result.backend))
-            results.append(result)
+                                  f"{one_line(result.case)} is in an earlier report too, with "
+                                  f"another outcome ({one_line(result.outcome)} against "
+                                  f"{one_line(seen[key][0])}); merge runs that agree only")
+            if key not in seen:
+                seen[key] = said
+                results.append(result)
         described.update(read.described)
         about.update(read.about)
     cases = {c: i for i, c in enumerate(dict.fromkeys(r.case for r in results))}
@@ -112,13 +118,16 @@ def record_verdicts(json_report: Path, specs: list[str], path: Path) -> None:
 
 def recorded_results(path: Path, like: list[Result], specs: list[str]) -> list[Result]:
     """`like` (results of one backend run over the same suite) with the recorded verdicts of
-    `specs` merged in, sorted by case then in the order of `specs` as `verify` sorts them."""
+    `specs` merged in (those of other subjects in the file left out), sorted by case then in
+    the order of `specs` as `verify` sorts them."""
     by_spec = {spec: {case: (group["outcome"], group["message"]) for group in groups
                       for case in group["cases"]}
                for spec, groups in read_verdicts(path).items()}
     merged = list(like)
     for result in {r.case: r for r in like}.values():
         for spec, by_case in by_spec.items():
+            if spec not in specs:  # recorded, but not asked for (the README's table)
+                continue
             if result.case in by_case:
                 outcome, message = by_case[result.case]
                 merged.append(Result(result.case, result.name, spec, outcome, message,

@@ -1,17 +1,19 @@
 """`gen-seq-tests refresh` (what `make refresh` runs): bring the committed, derived conformance
 files up to date after cases changed.
 
-The third-party runtimes' verdicts (docs/conformance-runtimes.json) are re-run only on the case
-folders that are new or whose files changed since they were recorded; which folders those are is
-told by docs/conformance-runtimes.sha256, one line per case folder with the sha256 of its
-manifest entries when its verdicts were recorded. onnxruntime and the reference evaluator run
-live on the whole suite (they take seconds), and docs/conformance.md is rendered from both. The
-README's table of where runtimes stand is rendered from the same results. The third-party
-runtimes are the built-in ones of _runtimes/records.py, in the order of their names.
+The recorded verdicts (docs/conformance-runtimes.json: the third-party runtimes' and each
+built-in transform's on onnxruntime, `T>onnxruntime`) are re-run only on the case folders that
+are new or whose files changed since they were recorded; which folders those are is told by
+docs/conformance-runtimes.sha256, one line per case folder with the sha256 of its manifest
+entries when its verdicts were recorded. onnxruntime and the reference evaluator run live on the
+whole suite (they take seconds), and docs/conformance.md is rendered from both. The README's
+table of where runtimes stand is rendered from the same results (runtimes only). The
+third-party runtimes are the built-in ones of _runtimes/records.py, in the order of their names;
+the transforms those of _transforms.TRANSFORMS, in its order.
 
-    gen-seq-tests refresh [-j N]          # what `make refresh` runs
-    gen-seq-tests refresh --recorded FILE  # after `make conformance`: every case is recorded;
-                                           # FILE is its --json report
+    gen-seq-tests refresh [-j N]                 # what `make refresh` runs
+    gen-seq-tests refresh --recorded JSON...     # after `make conformance`: every case is
+                                                 # recorded from its --json reports
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ from .._core.atomic import write_atomic
 from .._core.errors import RefreshError
 from .._core.suite_forms import SuiteForm
 from .._published.discovery import find_cases, suite_info
-from .._run import inference
+from .._run import inference, transformed
 from .._run.verifier import Result, verify
 from .._runtimes.records import records
 from .._suite import manifest as manifests
+from .._transforms import TRANSFORMS
 from .html_report import html_report
 from .json_report import read_report
 from .merge import read_verdicts, recorded_results, verdicts, write_verdicts
@@ -42,14 +45,29 @@ RUNTIMES = [record.name for record in records()]
 CONFORMANCE_SPECS = [*RUNTIMES, "onnxruntime", "reference"]
 #: The type inference judged beside them (verify --inference), live like onnxruntime's.
 INFERRERS = ("onnx", "onnxruntime")
-#: The scoreboard's subjects, in its order: the backends, then the inferrers' subjects.
-SCOREBOARD_SUBJECTS = [*CONFORMANCE_SPECS, *(inference.subject_of(i) for i in INFERRERS)]
-#: The command docs/conformance.md quotes (what `make conformance` runs).
-CONFORMANCE_COMMAND = ("gen-seq-tests verify generated " + " ".join(
-    [*(f"--backend {spec}" for spec in CONFORMANCE_SPECS),
-     *(f"--inference {name}" for name in INFERRERS)])
-    + " --notes docs/conformance-notes.yaml --markdown docs/conformance.md"
-    + " --html docs/conformance.html")
+#: The backend the built-in transforms are judged on (`T>onnxruntime`), recorded like the
+#: third-party runtimes (14 transforms on the whole suite take minutes, not seconds).
+TRANSFORM_BASELINE = "onnxruntime"
+TRANSFORM_SUBJECTS = {transformed.subject([name], TRANSFORM_BASELINE): name for name in TRANSFORMS}
+#: The subjects whose verdicts are recorded (docs/conformance-runtimes.json), in its order.
+RECORDED = [*RUNTIMES, *TRANSFORM_SUBJECTS]
+#: The subjects run live on every render (seconds): the two backends, the inferrers.
+LIVE = ["onnxruntime", "reference", *(inference.subject_of(i) for i in INFERRERS)]
+#: The scoreboard's subjects, in its order: the backends, the inferrers' subjects, then each
+#: built-in transform on onnxruntime.
+SCOREBOARD_SUBJECTS = [*CONFORMANCE_SPECS, *LIVE[2:], *TRANSFORM_SUBJECTS]
+#: The JSON reports of a full run (`make conformance`): the backends', then one per transform.
+FULL_REPORT = "dist/conformance.json"
+TRANSFORM_REPORT = "dist/transform-{}.json"
+#: The commands docs/conformance.md quotes, on one line: what `make conformance` runs.
+CONFORMANCE_COMMAND = "; ".join([
+    "gen-seq-tests verify generated " + " ".join(
+        [*(f"--backend {spec}" for spec in CONFORMANCE_SPECS),
+         *(f"--inference {name}" for name in INFERRERS)]) + f" --json {FULL_REPORT}",
+    f"for t in {' '.join(TRANSFORMS)}; do gen-seq-tests verify generated --backend "
+    f"{TRANSFORM_BASELINE} --transform $t --json {TRANSFORM_REPORT.format('$t')}; done",
+    f"gen-seq-tests refresh --recorded {FULL_REPORT} {TRANSFORM_REPORT.format('*')}  # "
+    "records them, renders docs/conformance.md and .html with docs/conformance-notes.yaml"])
 
 #: The files of a checkout this module reads and writes, relative to its root.
 SUITE = "generated"
@@ -156,14 +174,15 @@ def _scoreboard(render, live: list, root: Path, notes: list | None):
     suite = [{**suite_info(root / SUITE), "name": SUITE}]
     about = about_of(find_cases(root / SUITE))
     described = {inference.subject_of(i): inference.described(i) for i in INFERRERS}
+    described.update({subject: transformed.described(subject) for subject in TRANSFORM_SUBJECTS})
     return render(results, SCOREBOARD_SUBJECTS, suite, CONFORMANCE_COMMAND, notes, about,
                   described)
 
 
 def conformance_markdown(live: list, root: Path, notes: list | None = None) -> str:
     """docs/conformance.md: the `live` results (live_results) on the checkout's suite, with the
-    recorded verdicts of the third-party runtimes merged in, and the findings `notes` (default:
-    read from docs/conformance-notes.yaml)."""
+    recorded verdicts of the third-party runtimes and the transforms merged in, and the
+    findings `notes` (default: read from docs/conformance-notes.yaml)."""
     return _scoreboard(markdown_report, live, root, notes)
 
 
@@ -224,36 +243,73 @@ def _write_tables(root: Path, results: list) -> None:
 
 # -- the two entry points ------------------------------------------------------------------------
 
-def refresh(root: Path, jobs: int = 2, say: Callable[[str], object] = print) -> None:
-    """Re-run the third-party runtimes on new or changed case folders, then rewrite the recorded
-    verdicts, their digests, docs/conformance.md, the README's table and docs/runtimes.md's."""
+def rerun_recorded(root: Path, refs: list, jobs: int,
+                   transforms: list[str] | None = None) -> list[Result]:
+    """The recorded subjects run on the case folders `refs`: the third-party runtimes, then
+    each built-in transform on onnxruntime (`transforms`, default all: one run each, keeping
+    its `T>onnxruntime` results)."""
+    fresh = verify(root / SUITE, RUNTIMES, jobs=jobs, cases=refs)
+    for name in TRANSFORMS if transforms is None else transforms:
+        subject = transformed.subject([name], TRANSFORM_BASELINE)
+        fresh += [r for r in verify(root / SUITE, [TRANSFORM_BASELINE], jobs=jobs, cases=refs,
+                                    transforms=[name]) if r.backend == subject]
+    return fresh
+
+
+def refresh(root: Path, jobs: int = 2, say: Callable[[str], object] = print,
+            transforms: list[str] | None = None) -> None:
+    """Re-run the recorded subjects (the third-party runtimes, the built-in transforms on
+    onnxruntime) on new or changed case folders, then rewrite the recorded verdicts, their
+    digests, docs/conformance.md, the README's table and docs/runtimes.md's. `transforms`
+    narrows the transforms re-run (default: every built-in)."""
     current = case_digests(root / SUITE)
     changed, gone = stale_cases(current, read_digests(root / DIGESTS))
-    say(f"recorded runtime verdicts: {len(changed)} case folder(s) new or changed, "
-        f"{len(gone)} gone")
+    say(f"recorded verdicts: {len(changed)} case folder(s) new or changed, {len(gone)} gone")
     fresh = []
     if changed:
         wanted = set(changed)
         refs = [ref for ref in find_cases(root / SUITE) if ref.case in wanted]
-        say(f"running {', '.join(RUNTIMES)} on {len(refs)} case folder(s)")
-        fresh = verify(root / SUITE, RUNTIMES, jobs=jobs, cases=refs)
-    merge_verdicts(root / VERDICTS, fresh, set(changed) | set(gone), RUNTIMES)
+        say(f"running {', '.join(RUNTIMES)} and the transforms on onnxruntime on {len(refs)} "
+            "case folder(s)")
+        fresh = rerun_recorded(root, refs, jobs, transforms)
+    merge_verdicts(root / VERDICTS, fresh, set(changed) | set(gone), RECORDED)
     write_digests(root / DIGESTS, current)
     say("running onnxruntime, reference and type inference on the whole suite")
-    live = live_results(root, jobs)
-    write_atomic(root / CONFORMANCE, conformance_markdown(live, root))
-    write_atomic(root / CONFORMANCE_HTML, conformance_html(live, root))
-    _write_tables(root, recorded_results(root / VERDICTS, live, SCOREBOARD_SUBJECTS))
+    _render(root, live_results(root, jobs))
     say(f"wrote {VERDICTS}, {DIGESTS}, {CONFORMANCE}, {CONFORMANCE_HTML} and the tables in "
         f"{README} and {RUNTIMES_PAGE}")
 
 
-def mark_recorded(root: Path, json_report: Path, say: Callable[[str], object] = print) -> None:
-    """After a full run (`make conformance`, whose --json report is `json_report`): every case
-    folder's verdicts are current; write their digests, the README's table and
-    docs/runtimes.md's."""
-    results = read_report(json_report).results  # InputError: one line
-    write_digests(root / DIGESTS, case_digests(root / SUITE))
-    _write_tables(root, results)
-    say(f"wrote {DIGESTS} and the tables in {README} and {RUNTIMES_PAGE}")
+def _render(root: Path, live: list[Result]) -> None:
+    """docs/conformance.md and .html, the README's table and docs/runtimes.md's, from the
+    `live` results and the recorded verdicts."""
+    write_atomic(root / CONFORMANCE, conformance_markdown(live, root))
+    write_atomic(root / CONFORMANCE_HTML, conformance_html(live, root))
+    _write_tables(root, recorded_results(root / VERDICTS, live, SCOREBOARD_SUBJECTS))
 
+
+def mark_recorded(root: Path, json_reports: list[Path],
+                  say: Callable[[str], object] = print) -> None:
+    """After a full run (`make conformance`: its --json reports, the backends' and one per
+    transform): record the verdicts of every recorded subject, each from the report that ran
+    it (onnxruntime, in every transform's run too, is taken from the first report that has
+    it), mark every case folder current (digests), and render docs/conformance.md and .html,
+    the README's table and docs/runtimes.md's."""
+    seen: set[tuple[str, str]] = set()
+    results = []
+    for path in json_reports:
+        for result in read_report(path).results:  # InputError: one line
+            if (result.case, result.backend) not in seen:
+                seen.add((result.case, result.backend))
+                results.append(result)
+    found = {r.backend for r in results}
+    missing = [s for s in [*RECORDED, *LIVE] if s not in found]
+    if missing:
+        raise RefreshError(f"{', '.join(map(str, json_reports))}: no result of "
+                           f"{', '.join(missing)}; run `make conformance`")
+    write_verdicts(root / VERDICTS, verdicts(
+        [(r.backend, r.case, r.outcome, r.message) for r in results], RECORDED))
+    write_digests(root / DIGESTS, case_digests(root / SUITE))
+    _render(root, [r for r in results if r.backend in LIVE])
+    say(f"wrote {VERDICTS}, {DIGESTS}, {CONFORMANCE}, {CONFORMANCE_HTML} and the tables in "
+        f"{README} and {RUNTIMES_PAGE}")

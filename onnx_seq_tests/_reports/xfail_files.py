@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .._core.errors import InputError, one_line
 from .._core.outputs import check_outputs, write_output
+from .._published.resources import xfail_stem
 from .._run.transformed import split
 from .._run.verifier import Result
 from .json_report import read_report
@@ -28,18 +29,25 @@ NOT_PASSED = ("fail", "refused", "error", "crash", "timeout", "transform-failed"
 MAX_NAME_BYTES = 200
 
 
+#: Characters no file name may hold on Windows (besides `>` and `:`, which xfail_stem
+#: replaces), nor the output folder's separators.
+UNSAFE = set('<"/\\|?*\0')
+
+
 def file_name(backend: str) -> str:
-    """`<backend>.txt`, when the backend's name is one plain file name (no '/', not '.' or '..',
-    not empty, no NUL, at most MAX_NAME_BYTES bytes); InputError (exit 2) if not, so that
-    no name writes outside the output folder."""
-    size = len(backend.encode("utf-8", "surrogatepass"))
-    if (not backend or "/" in backend or "\0" in backend or backend in (".", "..")
+    """`<stem>.txt` of a subject (a backend, or `T>B`: `T+B.txt`; resources.xfail_stem),
+    when the stem is one plain file name on every system (none of `<"/\\|?*`, no control
+    character, not '.' or '..', not empty, at most MAX_NAME_BYTES bytes); InputError (exit 2)
+    if not, so that no name writes outside the output folder."""
+    stem = xfail_stem(backend)
+    size = len(stem.encode("utf-8", "surrogatepass"))
+    if (not stem or UNSAFE & set(stem) or not stem.isprintable() or stem in (".", "..")
             or size > MAX_NAME_BYTES):
         raise InputError(f"backend name {one_line(repr(backend[:80]))}: not a plain file "
-                         f"name (no '/', not '.' or '..', not empty, no NUL, at most "
-                         f"{MAX_NAME_BYTES} bytes); xfail-update writes <NAME>.txt into "
-                         "the output folder")
-    return f"{backend}.txt"
+                         "name (none of <\"/\\|?*, no control character, not '.' or '..', not "
+                         f"empty, at most {MAX_NAME_BYTES} bytes); xfail-update writes "
+                         "<NAME>.txt into the output folder")
+    return f"{stem}.txt"
 
 
 def xfail_text(results: list[Result], backend: str, describe: str) -> str:
@@ -51,7 +59,7 @@ def xfail_text(results: list[Result], backend: str, describe: str) -> str:
             groups[message_key(r.message) or "(no message)"].append(r.name)
     total = sum(len(set(v)) for v in groups.values())
     lines = [f"# Case folders {describe} does not pass ({total}), for `gen-seq-tests verify "
-             f"{_options(backend)} --xfail {shlex.quote(f'xfail/{backend}.txt')}`.",
+             f"{_options(backend)}`.",
              "# Written by `gen-seq-tests xfail-update` from a verify --json report; why each "
              "group fails is in docs/conformance.md.",
              "# Format: `BACKEND PATTERN` per line, PATTERN a case folder name (a regex "
@@ -64,10 +72,13 @@ def xfail_text(results: list[Result], backend: str, describe: str) -> str:
 
 
 def _options(subject: str) -> str:
-    """The options of verify that run `subject`: `-b B`, with `--transform T` for `T>B`."""
+    """The options of verify that run `subject` with its xfail file: `-b B`, with `--transform
+    T` and B's own xfail file first for `T>B` (the baseline's failures are B's)."""
     chain, backend = split(subject)
+    files = [backend, subject] if chain else [subject]
     return " ".join([f"-b {shlex.quote(backend)}",
-                     *(f"--transform {shlex.quote(t)}" for t in chain)])
+                     *(f"--transform {shlex.quote(t)}" for t in chain),
+                     *(f"--xfail {shlex.quote(f'xfail/{file_name(s)}')}" for s in files)])
 
 
 def runtime_name(backend: str) -> str:

@@ -120,7 +120,9 @@ def apply_transforms(model: ModelProto, transforms: list[Transform]) -> ModelPro
 
 #: How deep `_said` follows an exception's causes.
 CAUSES_FOLLOWED = 8
-_ADDRESS = re.compile(r" (object )?at 0x[0-9a-fA-F]+")
+#: An object's address in its default repr (`<Pass object at 0x7f...>`): it differs from run to
+#: run, and the same cases must give the same recorded verdicts.
+_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
 
 
 def _said(error: BaseException, named: bool = True) -> str:
