@@ -19,7 +19,7 @@ from typing import Any
 
 from .._core import operators
 from .._core.operators import sequence_operators
-from .._run.transformed import OWN_OUTCOMES
+from .._run.transformed import OWN_OUTCOMES, SETTLED, all_passed
 from .._run.verifier import Result
 from . import note_check
 from .formats import RunReport
@@ -229,11 +229,11 @@ def _findings(results: list[Result], specs: list[str], noted: dict[int, Note],
            "sentence of the ONNX operator documentation that decides it.</p>"]
     for spec in specs:
         mine = [n for n in notes if n.matched_on(spec)]
-        failing = sum(1 for r in results if r.backend == spec and r.outcome != "pass")
+        failing = sum(1 for r in results if r.backend == spec and r.outcome not in SETTLED)
         out.append(f'<section class=finding-group data-backend="{_e(spec)}">'
                    f"<h3>{_e(spec)}</h3>")
         if not failing:
-            out.append("<p>Every case passes.</p>")
+            out.append(f"<p>{all_passed(results, spec)}</p>")
         elif not mine:
             out.append("<p>No note explains its results yet; filter the results above by "
                        "this backend.</p>")

@@ -18,6 +18,7 @@ import yaml
 from .._casefile.nodes import INVALID, NodeReader, compose_file
 from .._core.errors import InputError, NotesError
 from .._core.problems import Problems
+from .._run.transformed import SETTLED
 from .._run.verifier import Result
 from . import note_check
 
@@ -160,7 +161,7 @@ def attach_notes(results: list[Result], notes: list[Note]) -> dict[int, Note]:
         note.matched.clear()
     found = {}
     for index, result in enumerate(results):
-        if result.outcome == "pass":
+        if result.outcome in SETTLED:
             continue
         for note in notes:
             if (result.backend in note.backends and note.cases.fullmatch(result.name)
