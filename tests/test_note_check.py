@@ -15,6 +15,7 @@ import yaml
 from onnx_seq_tests._core.errors import InputError
 from onnx_seq_tests._reports import note_check
 from onnx_seq_tests._reports.note_check import Decision, Quote
+from onnx_seq_tests._run.transformed import SETTLED
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTES = ROOT / "docs" / "conformance-notes.yaml"
@@ -32,9 +33,10 @@ def notes() -> list[dict]:
 def witnesses(notes, suite_verification) -> dict[int, dict]:
     """Note index -> {case: (operators, opset)} of the failed results it explains."""
     used = {r.case: (set(r.operators), r.opset) for r in suite_verification}
-    failed = [(r.backend, r.case, r.message) for r in suite_verification if r.outcome != "pass"]
+    failed = [(r.backend, r.case, r.message) for r in suite_verification
+              if r.outcome not in SETTLED]
     for spec, groups in json.loads(RECORDED.read_text(encoding="utf-8")).items():
-        failed += [(spec, case, g["message"]) for g in groups if g["outcome"] != "pass"
+        failed += [(spec, case, g["message"]) for g in groups if g["outcome"] not in SETTLED
                    for case in g["cases"] if case in used]
     taken = note_check.first_matches(notes, failed)
     return {i: {case: used[case] for case in cases} for i, cases in taken.items()}

@@ -163,16 +163,17 @@ def witness_problems(decision: Decision,
 
 def first_matches(notes: Iterable[Mapping], results: Iterable[tuple[str, str, str]]) -> dict:
     """Which results each note takes, as the report attaches them: a failed result
-    (backend, case key, message) goes to the first note whose backend is its backend, whose
-    `cases` regex matches the whole case name (the key's last part) and whose `message` regex,
-    if any, is found in its message. Returns note index -> case keys."""
-    compiled = [(n["backend"], re.compile(n["cases"]),
+    (backend, case key, message) goes to the first note whose backend is its backend (or one
+    of its list), whose `cases` regex matches the whole case name (the key's last part) and
+    whose `message` regex, if any, is found in its message. Returns note index -> case keys."""
+    compiled = [([n["backend"]] if isinstance(n["backend"], str) else list(n["backend"]),
+                 re.compile(n["cases"]),
                  re.compile(n["message"]) if n.get("message") else None) for n in notes]
     taken: dict[int, list[str]] = {}
     for backend, case, message in results:
         name = case.rsplit("/", 1)[-1]
         for index, (wanted, cases, text) in enumerate(compiled):
-            if wanted == backend and cases.fullmatch(name) and (
+            if backend in wanted and cases.fullmatch(name) and (
                     text is None or text.search(message)):
                 taken.setdefault(index, []).append(case)
                 break
