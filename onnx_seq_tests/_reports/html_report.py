@@ -19,7 +19,7 @@ from typing import Any
 
 from .._core import operators
 from .._core.operators import sequence_operators
-from .._run.transformed import OWN_OUTCOMES, SETTLED, all_passed
+from .._run.transformed import OWN_OUTCOMES, SETTLED
 from .._run.verifier import Result
 from . import note_check
 from .formats import RunReport
@@ -28,6 +28,7 @@ from .scoreboard import suite_text
 from .tally import (
     MEANING,
     SHOWN,
+    all_passed,
     baseline_rule,
     cap,
     descriptions,

@@ -17,7 +17,7 @@ from .._core import operators
 from .._core.errors import one_line
 from .._core.operators import sequence_operators
 from .._core.suite_forms import SuiteForm
-from .._run.transformed import SETTLED, all_passed
+from .._run.transformed import SETTLED
 from .._run.verifier import Result
 from . import note_check
 from .formats import RunReport
@@ -25,6 +25,7 @@ from .notes import Note, attach_notes
 from .tally import (
     MEANING,
     SHOWN,
+    all_passed,
     baseline_rule,
     cap,
     counts,

@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from .._core.operators import sequence_operators
 from .._core.suite_forms import SuiteForm
 from .._published.discovery import CaseRef
-from .._run.transformed import RULE, is_transformed
+from .._run.transformed import RULE, UNJUDGED, is_transformed
 from .._run.verifier import OUTCOMES, Result
 from .._runtimes.backends import describe
 
@@ -106,6 +106,13 @@ def passed(counter: Counter) -> int:
 def judged(counter: Counter) -> int:
     """How many results count: all but the unjudged ones (the baseline rule, transformed.py)."""
     return sum(counter.values()) - counter["unjudged"]
+
+
+def all_passed(results: list[Result], spec: str) -> str:
+    """What a report says of a subject with nothing to explain: every case passes, or every
+    case it is judged on (the baseline rule left some unjudged)."""
+    unjudged = any(r.backend == spec and r.outcome == UNJUDGED for r in results)
+    return "Every case it is judged on passes." if unjudged else "Every case passes."
 
 
 def baseline_rule(specs: list[str]) -> str | None:

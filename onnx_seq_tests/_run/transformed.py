@@ -26,13 +26,6 @@ JOIN = ">"
 UNJUDGED = "unjudged"
 #: Outcomes that are no disagreement to explain: a pass, and a subject not judged.
 SETTLED = ("pass", UNJUDGED)
-
-
-def all_passed(results: list, spec: str) -> str:
-    """What a report says of a subject with nothing to explain: every case passes, or every
-    case it is judged on (the baseline rule left some unjudged)."""
-    unjudged = any(r.backend == spec and r.outcome == UNJUDGED for r in results)
-    return "Every case it is judged on passes." if unjudged else "Every case passes."
 #: The outcomes only a transformed subject has.
 OWN_OUTCOMES = ("transform-failed", "invalid-model", UNJUDGED)
 #: The baseline rule, as every report states it once.
