@@ -7,7 +7,6 @@ the spec oracle and its mutants, the core.
 """
 
 import ast
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -37,9 +36,16 @@ def _above(layer: str, own: str) -> bool:
     return LAYERS.index(layer) < LAYERS.index(own)
 
 
+def _dotted(path: Path) -> list[str]:
+    """The dotted name of the module at `path`, as parts: its path from the package folder
+    (the checkout's, or a probe's copy of it under a temporary folder)."""
+    package = next(p for p in path.parents if p.name == PACKAGE.name)
+    return list(path.relative_to(package.parent).with_suffix("").parts)
+
+
 def _from_module(node: ast.ImportFrom, path: Path) -> str:
     """The dotted module that `from X import ...` in the module at `path` names."""
-    here = list(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])  # its package
+    here = _dotted(path)[:-1]  # its package
     if node.level:
         base = here[: len(here) - (node.level - 1)]
         return ".".join(base + ([node.module] if node.module else []))
@@ -70,15 +76,28 @@ def _modules():
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_imports_go_only_downward(path):
-    own = _layer(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts))
-    if own == ROOT:
-        return  # the package root and __main__ may import any layer
-    upward = [
-        f"{path.name}:{line}: imports {module} ({_layer(module)} is above {own})"
-        for line, module in _imports(path)
-        if _layer(module) not in (None, own) and _above(_layer(module), own)
-    ]
+    upward = _upward(path)
     assert not upward, "\n".join(upward)
+
+
+def _upward(path: Path) -> list[str]:
+    """The imports of the module at `path` that run up."""
+    own = _layer(".".join(_dotted(path)))
+    if own == ROOT:
+        return []  # the package root and __main__ may import any layer
+    return [f"{path.name}:{line}: imports {module} ({_layer(module)} is above {own})"
+            for line, module in _imports(path)
+            if _layer(module) not in (None, own) and _above(_layer(module), own)]
+
+
+def _probe(tmp_path: Path, relative: str, text: str) -> Path:
+    """A module holding `text` at `relative` in a package folder of its own under `tmp_path`;
+    never in the checkout, which other test workers read meanwhile (a build there once failed
+    on a probe removed between its listing and its reading)."""
+    probe = tmp_path / PACKAGE.name / relative
+    probe.parent.mkdir(parents=True)
+    probe.write_text(text)
+    return probe
 
 
 def test_every_module_is_in_a_layer():
@@ -89,25 +108,17 @@ def test_every_module_is_in_a_layer():
 
 def test_the_check_sees_an_upward_import(tmp_path):
     """The checker itself can fail: an import of the verifier from the core is found."""
-    probe = PACKAGE / "_core" / "_layer_probe_tmp.py"
-    probe.write_text("from .._run import verifier\n")
-    try:
-        with pytest.raises(AssertionError, match="_run is above _core"):
-            test_imports_go_only_downward(probe)
-    finally:
-        probe.unlink()
+    probe = _probe(tmp_path, "_core/_layer_probe.py", "from .._run import verifier\n")
+    assert _upward(probe) == [
+        "_layer_probe.py:1: imports onnx_seq_tests._run.verifier (_run is above _core)"]
 
 
 def test_the_check_sees_an_import_from_the_package_root(tmp_path):
     """`from .. import __version__` in a lower layer imports the package root, which imports
     every layer: the checker finds it (the versions live in the leaf `_core/versions.py`)."""
-    probe = PACKAGE / "_suite" / "_layer_probe_root_tmp.py"
-    probe.write_text("from .. import __version__\n")
-    try:
-        with pytest.raises(AssertionError, match="package root is above _suite"):
-            test_imports_go_only_downward(probe)
-    finally:
-        probe.unlink()
+    probe = _probe(tmp_path, "_suite/_layer_probe.py", "from .. import __version__\n")
+    assert _upward(probe) == ["_layer_probe.py:1: imports onnx_seq_tests.__version__ "
+                              "(the package root is above _suite)"]
 
 
 def _graph() -> dict[str, set[str]]:
@@ -208,24 +219,13 @@ def test_no_private_reach_in(path):
     assert not found, "\n".join(found)
 
 
-@contextmanager
-def _probe(relative: str, text: str):
-    """A module of the package at `relative` holding `text`, for as long as the block runs."""
-    path = PACKAGE / relative
-    path.write_text(text)
-    try:
-        yield path
-    finally:
-        path.unlink()
-
-
-def test_the_reach_in_check_can_fail():
-    with _probe("_suite/_layer_probe_private_tmp.py",
-                "from .._oracle import oracle\nfrom .manifest import _x\n"
-                "oracle._present\nfrom .. import _oracle\n_oracle.oracle\n") as probe:
-        assert _reach_ins(probe) == [
-            f"{probe.name}:2: from onnx_seq_tests._suite.manifest import _x",
-            f"{probe.name}:3: oracle._present"]
+def test_the_reach_in_check_can_fail(tmp_path):
+    probe = _probe(tmp_path, "_suite/_layer_probe_private.py",
+                   "from .._oracle import oracle\nfrom .manifest import _x\n"
+                   "oracle._present\nfrom .. import _oracle\n_oracle.oracle\n")
+    assert _reach_ins(probe) == [
+        f"{probe.name}:2: from onnx_seq_tests._suite.manifest import _x",
+        f"{probe.name}:3: oracle._present"]
 
 
 # -- no facade: a module imports a name to use it, never only to hand it on -----------------------
@@ -256,16 +256,16 @@ def test_no_module_re_exports_a_name_it_does_not_use(path):
     assert not found, "\n".join(found)
 
 
-def test_the_re_export_check_can_fail():
-    with _probe("_reports/_layer_probe_facade_tmp.py",
-                "from __future__ import annotations\n\nfrom .tally import cap, counts\n"
-                "from .merge import Merged\n\n__all__ = ['Merged', 'cap']\n\n\n"
-                "def used(x):\n    return counts(x)\n") as probe:
-        assert _re_exports(probe) == [
-            f"{probe.name}:3: re-exports cap; import it from where it is defined",
-            f"{probe.name}:4: re-exports Merged; import it from where it is defined"]
-        with pytest.raises(AssertionError, match="re-exports cap"):
-            test_no_module_re_exports_a_name_it_does_not_use(probe)
+def test_the_re_export_check_can_fail(tmp_path):
+    probe = _probe(tmp_path, "_reports/_layer_probe_facade.py",
+                   "from __future__ import annotations\n\nfrom .tally import cap, counts\n"
+                   "from .merge import Merged\n\n__all__ = ['Merged', 'cap']\n\n\n"
+                   "def used(x):\n    return counts(x)\n")
+    assert _re_exports(probe) == [
+        f"{probe.name}:3: re-exports cap; import it from where it is defined",
+        f"{probe.name}:4: re-exports Merged; import it from where it is defined"]
+    with pytest.raises(AssertionError, match="re-exports cap"):
+        test_no_module_re_exports_a_name_it_does_not_use(probe)
 
 
 # -- size: no module over 600 lines, no class over 300 ---------------------------------------------
@@ -305,15 +305,15 @@ def test_no_module_or_class_too_long(path):
     assert not _too_long(path), "\n".join(_too_long(path))
 
 
-def test_the_size_check_can_fail():
+def test_the_size_check_can_fail(tmp_path):
     text = ("class Big:\n" + "    x = 1\n" * MAX_CLASS_LINES
             + "\n" * (MAX_MODULE_LINES - MAX_CLASS_LINES))
-    with _probe("_core/_layer_probe_size_tmp.py", text) as probe:
-        assert _too_long(probe) == [
-            f"{probe.name}: {MAX_MODULE_LINES + 1} lines (at most {MAX_MODULE_LINES}): "
-            "split it by job",
-            f"{probe.name}:1: class Big: {MAX_CLASS_LINES + 1} lines (at most "
-            f"{MAX_CLASS_LINES}): split it by job"]
+    probe = _probe(tmp_path, "_core/_layer_probe_size.py", text)
+    assert _too_long(probe) == [
+        f"{probe.name}: {MAX_MODULE_LINES + 1} lines (at most {MAX_MODULE_LINES}): "
+        "split it by job",
+        f"{probe.name}:1: class Big: {MAX_CLASS_LINES + 1} lines (at most "
+        f"{MAX_CLASS_LINES}): split it by job"]
 
 
 # -- functions: none over 60 lines ---------------------------------------------------------------
@@ -337,13 +337,13 @@ def test_no_function_too_long(path):
     assert not _long_functions(path), "\n".join(_long_functions(path))
 
 
-def test_the_function_size_check_can_fail():
+def test_the_function_size_check_can_fail(tmp_path):
     text = ("@staticmethod\ndef big():\n" + "    x = 1\n" * MAX_FUNCTION_LINES
             + "\n\ndef small():\n    pass\n")
-    with _probe("_core/_layer_probe_function_tmp.py", text) as probe:
-        assert _long_functions(probe) == [
-            f"{probe.name}:2: big: {MAX_FUNCTION_LINES + 1} lines (at most "
-            f"{MAX_FUNCTION_LINES}): split it into steps with names"]
+    probe = _probe(tmp_path, "_core/_layer_probe_function.py", text)
+    assert _long_functions(probe) == [
+        f"{probe.name}:2: big: {MAX_FUNCTION_LINES + 1} lines (at most "
+        f"{MAX_FUNCTION_LINES}): split it into steps with names"]
 
 
 # -- rooms: each layer is a room named by its job, none holding over a fifth of the package -------

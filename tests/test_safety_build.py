@@ -69,6 +69,22 @@ def test_editing_a_module_that_does_not_build_keeps_a_no_op_build_a_no_op(tmp_pa
     assert freshness.unchanged([cases_file], out, "undefined") is None  # the build's code
 
 
+def test_a_module_removed_while_the_key_is_computed_and_an_editor_lock_are_passed_over(
+        tmp_path, monkeypatch):
+    """A test writing a probe module into the checkout once made a build in another worker
+    fail with a bare FileNotFoundError (listed, then removed before it was read); an editor's
+    `.#name.py` lock link (dangling) did the same."""
+    package = tmp_path / "package"
+    shutil.copytree(PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__", "_data"))
+    monkeypatch.setattr(freshness, "_PACKAGE", package)
+    key = freshness.build_key("undefined")
+    (package / "_core" / ".#atomic.py").symlink_to("root@host.1234:1700000000")
+    assert "_core/.#atomic.py" not in freshness.build_modules()
+    listed = freshness.build_modules()
+    monkeypatch.setattr(freshness, "build_modules", lambda: [*listed, "_core/removed.py"])
+    assert freshness.build_key("undefined") == key
+
+
 # -- archives: every bound holds before tarfile allocates -----------------------------------------
 
 def _header(name: bytes, size: int, kind: bytes) -> bytes:

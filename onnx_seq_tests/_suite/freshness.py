@@ -83,7 +83,11 @@ def build_key(empty_optional: str) -> str:
     numpy, protobuf and ml_dtypes, and the empty-optional form."""
     digest = hashlib.sha256()
     for relative in build_modules():
-        digest.update(relative.encode() + b"\0" + (_PACKAGE / relative).read_bytes() + b"\0")
+        try:
+            code = (_PACKAGE / relative).read_bytes()
+        except FileNotFoundError:  # removed since it was listed: not code the build runs
+            continue
+        digest.update(relative.encode() + b"\0" + code + b"\0")
     environment = (sys.version_info[:2], versions.package_version(), versions.installed_onnx(),
                    *map(versions.version_of, ("numpy", "protobuf", "ml_dtypes")), empty_optional)
     digest.update(repr(environment).encode())
@@ -94,12 +98,13 @@ def build_modules() -> list[str]:
     """The package's modules a build may run: every module of the layers `_core`, `_oracle`,
     `_casefile` and `_suite` (BUILD_LAYERS; a build imports nothing above them, which
     tests/test_layers.py keeps true) but the mutants (NOT_BUILT), as sorted '/'-separated paths
-    relative to the package folder. Listed, not parsed: a no-op build lists four folders rather
+    relative to the package folder (importable names only: not an editor's `.#name.py` lock
+    link). Listed, not parsed: a no-op build lists four folders rather
     than parsing each module's imports.
     Editing a module of any other layer (a report, diff, pack, the verifier) leaves the build
     key, and so a no-op build, as it is."""
     listed = (path.relative_to(_PACKAGE).as_posix() for layer in BUILD_LAYERS
-              for path in (_PACKAGE / layer).rglob("*.py"))
+              for path in (_PACKAGE / layer).rglob("*.py") if path.stem.isidentifier())
     return sorted(p for p in listed if not p.startswith(tuple(f"{n}/" for n in NOT_BUILT)))
 
 
