@@ -106,6 +106,19 @@ def suite_verification(tmp_path_factory) -> list:
 
 
 @pytest.fixture(scope="session")
+def suite_inference(tmp_path_factory, committed_suite) -> list:
+    """Type inference judged on every case of the committed suite, once per run, as
+    docs/conformance.md shows it (refresh.INFERRERS: onnx's shape inference, onnxruntime's
+    session types; sorted as run_inference gives them)."""
+    from onnx_seq_tests._published.discovery import find_cases
+    from onnx_seq_tests._reports.refresh import INFERRERS
+    from onnx_seq_tests._run.inference import run_inference
+
+    return once_per_run(tmp_path_factory, "suite_inference", lambda: run_inference(
+        find_cases(committed_suite), INFERRERS))
+
+
+@pytest.fixture(scope="session")
 def node_cases() -> list:
     """onnx's own node cases (`load_model_tests(kind="node")`), loaded once; do not mutate."""
     from onnx.backend.test.loader import load_model_tests

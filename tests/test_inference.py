@@ -18,7 +18,7 @@ from onnx_seq_tests._core.errors import NotJudged
 from onnx_seq_tests._core.value_types import parse_type
 from onnx_seq_tests._published.case_folder import read_case_folder
 from onnx_seq_tests._published.discovery import find_cases
-from onnx_seq_tests._run.inference import InferenceFinding, judge, run_inference
+from onnx_seq_tests._run.inference import InferenceFinding, judge
 
 
 def _folder(name: str):
@@ -85,11 +85,12 @@ def test_an_inferrer_that_raises_is_a_raised_finding_on_one_line():
     assert "\n" not in found[0].message and found[0].message
 
 
-def test_the_whole_suite_as_results_of_two_subjects(committed_suite):
-    """run_inference gives one Result per case folder and inferrer, named `<inferrer>
-    inference`, so every report takes them; the known finding is a `fail` with its output."""
+def test_the_whole_suite_as_results_of_two_subjects(committed_suite, suite_inference):
+    """run_inference (the session's `suite_inference`: every case folder, onnx and
+    onnxruntime) gives one Result per case folder and inferrer, named `<inferrer>-inference`,
+    so every report takes them; the known finding is a `fail` with its output."""
     refs = find_cases([committed_suite])
-    results = run_inference(refs, ["onnx", "onnxruntime"])
+    results = suite_inference
     assert len(results) == 2 * len(refs)
     assert {r.backend for r in results} == {"onnx-inference", "onnxruntime-inference"}
     failed = {(r.backend, r.name): r.message for r in results if r.outcome == "fail"}

@@ -6,7 +6,6 @@ a build whose root changes under it refuses (exit 2) instead of failing or delet
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import signal
@@ -118,9 +117,16 @@ def _default_sigint() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
-def tree_digest(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+def tree_state(root: Path) -> dict[str, tuple[int, int, int]]:
+    """Each file under `root` with its inode, size and modification time: a file rewritten,
+    replaced or moved aside and back as a copy changes it (and it reads no file's bytes)."""
+    found = {}
+    for folder, _, names in os.walk(root):
+        for name in names:
+            state = os.lstat(os.path.join(folder, name))
+            found[os.path.relpath(os.path.join(folder, name), root)] = (
+                state.st_ino, state.st_size, state.st_mtime_ns)
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +147,7 @@ def test_a_signal_during_build_cleans_up_and_exits_128_plus_its_number(built, si
     """To the build's process, or to its whole process group (a terminal's Ctrl-C: the
     compiling processes get it too)."""
     out, work = built / "out", built / ".out.build"
-    before = tree_digest(out)
+    before = tree_state(out)
     process = subprocess.Popen(
         [str(CLI), "build", str(built / "cases"), "-o", str(out), "--empty-optional", "typed",
          "-j", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -160,7 +166,7 @@ def test_a_signal_during_build_cleans_up_and_exits_128_plus_its_number(built, si
     assert "Traceback" not in stderr and "Aborted" not in stderr
     assert stderr.strip() == f"error: interrupted by {signal.Signals(signum).name}"
     assert sorted(os.listdir(work)) in ([], ["cache.json"])
-    assert tree_digest(out) == before
+    assert tree_state(out) == before
 
 
 def test_sigterm_during_verify_ends_every_process_and_exits_143(mini_suite, noted):
@@ -235,7 +241,7 @@ def test_a_build_whose_root_changes_under_it_refuses_with_2(tmp_path, monkeypatc
         shutil.copy(ROOT / "cases" / name, cases / name)
     out = tmp_path / "out"
     assert CliRunner().invoke(main, ["build", str(cases), "-o", str(out)]).exit_code == 0
-    before = tree_digest(out)
+    before = tree_state(out)
     churned = threading.Event()
     real_swap_in = new_tree.swap_in
 
@@ -265,4 +271,4 @@ def test_a_build_whose_root_changes_under_it_refuses_with_2(tmp_path, monkeypatc
         assert result.exit_code == 2, result.output
         assert "'churn.txt'" in result.output or "'./'" in result.output, result.output
         assert "while the build ran" in result.output
-        assert tree_digest(out) == before
+        assert tree_state(out) == before

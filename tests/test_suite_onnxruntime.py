@@ -24,7 +24,6 @@ from onnx_seq_tests._reports.notes import attach_notes, load_notes
 from onnx_seq_tests._reports.refresh import CONFORMANCE_SPECS, RUNTIMES
 from onnx_seq_tests._reports.tally import about_of
 from onnx_seq_tests._reports.text_report import summary_text
-from onnx_seq_tests._run.inference import run_inference
 from onnx_seq_tests._run.verifier import apply_xfail, load_xfail
 from onnx_seq_tests._transforms import TRANSFORMS
 
@@ -33,13 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 #: onnxruntime 1.32 (CPU): the cases it does not pass, with the reasons, as an --xfail file that
 #: the example workflow uses too.
 XFAIL = ROOT / "xfail" / "onnxruntime.txt"
-
-
-@pytest.fixture(scope="module")
-def suite_inference(committed_suite):
-    """Type inference judged on every case of the committed suite, as docs/conformance.md
-    shows it (refresh.INFERRERS: onnx's shape inference, onnxruntime's session types)."""
-    return run_inference(find_cases(committed_suite), refresh.INFERRERS)
 
 
 @pytest.fixture(scope="module")
