@@ -18,19 +18,21 @@ browser:
 		$$as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$as_root apt-get \
 			install -y -qq --no-install-recommends chromium chromium-driver > /dev/null; }
 
-# The drift check once, then pytest in two worker processes, a test file per worker at a time
-# (tests/README.md: the shared fixtures). PYTEST_WORKERS=0 runs pytest in one process. The type
-# checker ([tool.mypy] in pyproject.toml) runs beside them, its report printed after pytest's:
-# the target fails when either fails, and takes no longer than the tests alone.
+# The linter, then pytest in two worker processes, a test file per worker at a time
+# (tests/README.md: the shared fixtures). PYTEST_WORKERS=0 runs pytest in one process. The drift
+# check (generated/ against cases/, which reads and writes nothing the tests use) and the type
+# checker ([tool.mypy] in pyproject.toml) run beside them, their reports printed after pytest's:
+# the target fails when any fails, and takes no longer than the tests alone.
 PYTEST_WORKERS ?= 2
 
 test: $(STAMP) browser
+	$(BIN)/ruff check onnx_seq_tests tests benchmarks || exit 1; \
+	$(BIN)/gen-seq-tests build --check > $(VENV)/drift.log 2>&1 & drift=$$!; \
 	$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & mypy=$$!; \
-	$(BIN)/ruff check onnx_seq_tests tests benchmarks \
-		&& $(BIN)/gen-seq-tests build --check \
-		&& $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile; tests=$$?; \
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile; tests=$$?; \
+	wait $$drift; fresh=$$?; cat $(VENV)/drift.log; \
 	wait $$mypy; types=$$?; cat $(VENV)/mypy.log; \
-	test $$tests = 0 && test $$types = 0
+	test $$tests = 0 && test $$fresh = 0 && test $$types = 0
 
 lint: $(STAMP)
 	$(BIN)/ruff check onnx_seq_tests tests benchmarks

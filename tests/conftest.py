@@ -58,12 +58,16 @@ def root() -> Path:
 
 @pytest.fixture(scope="session")
 def onnx_node_suite(tmp_path_factory) -> Path:
-    """onnx's own sequence/optional node cases written to disk (`<root>/node/test_*`)."""
+    """onnx's own sequence/optional node cases written to disk (`<root>/node/test_*`), once per
+    run (generating them takes seconds); read-only."""
     from onnx_node_cases import write_onnx_node_cases
 
-    root = tmp_path_factory.mktemp("onnx_node_cases")
-    write_onnx_node_cases(root)
-    return root
+    def write() -> Path:
+        root = shared_folder(tmp_path_factory) / "onnx_node_cases"
+        write_onnx_node_cases(root)
+        return root
+
+    return once_per_run(tmp_path_factory, "onnx_node_suite", write)
 
 
 @pytest.fixture(scope="session")
@@ -79,12 +83,20 @@ def committed_suite() -> Path:
     return GENERATED
 
 
+def shared_folder(tmp_path_factory) -> Path:
+    """The run's temporary folder that every pytest-xdist worker of it sees (the session's own
+    without xdist)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return tmp_path_factory.getbasetemp()
+    return tmp_path_factory.getbasetemp().parent
+
+
 def once_per_run(tmp_path_factory, name: str, compute):
     """compute(), once per test run: with pytest-xdist the first worker to ask computes it and
     the others wait for it and read it back (a pickle in the run's shared temporary folder)."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return compute()
-    shared = tmp_path_factory.getbasetemp().parent  # the same for every worker of this run
+    shared = shared_folder(tmp_path_factory)
     stored = shared / f"{name}.pickle"
     with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import MINI_CASES
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core import operators as schemas
@@ -323,16 +324,26 @@ def test_the_report_says_which_features_are_not_discriminated(suite_score, mutat
 
 # -- the command --------------------------------------------------------------------------------
 
-def test_cli_writes_the_report(suite_root, tmp_path, ours, theirs, mutation_table):
+def test_cli_writes_the_report(mini_suite, tmp_path, theirs):
+    """`coverage ROOT --markdown FILE` writes what the report functions give for ROOT (here a
+    few cases: the whole suite's report is test_committed_report_is_up_to_date's), and prints
+    it without --markdown."""
     target = tmp_path / "docs" / "coverage.md"
-    result = CliRunner().invoke(main, ["coverage", str(suite_root), "--markdown", str(target)])
+    result = CliRunner().invoke(main, ["coverage", str(mini_suite), "--markdown", str(target)])
     assert result.exit_code == 0, result.output
-    assert "772 of 772 combinations covered" in result.output
-    derived = coverage.derived_forms(suite_root)
-    assert target.read_text(encoding="utf-8") == coverage.report(
-        ours, theirs, suite_root.as_posix(), derived) + "\n" + mutation_table
-    count = len(mutation.mutants())
-    assert f"| this suite | {ours.cases} | {count} of {count} | 100% |" in mutation_table
+    cases = coverage.suite_coverage(mini_suite)
+    ours = coverage.summarize(cases)
+    assert len(cases) == len(MINI_CASES)
+    assert result.output == (f"wrote {target}: {ours.total_covered} of 772 combinations covered "
+                             f"by {len(MINI_CASES)} case(s); onnx's node cases cover "
+                             f"{theirs.total_covered}\n")
+    table = mutation.markdown(*mutation.scores(mini_suite, [], cases), fuzz=mutant_score.read(
+        ROOT / "docs" / "mutation-fuzz.json", mutation.FUZZ_LABEL))
+    expected = coverage.report(ours, theirs, mini_suite.as_posix(),
+                               coverage.derived_forms(mini_suite)) + "\n" + table
+    assert target.read_text(encoding="utf-8") == expected
+    printed = CliRunner().invoke(main, ["coverage", str(mini_suite)])
+    assert printed.exit_code == 0 and printed.output == expected
 
 
 @pytest.mark.parametrize("form", SuiteForm.derived())
