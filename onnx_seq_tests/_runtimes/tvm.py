@@ -5,7 +5,8 @@ What TVM's API can take decides what is refused (CannotTake), nothing is faked:
 - every graph input is read as a tensor, so a sequence input (or an optional sequence) is
   refused; an optional input is
   erased to its value, so a present one is fed as the tensor and an empty one (None) refused;
-- outputs: a sequence comes back as a Relax tuple (given as a list of tensors); an optional
+- outputs: a sequence comes back as a Relax tuple (given as a list of tensors), a Shape the
+  frontend knows when converting as a shape (given as an int64 array); an optional
   output is erased to its value (given as the present value; the frontend itself refuses a
   graph whose optional output it knows to be empty);
 - no string or complex tensors; the runtime reads no numpy arrays of sub-byte integers
@@ -105,12 +106,15 @@ def to_tensor(array: np.ndarray, what: str):
 
 
 def from_value(value):
-    """A TVM result as onnx's convention has it: a tensor as a numpy array, a tuple (a
+    """A TVM result as onnx's convention has it: a tensor as a numpy array, a shape (what
+    the frontend makes of a Shape it knows when converting) as an int64 array, a tuple (a
     sequence) as a list."""
     import tvm
 
     if isinstance(value, tvm.runtime.Tensor):
         return value.numpy()
+    if isinstance(value, tvm.runtime.ShapeTuple):  # a tuple too: before the Sequence test
+        return np.array(value, dtype=np.int64)
     if isinstance(value, Sequence):  # a Relax tuple is a tvm_ffi Array, a Sequence
         return [from_value(v) for v in value]
     return value  # anything else is given back as it is, for the comparator to judge
