@@ -251,8 +251,15 @@ def test_case_elements_infers_only_where_inference_adds_something(committed_suit
     assert 0 < skipped < len(list(committed_suite.rglob("model.onnx")))
 
 
-def test_markdown_report_quotes_checked_notes(suite, tmp_path):
-    results = verify(suite, ["onnxruntime", "reference"])
+@pytest.fixture(scope="module")
+def both(suite) -> list:
+    """The foreign suite on onnxruntime and the reference evaluator, once for the report
+    tests below (they read the results and never change them)."""
+    return verify(suite, ["onnxruntime", "reference"])
+
+
+def test_markdown_report_quotes_checked_notes(suite, both, tmp_path):
+    results = both
     notes_file = tmp_path / "notes.yaml"
     notes_file.write_text(
         "- backend: reference\n"
@@ -298,11 +305,10 @@ def test_notes_must_quote_onnx(tmp_path):
     ]
 
 
-
-def test_a_note_about_two_subjects_explains_each_under_its_own_heading(suite, tmp_path):
+def test_a_note_about_two_subjects_explains_each_under_its_own_heading(suite, both, tmp_path):
     """`backend: [a, b]`: one cause shared by two subjects (a backend and its inference); each
     subject's findings show only its own results."""
-    results = verify(suite, ["onnxruntime", "reference"])
+    results = both
     notes_file = tmp_path / "notes.yaml"
     notes_file.write_text(
         "- backend: [onnxruntime, reference]\n"
