@@ -2,12 +2,9 @@
 what the script writes, every model is valid, and each bug still shows on the pinned tool
 through the suite's own transforms (so a fixed upstream bug fails here, and its page goes)."""
 
-import importlib.util
-import sys
-
 import onnx
 import pytest
-from conftest import ROOT
+from findings_scripts import assert_committed, load
 from onnx.reference import ReferenceEvaluator
 
 from onnx_seq_tests._core.errors import InvalidModel, TransformFailed
@@ -16,16 +13,9 @@ from onnx_seq_tests._transforms import (
     apply_transforms,
 )
 
-FINDINGS = ROOT / "docs" / "findings"
-
 
 def _script():
-    spec = importlib.util.spec_from_file_location("make_tool_findings",
-                                                  FINDINGS / "make_tool_findings.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load("make_tool_findings")
 
 
 @pytest.fixture(scope="module")
@@ -35,14 +25,7 @@ def found():
 
 def test_the_committed_models_and_pages_are_what_the_script_writes(found, tmp_path,
                                                                    monkeypatch):
-    script = _script()
-    monkeypatch.setattr(script, "HERE", tmp_path)
-    script.write(list(found.values()))
-    for written in sorted(tmp_path.iterdir()):
-        committed = FINDINGS / written.name
-        assert committed.is_file() and committed.read_bytes() == written.read_bytes(), (
-            f"docs/findings/{written.name} is stale: run python docs/findings/"
-            "make_tool_findings.py")
+    assert_committed("make_tool_findings", list(found.values()), tmp_path, monkeypatch)
 
 
 #: Finding -> the transform that shows it, and what it raises.

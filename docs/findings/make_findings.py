@@ -1,13 +1,16 @@
-"""Minimal models for the runtime bugs the suite found, each written so it can be filed upstream.
+"""Minimal models for the runtime bugs the suite and its fuzzer found, each written so it can be
+filed upstream: one page per runtime (openvino.md, tvm.md, iree.md) and an index (README.md).
 
-    python docs/findings/make_findings.py          # write every <name>.onnx and README.md here
-    python docs/findings/make_findings.py --run    # also run each on its runtime, in a child
-                                                   # process, and print expected vs got
+    python docs/findings/make_findings.py          # write every <name>.onnx and the pages here
+    python docs/findings/make_findings.py --check  # run each one-line reproduction on the
+                                                   # installed runtime, in a child process, and
+                                                   # say which bugs are still there and which fixed
 
-Every model keeps its values as graph inputs (constant folding hides some of these bugs), and
-its expected outputs come from the ONNX operator documentation quoted beside it, never from a
-runtime. The one-line command printed for each finding needs only numpy and the runtime (for IREE,
-the iree-import-onnx, iree-compile and iree-run-module tools of its packages, on PATH).
+Every model keeps its values as graph inputs where the runtime takes them (constant folding hides
+some of these bugs), and its expected outputs come from the ONNX operator documentation quoted
+beside it, never from a runtime (tests/test_runtime_findings.py checks them against the suite's
+spec oracle). The one-line command printed for each finding needs only numpy and the runtime (for
+IREE, the iree-import-onnx, iree-compile and iree-run-module tools of its packages, on PATH).
 """
 
 from __future__ import annotations
@@ -16,14 +19,28 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
+import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
 HERE = Path(__file__).resolve().parent
-F32, F64, I64, BOOL, STR = (TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT64,
-                            TensorProto.BOOL, TensorProto.STRING)
+#: Per runtime: its distribution, the version every finding was last confirmed on (--check), and
+#: what it is.
+RUNTIMES = {
+    "openvino": ("openvino", "2026.4.1", "OpenVINO's ONNX frontend and CPU plugin"),
+    "tvm": ("apache-tvm", "0.27.0.post1", "TVM's Relax ONNX frontend (`from_onnx`), built "
+            "for llvm"),
+    "iree": ("iree-base-compiler", "3.13.0", "IREE: torch-mlir's ONNX importer "
+             "(iree-import-onnx) and iree-compile for llvm-cpu"),
+}
+#: How long --check waits for one reproduction, and the memory it may take (a hang found by the
+#: fuzzer grows without bound).
+CHECK_SECONDS, CHECK_MEMORY_KIB = 180, 8 * 1024 * 1024
+F32, F64, I64, I8, BOOL, STR = (TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT64,
+                                TensorProto.INT8, TensorProto.BOOL, TensorProto.STRING)
 
 
 @dataclass
@@ -37,6 +54,20 @@ class Finding:
     expected: str  # what the ONNX documentation says the outputs are
     crash: bool = False  # the bug is a crash of the process, not a wrong value
     iree_inputs: str = ""  # the feeds as iree-run-module's --input flags (IREE findings)
+    # The outputs the spec gives, in order: a Python expression of numpy arrays (printed as
+    # the one-liner prints them), or for IREE the text iree-run-module prints for the result.
+    expected_values: str = ""
+    got: str = ""  # what the runtime gave, at the version in CONFIRMED
+    upstream: str = ""  # the upstream thread(s), Markdown
+    hangs: bool = False  # the bug is a run that never ends (the check stops it)
+
+    def fixed_text(self) -> str:
+        """What the one-liner prints once the bug is fixed (whitespace collapsed)."""
+        if self.crash:
+            return "read"
+        if self.runtime == "iree":
+            return self.expected_values
+        return " ".join(str(eval(self.expected_values, {"np": np})).split())  # noqa: S307
 
     def command(self) -> str:
         if self.runtime == "tvm":
@@ -58,6 +89,58 @@ class Finding:
         return ("python -c \"import numpy as np, openvino as ov; "
                 f"m = ov.Core().compile_model('{self.name}.onnx', 'CPU'); "
                 f"print([v for v in m({self.feeds}).values()])\"")
+
+
+#: The upstream threads of each finding, as searched on 2026-12-04: a report of the same bug, or
+#: the closest thread and how it relates (none is a report unless it says so).
+OV, TVM = "https://github.com/openvinotoolkit/openvino", "https://github.com/apache/tvm"
+UPSTREAM = {
+    "openvino_sequence_at_negative_position_input":
+        "not reported; a fix attempt, closed unmerged, added SequenceAt for positions computed "
+        f"at run time \"including negative indices\": [openvino#35713]({OV}/pull/35713)",
+    "openvino_sequence_erase_negative_position_input":
+        "not reported; related: the sequence position handling of "
+        f"[openvino#36445]({OV}/pull/36445)",
+    "openvino_if_else_empty_sequence_length":
+        "not reported; related: If and SequenceLength handling in "
+        f"[openvino#36445]({OV}/pull/36445)",
+    "openvino_loop_zero_trips":
+        "not reported; related (zero iterations, a different bug): "
+        f"[openvino#37247]({OV}/pull/37247)",
+    "openvino_split_to_sequence_strings_0d":
+        "not reported for OpenVINO; onnxruntime had the same symptom (\"returns the first "
+        "element n times\"): [onnxruntime#19726](https://github.com/microsoft/onnxruntime/issues/"
+        "19726)",
+    "openvino_int64_cut_to_32_bits":
+        "the CPU plugin's known limit (\"i64 is not supported\"): "
+        f"[openvino#24072]({OV}/issues/24072), [openvino#37957]({OV}/issues/37957)",
+    "openvino_double_squeezed_to_float":
+        f"reported: [openvino#37968]({OV}/issues/37968); a fix attempt, closed: "
+        f"[openvino#34249]({OV}/pull/34249)",
+    "openvino_if_sequence_of_one_tensor_length":
+        f"not reported; related: sequences from If outputs in [openvino#36228]({OV}/pull/36228)",
+    "tvm_sequence_insert_negative_position":
+        "not reported; the same arithmetic (`len(input_sequence) + position + 1`) is in the "
+        f"older Relay converter of [tvm#13865]({TVM}/pull/13865); the Relax converters came with "
+        f"[tvm#17427]({TVM}/pull/17427)",
+    "tvm_unknown_dims_one_symbol":
+        f"not reported; the frontend keys dims by name since [tvm#15919]({TVM}/pull/15919) "
+        "(\"ValueInfoProto with same name will map to same SizeVar\")",
+    "tvm_zero_dim_read_as_unknown":
+        "not reported (the frontend's `get_info` reads a dim value of 0 like a missing one)",
+    "tvm_constant_value_int":
+        f"the same error for `value_float`: [tvm#15719]({TVM}/issues/15719)",
+    "tvm_split_to_sequence_single_chunk":
+        f"not reported; the behaviour came with [tvm#17642]({TVM}/pull/17642) (\"return a "
+        "TensorStructInfo instead of a TupleStructInfo if the operator produces only one "
+        "split\")",
+    "iree_sequence_empty_length":
+        "not reported; the lowering came with "
+        "[torch-mlir#3425](https://github.com/llvm/torch-mlir/pull/3425)",
+    "iree_unknown_output_dim_refused":
+        "not reported; the same error the other way round (operand `?`, result static): "
+        "[iree#18269](https://github.com/iree-org/iree/issues/18269)",
+}
 
 
 def _model(nodes, inputs, outputs, opset=18) -> onnx.ModelProto:
@@ -95,7 +178,9 @@ def findings() -> list[Finding]:
         "Negative value means counting positions from the back.",
         _model([construct, helper.make_node("SequenceAt", ["seq", "position"], ["y"])],
                [*inputs, _t("position", I64, [])], [_t("y", F32, [2])]),
-        "{" + three + ", 'position': np.array(-3, np.int64)}", "y = [0., 0.] (x0)"))
+        "{" + three + ", 'position': np.array(-3, np.int64)}", "y = [0., 0.] (x0)",
+        expected_values='[np.array([0., 0.], np.float32)]',
+        got='[array([2., 2.], dtype=float32)] (x2, the last)'))
 
     inputs, construct = _three_floats()
     found.append(Finding(
@@ -109,7 +194,11 @@ def findings() -> list[Finding]:
                [*inputs, _t("position", I64, [])],
                [_t("n", I64, []), _t("y0", F32, [2]), _t("y1", F32, [2])]),
         "{" + three + ", 'position': np.array(-1, np.int64)}",
-        "n = 2, y0 = [0., 0.] (x0), y1 = [1., 1.] (x1)"))
+        "n = 2, y0 = [0., 0.] (x0), y1 = [1., 1.] (x1)",
+        expected_values=("[np.array(2), np.array([0., 0.], np.float32), "
+                         "np.array([1., 1.], np.float32)]"),
+        got=('[array(2), array([1., 1.], dtype=float32), array([2., 2.], dtype=float32)] (x0 '
+             'erased)')))
 
     then_branch = helper.make_graph(
         [helper.make_node("SequenceConstruct", ["x0", "x1"], ["then_seq"])], "then", [],
@@ -127,7 +216,9 @@ def findings() -> list[Finding]:
                [_t("cond", BOOL, []), _t("x0", F32, [2]), _t("x1", F32, [2])],
                [_t("n", I64, [])]),
         "{'cond': np.array(False), 'x0': np.array([0., 0.], np.float32), "
-        "'x1': np.array([1., 1.], np.float32)}", "n = 0"))
+        "'x1': np.array([1., 1.], np.float32)}", "n = 0",
+        expected_values='[np.array(0)]',
+        got='[array(2)]'))
 
     body = helper.make_graph(
         [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
@@ -144,7 +235,9 @@ def findings() -> list[Finding]:
                 helper.make_node("Loop", ["", "cond", "empty"], ["final"], body=body),
                 helper.make_node("SequenceLength", ["final"], ["n"])],
                [_t("cond", BOOL, []), _t("x", F32, [2])], [_t("n", I64, [])]),
-        "{'cond': np.array(False), 'x': np.array([1., 2.], np.float32)}", "n = 0"))
+        "{'cond': np.array(False), 'x': np.array([1., 2.], np.float32)}", "n = 0",
+        expected_values='[np.array(0)]',
+        got='[array(1)]'))
 
     found.append(Finding(
         "openvino_split_to_sequence_strings_0d", "openvino",
@@ -156,7 +249,9 @@ def findings() -> list[Finding]:
                 helper.make_node("SequenceAt", ["parts", "one"], ["p1"]),
                 helper.make_node("SequenceAt", ["parts", "two"], ["p2"])],
                [_t("text", STR, [3])], [_t(n, STR, []) for n in ("p0", "p1", "p2")]),
-        "{'text': np.array(['a', 'façade', 'b'])}", "p0 = 'a', p1 = 'façade', p2 = 'b'"))
+        "{'text': np.array(['a', 'façade', 'b'])}", "p0 = 'a', p1 = 'façade', p2 = 'b'",
+        expected_values="[np.array('a'), np.array('façade'), np.array('b')]",
+        got="[array('a', dtype='<U1'), array('a', dtype='<U1'), array('a', dtype='<U1')]"))
 
     found.append(Finding(
         "openvino_int64_cut_to_32_bits", "openvino",
@@ -165,7 +260,9 @@ def findings() -> list[Finding]:
         _model([helper.make_node("Identity", ["x"], ["y"])], [_t("x", I64, [2])],
                [_t("y", I64, [2])]),
         "{'x': np.array([2**40 + 3, -2**63], np.int64)}", "y = [1099511627779, "
-        "-9223372036854775808]"))
+        "-9223372036854775808]",
+        expected_values='[np.array([2**40 + 3, -2**63], np.int64)]',
+        got='[array([3, 0])]'))
 
     found.append(Finding(
         "openvino_double_squeezed_to_float", "openvino",
@@ -177,7 +274,9 @@ def findings() -> list[Finding]:
                [_t("d0", F64, [2]), _t("d1", F64, [2]), _t("position", I64, [])],
                [_t("y", F64, [2])]),
         "{'d0': np.array([0., 1.]), 'd1': np.array([1e300, -np.inf]), "
-        "'position': np.array(1, np.int64)}", "y = [1e300, -inf]"))
+        "'position': np.array(1, np.int64)}", "y = [1e300, -inf]",
+        expected_values='[np.array([1e300, -np.inf])]',
+        got='[array([ 3.40282347e+38, -3.40282347e+38])]'))
 
     then_branch = helper.make_graph(
         [helper.make_node("SequenceConstruct", ["x"], ["then_seq"])], "then", [],
@@ -195,7 +294,9 @@ def findings() -> list[Finding]:
                 helper.make_node("SequenceLength", ["seq"], ["n"])],
                [_t("cond", BOOL, []), _t("x", F32, ["N"])], [_t("n", I64, [])], opset=16),
         "{'cond': np.array(True), 'x': np.zeros(0, np.float32)}",
-        "n = 1 (a sequence holding the one tensor x, whatever its size)"))
+        "n = 1 (a sequence holding the one tensor x, whatever its size)",
+        expected_values='[np.array(1)]',
+        got='[array(0)]'))
 
     then_branch = helper.make_graph([helper.make_node("Identity", ["left"], ["then_seq"])],
                                     "then", [],
@@ -215,8 +316,13 @@ def findings() -> list[Finding]:
                 helper.make_node("SequenceLength", ["chosen"], ["n"])],
                [_t("cond", BOOL, []), _t("x0", F32, [2])], [_t("n", I64, [])]),
         "{'cond': np.array(True), 'x0': np.array([1., 2.], np.float32)}",
-        "the model loads; n = 1", crash=True))
-    return found + tvm_findings() + iree_findings()
+        "the model loads; n = 1", crash=True,
+        expected_values="[np.array(1)]",
+        got="the process is killed by signal 11 (segmentation fault)"))
+    found += tvm_findings() + iree_findings()
+    for f in found:
+        f.upstream = UPSTREAM.get(f.name, "")
+    return found
 
 
 def tvm_findings() -> list[Finding]:
@@ -238,7 +344,11 @@ def tvm_findings() -> list[Finding]:
                inputs, [_t(n, F32, [1]) for n in ("y0", "y1", "y2")]),
         "{'x0': np.array([0.], np.float32), 'x1': np.array([1.], np.float32), "
         "'x2': np.array([2.], np.float32)}",
-        "y0 = [0.] (x0), y1 = [2.] (x2, inserted before the last tensor), y2 = [1.] (x1)"))
+        "y0 = [0.] (x0), y1 = [2.] (x2, inserted before the last tensor), y2 = [1.] (x1)",
+        expected_values=("[np.array([0.], np.float32), np.array([2.], np.float32), "
+                         "np.array([1.], np.float32)]"),
+        got=('[array([0.], dtype=float32), array([1.], dtype=float32), array([2.], '
+             'dtype=float32)] (x2 appended at the back)')))
 
     def concat(name, shapes):
         return _model([helper.make_node("SequenceConstruct", [n for n, _ in shapes], ["seq"]),
@@ -253,7 +363,10 @@ def tvm_findings() -> list[Finding]:
         concat("x", [("x", [None]), ("y", [None])]),
         "{'x': np.array([1., 2.], np.float32), 'y': np.array([3., 4., 5.], np.float32)}",
         "joined = [1., 2., 3., 4., 5.] (the ONNX IR: a dim with neither dim_value nor dim_param "
-        "\"represents an unknown dimension unrelated to other unknown dimensions\")"))
+        "\"represents an unknown dimension unrelated to other unknown dimensions\")",
+        expected_values='[np.array([1., 2., 3., 4., 5.], np.float32)]',
+        got=('RuntimeError: Check failed: input_shape[i] == heap_data[reg] (3 vs. 2) ... '
+             'match_cast error, shape[0] mismatch to a previous populated value.')))
     found.append(Finding(
         "tvm_zero_dim_read_as_unknown", "tvm",
         "an input dim declared 0 is read as unknown (and joins the shared symbol of the "
@@ -261,7 +374,10 @@ def tvm_findings() -> list[Finding]:
         "All tensors in 'inputs' must have the same data type.",
         concat("x", [("x", [None]), ("empty", [0])]),
         "{'x': np.array([1., 2.], np.float32), 'empty': np.zeros(0, np.float32)}",
-        "joined = [1., 2.] (empty has the declared shape [0])"))
+        "joined = [1., 2.] (empty has the declared shape [0])",
+        expected_values='[np.array([1., 2.], np.float32)]',
+        got=('RuntimeError: Check failed: input_shape[i] == heap_data[reg] (0 vs. 2) ... '
+             'match_cast error, shape[0] mismatch to a previous populated value.')))
     found.append(Finding(
         "tvm_constant_value_int", "tvm",
         "Constant with a value_int (or value_ints) attribute is refused (\"no value in "
@@ -270,7 +386,9 @@ def tvm_findings() -> list[Finding]:
         _model([helper.make_node("Constant", [], ["three"], value_int=3),
                 helper.make_node("Add", ["x", "three"], ["y"])],
                [_t("x", I64, [])], [_t("y", I64, [])]),
-        "{'x': np.array(4, np.int64)}", "y = 7"))
+        "{'x': np.array(4, np.int64)}", "y = 7",
+        expected_values='[np.array(7)]',
+        got='ValueError: no value in Constant'))
     found.append(Finding(
         "tvm_split_to_sequence_single_chunk", "tvm",
         "SplitToSequence that gives a single chunk returns it as a tensor, not a sequence of "
@@ -282,7 +400,25 @@ def tvm_findings() -> list[Finding]:
                 _const("zero", 0),
                 helper.make_node("SequenceAt", ["parts", "zero"], ["y"])],
                [_t("x", F32, [1])], [_t("n", I64, []), _t("y", F32, [1])]),
-        "{'x': np.array([7.], np.float32)}", "n = 1, y = [7.]"))
+        "{'x': np.array([7.], np.float32)}", "n = 1, y = [7.]",
+        expected_values='[np.array(1), np.array([7.], np.float32)]',
+        got="TypeError: object of type 'Call' has no len()"))
+    found.append(Finding(
+        "tvm_split_to_sequence_unknown_axis_concat", "tvm",
+        "SplitToSequence without `split` along an axis of unknown size, then ConcatFromSequence: "
+        "the conversion never ends and its memory grows without bound (13 GiB after four "
+        "minutes; stop it by hand)",
+        "If 'split' is not specified, 'input' is split into equally sized chunks of size 1 "
+        "along 'axis'.",
+        _model([helper.make_node("SplitToSequence", ["x"], ["parts"], axis=-3),
+                helper.make_node("ConcatFromSequence", ["parts"], ["joined"], axis=0)],
+               [_t("x", I8, [None, None, None])], [_t("joined", I8, [None, None, None])],
+               opset=17),
+        "{'x': np.array([[[6, 126], [0, 2], [1, 1]]], np.int8)}",
+        "joined = x (one chunk of size 1 along axis 0, joined again)",
+        expected_values="[np.array([[[6, 126], [0, 2], [1, 1]]], np.int8)]",
+        got=f"no answer: stopped after {CHECK_SECONDS} s",
+        hangs=True))
     return found
 
 
@@ -295,7 +431,8 @@ def iree_findings() -> list[Finding]:
         "Construct an empty tensor sequence, with given data type.",
         _model([helper.make_node("SequenceEmpty", [], ["seq"], dtype=F32),
                 helper.make_node("SequenceLength", ["seq"], ["n"])], [], [_t("n", I64, [])]),
-        "{}", "n = 0")]
+        "{}", "n = 0", expected_values="i64=0",
+        got="EXEC @finding result[0]: hal.buffer_view i64=1")]
     found.append(Finding(
         "iree_unknown_output_dim_refused", "iree",
         "a valid model whose output dim is declared unknown is refused (\"type of return operand "
@@ -308,45 +445,92 @@ def iree_findings() -> list[Finding]:
         "{'x': np.array([1., 2.], np.float32), 'y': np.array([3., 4., 5.], np.float32)}",
         "the model compiles; first = [1., 2.] (x). The ONNX IR lets a declared dim be unknown: "
         "a dim with neither dim_value nor dim_param \"represents an unknown dimension\"",
-        iree_inputs="--input=2xf32=1,2 --input=3xf32=3,4,5"))
+        iree_inputs="--input=2xf32=1,2 --input=3xf32=3,4,5", expected_values="2xf32=1 2",
+        got="error: type of return operand 0 ('!torch.vtensor<[2],f32>') doesn't match "
+            "function result type ('!torch.vtensor<[?],f32>') in function @finding"))
     return found
 
 
 def write(found: list[Finding]) -> None:
-    lines = ["# Runtime bugs found by the suite", "",
-             "Each model below is minimal and self-contained (values are graph inputs, expected "
-             "values come from the ONNX operator documentation). Written by "
-             "`python docs/findings/make_findings.py`; `--run` runs each on its runtime and "
-             "prints what it gives. Run the one-line command from this folder.", "",
+    """Every model, one page per runtime and the index."""
+    for f in found:
+        (HERE / f"{f.name}.onnx").write_bytes(f.model.SerializeToString())
+    rows = []
+    for runtime, (distribution, version, what) in RUNTIMES.items():
+        mine = [f for f in found if f.runtime == runtime]
+        rows.append(f"| [{runtime}]({runtime}.md) | {distribution} {version} | {len(mine)} |")
+        lines = [f"# {runtime}: bugs found by onnx-seq-tests", "",
+                 f"{what}, {distribution} {version}: every finding below was reproduced on it "
+                 "with its one-line command, run from this folder (`python make_findings.py "
+                 "--check` runs them all and says which are fixed). Each model is minimal and "
+                 "valid (onnx's full check); the expected outputs are the ONNX documentation's, "
+                 "quoted.", ""]
+        for f in mine:
+            lines += [f"## {f.title}", "",
+                      f"- Model: [`{f.name}.onnx`]({f.name}.onnx)",
+                      f"- Expected: {f.expected}", f"- Got ({distribution} {version}): {f.got}",
+                      f"- The ONNX sentence: \"{f.spec}\"",
+                      f"- Upstream: {f.upstream or 'no thread found'}", "",
+                      "    " + f.command(), ""]
+        (HERE / f"{runtime}.md").write_text("\n".join(lines), encoding="utf-8")
+    index = ["# Bugs found by onnx-seq-tests", "",
+             "Minimal, self-contained models of the runtime bugs the suite and `gen-seq-tests "
+             "fuzz` found, one page per runtime, each with a one-line reproduction that needs "
+             "only the runtime. Written by `python docs/findings/make_findings.py`; "
+             "`--check` re-runs every reproduction on the installed runtimes and says which "
+             "bugs are fixed.", "", "| runtime | confirmed on | findings |", "|---|---|---:|",
+             *rows, "",
              "Bugs found in the tools that rewrite models between an exporter and a runtime, "
              "one page per tool (written by `python docs/findings/make_tool_findings.py`): "
              "[onnxoptimizer](onnxoptimizer.md), [onnxslim](onnxslim.md), "
              "[onnxscript](onnxscript.md), [onnx-ir](onnx-ir.md), and onnx's own version "
              "converter and shape inference: [onnx](onnx.md).", ""]
-    for f in found:
-        (HERE / f"{f.name}.onnx").write_bytes(f.model.SerializeToString())
-        lines += [f"## {f.runtime}: {f.title}", "",
-                  f"Model: [`{f.name}.onnx`]({f.name}.onnx). Expected: {f.expected}.", "",
-                  f"> {f.spec}", "", "    " + f.command(), ""]
-    (HERE / "README.md").write_text("\n".join(lines), encoding="utf-8")
+    (HERE / "README.md").write_text("\n".join(index), encoding="utf-8")
 
 
-def run(found: list[Finding]) -> None:
+def reproduce(f: Finding) -> tuple[str, str]:
+    """Run a finding's one-liner in a child shell (memory and time bounded): (status, got),
+    status being `fixed`, `still there` or `changed` (neither: look at it by hand)."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    try:
+        done = subprocess.run(["bash", "-c", f"ulimit -v {CHECK_MEMORY_KIB}; {f.command()}"],
+                              cwd=HERE, capture_output=True, text=True, timeout=CHECK_SECONDS,
+                              env={**os.environ, "PATH": path})
+    except subprocess.TimeoutExpired:
+        return ("still there" if f.hangs else "changed"), f"no answer in {CHECK_SECONDS} s"
+    got = " ".join(done.stdout.split())
+    if done.returncode == 0 and f.fixed_text() in got:
+        return "fixed", got
+    if done.returncode < 0:
+        return ("still there" if f.crash else "changed"), f"killed by signal {-done.returncode}"
+    if done.returncode > 0:
+        errors = [line for line in done.stderr.splitlines() if "rror" in line]
+        got = f"exit {done.returncode}: {(errors or ['(no message)'])[-1].strip()[:300]}"
+    recorded = f.got.split(" (")[0]  # without its comment
+    return ("still there" if recorded in got or f.hangs else "changed"), got
+
+
+def check(found: list[Finding]) -> int:
+    """Print each finding's status on the installed runtimes; 1 when any is fixed or changed."""
+    counts: dict[str, int] = {}
     for f in found:
-        path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-        done = subprocess.run(["bash", "-c", f.command()], cwd=HERE, capture_output=True,
-                              text=True, timeout=300, env={**os.environ, "PATH": path})
-        got = " ".join(done.stdout.split()) or f"(exit {done.returncode}, no output)"
-        if done.returncode > 0:
-            errors = [line for line in done.stderr.splitlines() if "rror" in line]
-            got = f"exit {done.returncode}: {(errors or ['(no message)'])[-1].strip()[:300]}"
-        if done.returncode < 0:
-            got = f"process killed by signal {-done.returncode}"
-        print(f"{f.name}\n  expected: {f.expected}\n  got:      {got}")
+        distribution, version, _ = RUNTIMES[f.runtime]
+        try:
+            installed = metadata.version(distribution)
+        except metadata.PackageNotFoundError:
+            status, got = "not run", f"{distribution} is not installed"
+        else:
+            status, got = reproduce(f)
+            got = f"{got} ({distribution} {installed})"
+        counts[status] = counts.get(status, 0) + 1
+        print(f"{status:12} {f.name}\n             expected: {f.fixed_text()}\n"
+              f"             got:      {got}")
+    print(", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+    return 1 if counts.get("fixed") or counts.get("changed") else 0
 
 
 if __name__ == "__main__":
     everything = findings()
     write(everything)
-    if "--run" in sys.argv[1:]:
-        run(everything)
+    if "--check" in sys.argv[1:]:
+        sys.exit(check(everything))
