@@ -1,6 +1,6 @@
-"""The workflows: this repository's own (.github/workflows/suite.yml) and the example for a
-runtime's repository (docs/examples/runtime-ci.yml); their steps are in order and every command
-they run is one the CLI accepts."""
+"""The workflows: this repository's own (.github/workflows/suite.yml, the nightly fuzz campaigns)
+and the examples for a runtime's repository (docs/examples/runtime-ci.yml, fuzz-nightly.yml);
+their steps are in order and every command they run is one the CLI accepts."""
 
 from __future__ import annotations
 
@@ -245,3 +245,71 @@ def _check_the_transforms_matrix(workflow: dict, merged: tuple) -> None:
                  if s.get("uses", "").startswith("actions/download-artifact@")]
     assert name in downloads
     assert json_path.replace("${{ matrix.transform }}", "*") in map(str, merged)
+
+
+FUZZ_NIGHTLY = ROOT / ".github" / "workflows" / "fuzz-nightly.yml"
+FUZZ_EXAMPLE = ROOT / "docs" / "examples" / "fuzz-nightly.yml"
+
+
+def _fuzz_parse(argv: list[str]) -> click.Context:
+    """Parse a `gen-seq-tests fuzz [merge] ...` line with the real CLI, without running it."""
+    fuzz = main.commands["fuzz"]
+    if argv[2] == "merge":
+        return fuzz.commands["merge"].make_context("merge", list(argv[3:]),
+                                                   parent=click.Context(fuzz))
+    return fuzz.make_context("fuzz", list(argv[2:]), parent=click.Context(main))
+
+
+#: Values for the expressions of a matrix job's command lines, as GitHub would put them there.
+EXPRESSIONS = {"${{ matrix.shard }}": "2", "${{ github.run_number }}": "41",
+               "${{ matrix.runtime }}": "onnxruntime"}
+
+
+def _job_commands(job: dict) -> list[list[str]]:
+    """The job's gen-seq-tests command lines, its expressions replaced by values."""
+    found = []
+    for step in job["steps"]:
+        run = step.get("run", "")
+        for expression, value in EXPRESSIONS.items():
+            run = run.replace(expression, value)
+        found += commands({"run": run})
+    return found
+
+
+def test_the_nightly_fuzz_workflows_shard_carry_their_state_and_merge():
+    """Both nightly campaigns (this repository's, the example for a runtime's): scheduled, each
+    shard's `--shard K/N` matching the matrix, the profile and example database restored and
+    saved under one key whose prefix restores the newest, findings uploaded and merged with
+    `fuzz merge` from where the shards wrote them; every command accepted by the CLI."""
+    for path in (FUZZ_NIGHTLY, FUZZ_EXAMPLE):
+        workflow = load(path)
+        triggers = workflow.get("on", workflow.get(True))
+        assert {"schedule", "workflow_dispatch"} <= set(triggers), path
+        assert workflow["permissions"] == {"contents": "read"}
+        fuzz_job, merge_job = workflow["jobs"]["fuzz"], workflow["jobs"]["merge"]
+        assert merge_job["needs"] == "fuzz" and "!cancelled()" in merge_job["if"]
+        shards = fuzz_job["strategy"]["matrix"]["shard"]
+        assert shards == list(range(1, len(shards) + 1))
+        (campaign,) = [argv for argv in _job_commands(fuzz_job) if argv[1] == "fuzz"]
+        params = _fuzz_parse(campaign).params
+        assert params["shard"] == f"2/{len(shards)}", path  # K from the matrix (2 here)
+        assert params["backends"] == ("onnxruntime",) and params["seed"] == 41
+        assert params["time_budget"] >= 1200 and params["refusal_aware"]
+        restore, save = ([s for s in fuzz_job["steps"] if s.get("uses", "").startswith(
+            f"actions/cache/{kind}@")][0]["with"] for kind in ("restore", "save"))
+        assert restore["key"] == save["key"] and save["key"].endswith("-${{ github.run_id }}")
+        assert restore["restore-keys"] == save["key"].removesuffix("${{ github.run_id }}")
+        state = Path(save["path"])
+        assert Path(params["profile_path"]).parent == state and Path(params["database"]) == \
+            state / "database"
+        (upload,) = [s["with"] for s in fuzz_job["steps"]
+                     if s.get("uses", "").startswith("actions/upload-artifact@")]
+        uploaded = Path(upload["path"])
+        assert Path(params["output"]) == uploaded / "findings"
+        assert Path(params["json_path"]) == uploaded / "campaign.json"
+        (download,) = [s["with"] for s in merge_job["steps"]
+                       if s.get("uses", "").startswith("actions/download-artifact@")]
+        assert upload["name"].split("${{")[0] == download["pattern"].rstrip("*")
+        (merge,) = [argv for argv in _job_commands(merge_job) if argv[1] == "fuzz"]
+        merge_params = _fuzz_parse(merge).params
+        assert merge_params["folders"] == (Path(download["path"], "*", "findings"),)
