@@ -15,7 +15,8 @@ import onnx
 import pytest
 from click.testing import CliRunner
 from conftest import MINI_CASES
-from onnx import SequenceProto, TensorProto, helper, numpy_helper
+from map_models import MAP_FOLDERS, write_dict_vectorizer_folder, write_zipmap_folder
+from onnx import SequenceProto, helper, numpy_helper
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._read.operator_pages import MARKER
@@ -53,50 +54,28 @@ def _wrong_type(folder: Path) -> None:  # a sequence where the graph declares a 
         .SerializeToString())
 
 
-def write_zipmap_folder(folder: Path) -> None:
-    """A case folder of ai.onnx.ml's ZipMap: float[1, 3] in, seq(map(int64, float)) out (what
-    every scikit-learn classifier skl2onnx converts ends in)."""
-    node = helper.make_node("ZipMap", ["x"], ["y"], domain="ai.onnx.ml",
-                            classlabels_int64s=[0, 1, 2])
-    out_type = helper.make_sequence_type_proto(
-        helper.make_map_type_proto(TensorProto.INT64, helper.make_tensor_type_proto(
-            TensorProto.FLOAT, [])))
-    graph = helper.make_graph([node], "zipmap",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3])],
-                              [helper.make_value_info("y", out_type)])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
-                                                    helper.make_opsetid("ai.onnx.ml", 1)])
-    data = folder / "test_data_set_0"
-    data.mkdir(parents=True)
-    (folder / "model.onnx").write_bytes(model.SerializeToString())
-    x = np.float32([[0.2, 0.5, 0.3]])
-    (data / "input_0.pb").write_bytes(numpy_helper.from_array(x, "x").SerializeToString())
-    values = helper.make_sequence("v", SequenceProto.TENSOR,
-                                  [numpy_helper.from_array(np.float32(v)) for v in x[0]])
-    row = helper.make_map("row", TensorProto.INT64, [0, 1, 2], values)
-    (data / "output_0.pb").write_bytes(
-        helper.make_sequence("y", SequenceProto.MAP, [row]).SerializeToString())
-
-
 DAMAGE = {  # how a folder is damaged -> the word its line says
     "fifo": (_fifo, "unreadable", "not a regular file (a FIFO)"),
     "dev-zero": (_dev_zero, "unreadable", "not a regular file (a character device)"),
     "truncated-pb": (_truncated, "corrupt", "not a valid TensorProto"),
     "corrupt-model": (_corrupt_model, "corrupt", "not a valid ONNX model"),
     "wrong-type": (_wrong_type, "corrupt", "TensorProto"),
-    "zipmap": (None, "unsupported", "Unsupported type: map_type"),
+    "zipmap": (write_zipmap_folder, "unsupported", "this tool cannot read a map: "
+               + MAP_FOLDERS["test_zipmap"][1]),
+    "dict-vectorizer": (write_dict_vectorizer_folder, "unsupported", "this tool cannot read a "
+                        "map: " + MAP_FOLDERS["test_dict_vectorizer"][1]),
 }
+#: The damages that write a folder of their own (a model with a map) rather than damage a copy.
+WRITTEN = {"zipmap", "dict-vectorizer"}
 
 
 def damaged_suite(mini_suite: Path, how: str) -> Path:
     """The mini-suite with one more folder, damaged as `how` says."""
     folder = mini_suite / SUITE / DAMAGED
     damage = DAMAGE[how][0]
-    if damage is None:
-        write_zipmap_folder(folder)
-    else:
+    if how not in WRITTEN:
         shutil.copytree(mini_suite / SUITE / MINI_CASES[0], folder)
-        damage(folder)
+    damage(folder)
     return mini_suite
 
 
@@ -181,11 +160,9 @@ def damaged_suite_of_one(tmp_path: Path, how: str) -> Path:
     suite = tmp_path / "suite"
     folder = suite / SUITE / DAMAGED
     damage = DAMAGE[how][0]
-    if damage is None:
-        write_zipmap_folder(folder)
-    else:
+    if how not in WRITTEN:
         shutil.copytree(ROOT / "generated" / SUITE / MINI_CASES[0], folder)
-        damage(folder)
+    damage(folder)
     return suite
 
 

@@ -93,7 +93,7 @@ def verify_reads(folder: Path) -> str:
     """What verify's worker makes of the folder: the 'cannot read' message, or '' if read."""
     with deadline(20):
         found, info = worker_main.read(folder)
-    return "" if found is not None else info["error"]
+    return "" if found is not None else info["unread"].message
 
 
 def tensor_with_external_data(location: str, name: str = "") -> TensorProto:

@@ -170,10 +170,11 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     checkout the suite installed with the package. The first lines name the suites run (path,
     version, manifest sha256).
 
-    Outcomes: pass, fail (wrong values), refused (prepare raised, or the adapter cannot take a
-    value kind), error (a run raised, or the adapter broke its output contract), crash,
-    timeout; with --transform also transform-failed, invalid-model and unjudged (the backend
-    does not pass the case untransformed: not counted); xfail and xpass with --xfail.
+    Outcomes: pass, fail (wrong values), refused (prepare raised, the adapter cannot take a
+    value kind, or the case has one this tool cannot read: a map), error (a run raised, or the
+    adapter broke its output contract), crash, timeout; with --transform also
+    transform-failed, invalid-model and unjudged (the backend does not pass the case
+    untransformed: not counted); xfail and xpass with --xfail.
 
     Exit status: 0 when nothing failed unexpectedly (an unexpected pass of a --xfail entry is
     reported, not failed), 1 when a case failed, was refused, erred, crashed, timed out or a

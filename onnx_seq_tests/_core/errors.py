@@ -150,9 +150,15 @@ class Unreadable(ReadError):
 
 
 class Unsupported(ReadError):
-    """A value kind this tool cannot read yet (see ReadError)."""
+    """A value kind this tool cannot read yet (see ReadError): `what` says which value and
+    which kind, without the path (what verify's `refused` says), `model` is the model read."""
 
     kind = "unsupported"
+
+    def __init__(self, message: str, what: str = "", model: Any = None) -> None:
+        super().__init__(message)
+        self.what = what or message
+        self.model = model
 
 
 class MissingFile(ReadError):

@@ -113,6 +113,36 @@ def from_type_proto(proto: TypeProto) -> ValueType:
     raise TypeError(f"Unsupported type: {which or 'no type'}")
 
 
+#: The value kinds onnx has that this tool cannot read, by TypeProto field, as messages say them.
+UNREADABLE_KINDS = {"map_type": "a map", "sparse_tensor_type": "a sparse tensor",
+                    "opaque_type": "an opaque value"}
+
+
+def type_text(proto: TypeProto, depth: int = 64) -> str:
+    """Any TypeProto written as onnx writes a type, for messages, maps and sparse tensors too:
+    `seq(map(int64, tensor(float)))`; `(no type)` when it has none; `...` below `depth`."""
+    which = proto.WhichOneof("value")
+    if depth <= 0:
+        return "..."
+    if which in ("tensor_type", "sparse_tensor_type"):
+        return f"{which[:-5]}({_element_text(getattr(proto, which).elem_type)})"
+    if which in ("sequence_type", "optional_type"):
+        return f"{which[:3] if which == 'sequence_type' else 'optional'}(" \
+               f"{type_text(getattr(proto, which).elem_type, depth - 1)})"
+    if which == "map_type":
+        return f"map({_element_text(proto.map_type.key_type)}, " \
+               f"{type_text(proto.map_type.value_type, depth - 1)})"
+    if which == "opaque_type":
+        name = ".".join(n for n in (proto.opaque_type.domain, proto.opaque_type.name) if n)
+        return f"opaque({quote(name)})" if name else "opaque"
+    return "(no type)"
+
+
+def _element_text(proto: int) -> str:
+    element = BY_PROTO.get(proto)
+    return element.name if element else f"element type {proto}"
+
+
 def boundary_types(model: onnx.ModelProto) -> tuple[list[ValueType], list[ValueType]]:
     """The types of a ModelProto's graph inputs and outputs, in order."""
     return ([from_type_proto(i.type) for i in model.graph.input],

@@ -21,7 +21,14 @@ from onnx import ModelProto, OptionalProto, SequenceProto
 
 from .._core.errors import ArgumentError, MissingFile, ReadError, Unreadable, Unsupported, one_line
 from .._core.problems import quote
-from .._core.value_types import OptionalType, SequenceType, ValueType, boundary_types
+from .._core.value_types import (
+    UNREADABLE_KINDS,
+    OptionalType,
+    SequenceType,
+    ValueType,
+    from_type_proto,
+    type_text,
+)
 from .._suite.codec import decode, proto_class
 from .bounded import (
     LIMITS,
@@ -91,14 +98,8 @@ def read_case_folder(path: Path, *, strict: bool = True, limits: Limits = LIMITS
     base = str(path)
     model_path = os.path.join(base, "model.onnx")
     model = read_model(model_path, budget.read(model_path, "model.onnx"), limits)
-    try:
-        input_types, output_types = boundary_types(model)
-    except Exception as error:  # noqa: BLE001 - any type this tool cannot read
-        kinds = {_innermost_kind(v.type) for v in [*model.graph.input, *model.graph.output]}
-        refusal = Unsupported if kinds & _NOT_YET else ReadError
-        raise refusal(f"{_shown(model_path)}: a graph input or output has a type this tool "
-                      f"cannot read ({_first_line(error)}); every one needs a tensor, "
-                      "sequence or optional type") from None
+    input_types = _graph_types(model, "input", model_path)
+    output_types = _graph_types(model, "output", model_path)
     if len(data_set_names) > limits.data_sets:
         raise ReadError(f"{_shown(path)}: {len(data_set_names)} data sets, more than the "
                         f"{limits.data_sets} a case folder may have")
@@ -131,8 +132,26 @@ def read_case_folder(path: Path, *, strict: bool = True, limits: Limits = LIMITS
     return CaseFolder(path, model, input_types, output_types, data_sets, atol, rtol, defaulted)
 
 
-#: Value kinds onnx has that this tool cannot read yet: a folder using one is `unsupported`.
-_NOT_YET = frozenset({"map_type", "sparse_tensor_type", "opaque_type"})
+def _graph_types(model: ModelProto, role: str, model_path: str) -> list[ValueType]:
+    """The types of the graph's inputs (`role` "input") or outputs. Unsupported naming the
+    first value of a kind this tool cannot read (a map, also inside a sequence or optional),
+    ReadError for a type that is no type (none, an unknown element type)."""
+    types = []
+    for value in getattr(model.graph, role):
+        try:
+            types.append(from_type_proto(value.type))
+            continue
+        except Exception as error:  # noqa: BLE001 - whatever type this tool cannot read
+            problem = _first_line(error)
+        which = f"graph {role} {quote(value.name)} is {type_text(value.type)}"
+        kind = UNREADABLE_KINDS.get(_innermost_kind(value.type) or "")
+        if kind:
+            what = f"this tool cannot read {kind}: {which}; it reads tensors, and sequences " \
+                   "and optionals of them"
+            raise Unsupported(f"{_shown(model_path)}: {what}", what=what, model=model)
+        raise ReadError(f"{_shown(model_path)}: {which}, a type this tool cannot read "
+                        f"({problem}); every one needs a tensor, sequence or optional type")
+    return types
 
 
 def _innermost_kind(type_proto) -> str | None:

@@ -27,7 +27,8 @@ WORST_FIRST = ("fail", "crash", "timeout", "transform-failed", "invalid-model", 
 MEANING = {
     "pass": "every data set matched",
     "fail": "gave other values than the spec's",
-    "refused": "would not prepare the model, or its API cannot take a value kind",
+    "refused": ("would not prepare the model, or a value kind could not be taken (by its API, "
+                "or read by this tool: a map)"),
     "error": "raised while running a data set after preparing the model",
     "crash": "its worker process died",
     "timeout": "overran --timeout",

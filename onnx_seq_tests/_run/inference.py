@@ -26,7 +26,7 @@ import numpy as np
 import onnx
 from onnx import ModelProto
 
-from .._core.errors import NotJudged, ReadError, one_line
+from .._core.errors import NotJudged, one_line
 from .._core.problems import shorten
 from .._core.value_types import (
     OptionalType,
@@ -36,10 +36,10 @@ from .._core.value_types import (
     innermost,
     parse_type,
 )
-from .._published.case_folder import CaseFolder, read_case_folder
+from .._published.case_folder import CaseFolder
 from .._published.discovery import CaseRef
 from .verifier import Result
-from .worker_main import case_elements, model_operators
+from .worker_main import read
 
 KINDS = ("type", "shape", "raised")
 
@@ -183,24 +183,17 @@ def run_inference(refs: Iterable[CaseRef], inferrers: Iterable[str]) -> list[Res
     so every report, the notes and `gen-seq-tests report` take them as they take a runtime's:
     the subject is `<inferrer>-inference` (subject_of); `pass` when nothing disagrees, `fail`
     with each finding (`output: message`, `; `-joined), `refused` when the inferrer refuses
-    the case's own model, `error` when it raised or the folder cannot be read."""
+    the case's own model; a folder that cannot be read is what verify makes of it (unread)."""
     inferrers = tuple(inferrers)
     results = []
     for ref in refs:
-        try:
-            folder: CaseFolder | None = read_case_folder(ref.path)
-        except ReadError as error:
-            folder, unread = None, f"cannot read the case folder: {one_line(str(error))}"
-        operators, element = ref.operators or (), ""
-        if folder is not None:  # what the case is about: once, whatever the inferrers
-            element = case_elements(folder.model)
-            if ref.operators is None:
-                operators = tuple(model_operators(folder.model))
+        folder, info = read(ref.path, strict=True)  # what the case is about: once
+        operators = ref.operators if ref.operators is not None else tuple(info["operators"])
         for inferrer in inferrers:
-            outcome, message = ("error", unread) if folder is None else _outcome(folder,
-                                                                                 inferrer)
+            outcome, message = info["unread"][:2] if folder is None else _outcome(folder,
+                                                                                  inferrer)
             results.append(Result(ref.case, ref.name, subject_of(inferrer), outcome, message,
-                                  operators, element, 0.0, ref.opset, ref.source,
+                                  operators, info["element"], 0.0, ref.opset, ref.source,
                                   form=ref.form))
     return results
 

@@ -51,7 +51,8 @@ class Broken(NamedTuple):
 
 class CaseRead(NamedTuple):
     """The worker read the task's case folder: what the report needs of it (element,
-    operators, opset; or error) and the size of its log so far (a crash quotes what follows)."""
+    operators, opset; and "unread", a Judged, when it cannot be read) and the size of its log
+    so far (a crash quotes what follows)."""
 
     info: dict
     log_offset: int

@@ -22,7 +22,7 @@ from .._core.cases import graph_protos
 from .._core.compare import differences
 from .._core.differences import Difference
 from .._core.elements import BY_PROTO
-from .._core.errors import CannotTake, ReadError
+from .._core.errors import CannotTake, ReadError, Unsupported
 from .._core.operators import model_opset
 from .._published.case_folder import CaseFolder, read_case_folder
 from .._runtimes.backends import check_backend, load_backend, prepare, run_prepared
@@ -179,8 +179,7 @@ def _fork_safe(backend) -> bool:
 def _run_one(conn: connection.Connection, folder: CaseFolder | None, info: dict, spec: str,
              backend: Any) -> None:
     start = time.perf_counter()
-    judged = Judged("error", cap(info["error"])) if folder is None else \
-        _judge_subject(folder, backend)
+    judged = info["unread"] if folder is None else _judge_subject(folder, backend)
     conn.send(BackendVerdict(spec, judged.outcome, judged.message,
                              round(time.perf_counter() - start, 6), judged.differences,
                              judged.error_type))
@@ -213,18 +212,35 @@ def _die_with_parent() -> None:
         pass
 
 
-def read(path: Path) -> tuple[CaseFolder | None, dict]:
-    """The case folder and what the report needs from its model: element types, operators,
-    opset; (None, {"error": message}) when it cannot be read."""
+def read(path: Path, strict: bool = False) -> tuple[CaseFolder | None, dict]:
+    """The case folder (read_case_folder, not `strict` unless asked) and what the report needs
+    from its model: element types, operators, opset; (None, info) when it cannot be read, info
+    holding under "unread" what every subject gets for it (`unread`). A folder with a graph
+    value of a kind this tool cannot read still has its model read, so its operators count."""
     try:
-        folder = read_case_folder(path, strict=False)
-        return folder, {"element": case_elements(folder.model),
-                        "operators": model_operators(folder.model),
-                        "opset": model_opset(folder.model)}
-    except Exception as error:  # a broken folder is this case's error, not the run's end
-        text = str(error) if isinstance(error, ReadError) else error_text(error)
-        return None, {"error": f"cannot read the case folder: {text}",
-                      "element": "(unreadable)", "operators": [], "opset": None}
+        folder = read_case_folder(path, strict=strict)
+        return folder, _about(folder.model)
+    except Exception as error:  # a broken folder is this case's outcome, not the run's end
+        model = error.model if isinstance(error, Unsupported) else None
+        info = _about(model) if model is not None else {
+            "element": "(unreadable)", "operators": [], "opset": None}
+        return None, {**info, "unread": unread(error)}
+
+
+def _about(model: onnx.ModelProto) -> dict:
+    return {"element": case_elements(model), "operators": model_operators(model),
+            "opset": model_opset(model)}
+
+
+def unread(error: BaseException) -> Judged:
+    """The outcome of a case folder that cannot be read, on every subject: `refused` when a
+    graph input or output has a value kind this tool cannot read (Unsupported, a map, ...: its
+    message, `this tool cannot read a map: graph input 'x' is map(string, tensor(float))...`),
+    else `error`, `cannot read the case folder: why`."""
+    if isinstance(error, Unsupported):
+        return Judged("refused", cap(error.what), (), type(error).__name__)
+    text = str(error) if isinstance(error, ReadError) else error_text(error)
+    return Judged("error", cap(f"cannot read the case folder: {text}"))
 
 
 def _quiet(spec: str) -> None:
