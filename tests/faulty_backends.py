@@ -146,6 +146,26 @@ class DropLast(_Faulty):
         return [_each_sequence(o, lambda s: s[:-1]) for o in outputs]
 
 
+class LeakAcrossRuns(_Faulty):
+    """State kept from one run to the next: modelled on a runtime that folds a constant sequence
+    once when it loads the model and lets SequenceInsert append to it in place
+    (onnxruntime#14442 made its sequence operators share their tensors instead of copying
+    them, the kind of change that makes such aliasing possible). The first run of a prepared
+    model is right; every later run gives each sequence one element more (its last, again)."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        runs = 0
+
+        def spoil(outputs):
+            nonlocal runs
+            runs += 1
+            return outputs if runs == 1 else [_each_sequence(o, lambda s: s + s[-1:])
+                                              for o in outputs]
+
+        return _SpoiledRep(onnxruntime.backend.prepare(model, device, **kwargs), spoil, model)
+
+
 class EmptySequences(_Faulty):
     """Every sequence comes back empty."""
 

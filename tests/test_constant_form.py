@@ -1,8 +1,8 @@
 """The constant form (onnx_seq_tests/_suite/constant_form.py): every case of cases/ either has
 one variant per data set, with no graph input, a valid model and the spec oracle's answer as its
-expected values, or a reason why it has none; the built suite holds it in its own folder, and
-docs/suite-layout.md counts why cases have none; a folding optimizer run on it shows wrong
-values (onnxscript's keepdims fold)."""
+expected values twice, or a reason why it has none; the built suite holds it in its own folder,
+and docs/suite-layout.md counts why cases have none; a folding optimizer run on it shows wrong
+values (onnxscript's keepdims fold), and a runtime keeping state between runs fails it."""
 
 import json
 import shutil
@@ -41,9 +41,11 @@ def test_every_variant_is_valid_has_no_input_and_the_spec_answer(cases):
             assert form.reason in (INPUTLESS, tensor_io.derive(case).reason), case.name
         for k, variant in enumerate(form.variants):
             variants += 1
-            assert variant.graph.inputs == () and len(variant.data_sets) == 1
-            assert variant.data_sets[0].inputs == ()
-            assert variant.data_sets[0].outputs == case.data_sets[k].outputs
+            # the same data set twice: the second run on the same prepared model
+            assert variant.graph.inputs == () and len(variant.data_sets) == 2
+            for data_set in variant.data_sets:
+                assert data_set.inputs == ()
+                assert data_set.outputs == case.data_sets[k].outputs
             model = build_model(variant)
             validate(model, variant)
             onnx.checker.check_model(model, full_check=True)
@@ -87,7 +89,7 @@ def test_the_committed_suite_holds_each_constant_variant_and_no_input_file():
                             for e in originals.values())
     assert sorted(n for e in originals.values() for n in e["constant"]) == sorted(variants)
     for name, entry in variants.items():
-        assert entry["folder"] == f"{FOLDER}/test_{name}" and entry["data_sets"] == 1
+        assert entry["folder"] == f"{FOLDER}/test_{name}" and entry["data_sets"] == 2
         assert name in originals[entry["derived_from"]]["constant"]
     assert sorted(p.name for p in (GENERATED / FOLDER).iterdir()) == sorted(
         f"test_{n}" for n in variants)
@@ -146,3 +148,17 @@ def test_onnxscript_folds_the_keepdims_case_to_wrong_values(tmp_path):
     assert "element 0: expected shape [1, 2], got [2]" in after.message
     with pytest.raises(InvalidModel, match="differ in rank"):
         apply_transforms(model, [TRANSFORMS["onnxscript-optimize"]])
+
+
+def test_a_runtime_keeping_state_between_runs_fails_the_constant_form(tmp_path):
+    """The second data set of a constant variant is the same model run again: a backend whose
+    second run differs from its first (faulty_backends.LeakAcrossRuns) passes the case as
+    written (one data set) and fails its constant form, at data set 1."""
+    name = "cc_sequence_insert_default"
+    for form, folder in ((SuiteForm.AS_WRITTEN.folder, f"test_{name}"),
+                         (FOLDER, f"test_{name}__constant")):
+        shutil.copytree(GENERATED / form / folder, tmp_path / form / folder)
+    results = {r.name: r for r in verify(tmp_path, ["faulty_backends:LeakAcrossRuns"])}
+    assert results[f"test_{name}"].outcome == "pass"
+    leaked = results[f"test_{name}__constant"]
+    assert leaked.outcome == "fail" and leaked.message.startswith("data set 1: "), leaked.message

@@ -153,9 +153,9 @@ def test_manifest_lists_every_file_with_its_sha256(tmp_path):
     out = tmp_path / "out"
     manifest = json.loads((out / MANIFEST).read_text())
     on_disk = [r for r in tree_files(out) if r != MANIFEST]
-    # 5 files per case, 6 per tensor-boundary variant (one input per sequence element), 3 per
-    # constant variant (no input file)
-    assert sorted(manifest["files"]) == on_disk and len(on_disk) == 4 * 5 + 4 * 6 + 4 * 3
+    # 5 files per case, 6 per tensor-boundary variant (one input per sequence element), 4 per
+    # constant variant (no input file; two data sets of one output each)
+    assert sorted(manifest["files"]) == on_disk and len(on_disk) == 4 * 5 + 4 * 6 + 4 * 4
     for relative, entry in manifest["files"].items():
         data = (out / relative).read_bytes()
         assert entry == {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
@@ -190,7 +190,8 @@ def test_check_names_the_case_whose_value_changed_and_writes_nothing(tmp_path):
     assert failed.returncode == 1
     assert failed.stdout.splitlines() == [
         "changed: test_pub_at_3 (test_data_set_0/input_0.pb, test_data_set_0/output_0.pb)",
-        "changed: test_pub_at_3__constant (model.onnx, test_data_set_0/output_0.pb)",
+        "changed: test_pub_at_3__constant (model.onnx, test_data_set_0/output_0.pb, "
+        "test_data_set_1/output_0.pb)",
         "changed: test_pub_at_3__len2 (test_data_set_0/input_0.pb, test_data_set_0/output_0.pb)",
         "changed: manifest.json (its entries differ)"]
     assert "run `gen-seq-tests build`" in failed.stderr

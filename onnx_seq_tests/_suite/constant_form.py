@@ -9,7 +9,10 @@ for a case with one data set) whose graph
     element (`<name>_<k>`), or SequenceEmpty (`dtype` = the element type) for an empty one;
   - builds each optional input: Optional of an initializer (`<name>_value`, or a sequence built
     as above), or Optional with the `type` attribute and no input when empty;
-and keeps the case's nodes and outputs, with that data set's expected values. The wrapping
+and keeps the case's nodes and outputs, with that data set's expected values, twice: two data
+sets, the same, that a runner runs one after the other on the one model it prepared, so a runtime
+that keeps state from one run to the next (a folded constant mutated in place, a cached
+sequence) gives a different second answer and fails data set 1. The wrapping
 operators are the tensor-boundary form's (tensor_io.py), and so is the opset rule: the case's
 opset is kept, raised only to the first at which every wrapping node allows its types; a case
 for which no opset does, or that has no graph input (it is its own constant form), has no
@@ -25,6 +28,9 @@ from dataclasses import dataclass
 from .._core.cases import Case, DataSet, Initializer
 from .._core.value_types import TensorType
 from .tensor_io import BoundaryBuilder, first_opset, specific_type
+
+#: Data sets of a constant variant: the same one, run again on the same prepared model.
+RUNS = 2
 
 
 @dataclass(frozen=True)
@@ -71,7 +77,8 @@ def _variant(case: Case, k: int, builder: _ConstantBuilder, opset: int) -> Case:
     note = (f"Constant form of test_{case.name}"
             + ("" if one else f" (its data set {k})")
             + ": the graph has no inputs; the input values are initializers, sequences and "
-              "optionals are built from them in the graph.")
+              "optionals are built from them in the graph. Its two data sets are the same: run "
+              "one after the other on one prepared model, they must give the same answer.")
     if opset != case.opset:
         note += f" Opset raised from {case.opset} to {opset}: the wrapping operators need it."
     doc = case.doc.strip()
@@ -81,5 +88,5 @@ def _variant(case: Case, k: int, builder: _ConstantBuilder, opset: int) -> Case:
     data_set = case.data_sets[k]
     return dataclasses.replace(
         case, name=f"{case.name}__constant" + ("" if one else str(k)), opset=opset,
-        graph=graph, data_sets=(DataSet((), data_set.outputs, data_set.where),),
+        graph=graph, data_sets=(DataSet((), data_set.outputs, data_set.where),) * RUNS,
         doc=f"{doc}\n\n{note}" if doc else note)

@@ -1,0 +1,1 @@
+B	three_outJ	

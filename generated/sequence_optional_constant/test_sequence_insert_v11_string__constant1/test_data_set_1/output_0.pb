@@ -1,0 +1,2 @@
+
+inserted2🙂 ümlaut
