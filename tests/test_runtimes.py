@@ -93,8 +93,9 @@ def test_what_each_runtime_takes_or_refuses(outcomes):
         ("test_identity_int64", "tinygrad"): ("pass", ""),
         ("test_identity_int64", "tract"): ("pass", ""),
         ("test_identity_string", "openvino"): ("pass", ""),
+        # tinygrad's runner cannot read a string tensor's type: prepare, which builds it, fails
         ("test_identity_string", "tinygrad"): (
-            "refused", "CannotTake: tinygrad has no string tensors (input 'x')"),
+            "refused", "ValueError: 8 is not a valid OnnxDataType"),
         ("test_identity_string", "tract"): (
             "refused", "CannotTake: tract's Python API takes no string tensors (input 'x')"),
         ("test_identity_string", "tvm"): ("refused", "RuntimeError: unknown dtype `object`"),
@@ -114,7 +115,7 @@ def test_what_each_runtime_takes_or_refuses(outcomes):
             "refused", "CannotTake: openvino cannot take a sequence input ('s'): OpenVINO's "
                      "runtime API passes tensors only"),
         ("test_sequence_length_input", "tinygrad"): (
-            "error", "NotImplementedError: op='SequenceLength' is not supported"),
+            "refused", "NotImplementedError: op='SequenceLength' is not supported"),
         ("test_sequence_length_input", "tract"): (
             "refused", "CannotTake: tract cannot take a sequence input ('s'): tract has no "
                      "sequence or optional values"),

@@ -3,7 +3,10 @@
 tinygrad takes lists for sequences and None for empty optionals, so those pass as they are. Its
 PYTHON device needs no compiler (its CPU device compiles with clang); set DEV to choose another
 device. Element types tinygrad has no dtype for (strings, complex, 4-bit and smaller kinds)
-are refused (CannotTake); bfloat16 and float8 travel by their bits.
+are refused (CannotTake); bfloat16 and float8 travel by their bits. tinygrad's runner looks an
+operator up only when it runs it, so prepare looks up every node's (subgraphs' too) and a model
+with one tinygrad does not implement (it has no sequence operator) is refused there, as a runtime
+that reads the model when it loads it refuses it.
 """
 
 from __future__ import annotations
@@ -54,8 +57,14 @@ def load() -> TinygradBackend:
 
 class TinygradRep(BackendRep):
     def __init__(self, model: ModelProto, backend: TinygradBackend | None = None):
+        from tinygrad import Tensor
+        from tinygrad.nn.onnx import OnnxRunner
+
         self._bytes = model.SerializeToString()
         self._inputs, self._outputs = boundary(model)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _check_operators(OnnxRunner(Tensor(self._bytes)))
 
     def run(self, inputs: list[Any], **kwargs: Any) -> list[Any]:  # type: ignore[override]
         from tinygrad import Tensor
@@ -77,6 +86,18 @@ class TinygradBackend(CPUBackend):
     """tinygrad; see the module's docstring for what it can take."""
 
     rep = TinygradRep
+
+
+def _check_operators(runner) -> None:
+    """NotImplementedError (tinygrad's own) for the first node of the runner's graph or of a
+    subgraph whose operator, at the model's opset, tinygrad does not implement."""
+    from tinygrad.nn.onnx import OnnxRunner
+
+    for node in runner.graph_nodes:
+        runner._select_op(node.op, node.opset_id)
+        for value in node.opts.values():
+            if isinstance(value, OnnxRunner):
+                _check_operators(value)
 
 
 def _to_value(value, what: str):
