@@ -283,6 +283,20 @@ def tvm_findings() -> list[Finding]:
                 helper.make_node("SequenceAt", ["parts", "zero"], ["y"])],
                [_t("x", F32, [1])], [_t("n", I64, []), _t("y", F32, [1])]),
         "{'x': np.array([7.], np.float32)}", "n = 1, y = [7.]"))
+    found.append(Finding(
+        "tvm_split_to_sequence_scalar_split_sections", "tvm",
+        "SplitToSequence with a scalar split s over an axis of size n cuts it into ceil(n / s) "
+        "equal sections instead of chunks of s (3 over 4 gives 2 and 2, not 3 and 1)",
+        "If 'split' is a scalar, then 'input' will be split into chunks all of size 'split' if "
+        "possible. The last chunk alone may be smaller than 'split' if the 'input' size along "
+        "the given axis 'axis' is not divisible by 'split'.",
+        _model([_const("three", 3),
+                helper.make_node("SplitToSequence", ["x", "three"], ["parts"]),
+                _const("zero", 0), _const("one", 1),
+                helper.make_node("SequenceAt", ["parts", "zero"], ["y0"]),
+                helper.make_node("SequenceAt", ["parts", "one"], ["y1"])],
+               [_t("x", F32, [4])], [_t("y0", F32, [None]), _t("y1", F32, [None])]),
+        "{'x': np.array([1., 2., 3., 4.], np.float32)}", "y0 = [1., 2., 3.], y1 = [4.]"))
     return found
 
 
