@@ -322,8 +322,7 @@ class GraphReader(DataReader):
         form = "{type: tensor(T), shape: [...], value: ...}"
         if not isinstance(node, yaml.MappingNode):
             return self.fail(node, f"{what} is a tensor: write it as {form}, not {kind_of(node)}")
-        fields = self.mapping(node, what, TENSOR_KEYS,
-                              required=("type", "value"))
+        fields = self.mapping(node, what, TENSOR_KEYS, required=("type", "value"))
         if fields is INVALID or not {"type", "value"} <= set(fields):
             return INVALID
         return self.constant_tensor(fields, what, what)
