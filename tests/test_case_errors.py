@@ -575,10 +575,34 @@ def test_initializer_mistakes(refuse):
            "is not a graph input, rename one",
            "initializer_clash.yaml:8:23: an initializer is a tensor; seq(tensor(int64)) is not: "
            "write tensor(T)",
-           "initializer_clash.yaml:9:45: an initializer's shape is fixed: give integer dims, or "
-           "leave 'shape' out",
+           "initializer_clash.yaml:9:45: an initializer has a fixed shape: give integer dims, "
+           "or leave 'shape' out",
            "initializer_clash.yaml:10:45: initializer 'm': -1 does not fit in uint8 (range "
            "0..255)")
+
+
+def test_tensor_attribute_mistakes(refuse):
+    """A tensor attribute is `{type, shape, value}` (issue 26): a plain value, unknown or
+    missing keys, a type other than tensor(T), a value that does not fit, a shape other than
+    the value's, a named dim; and the tensor form given to an integer attribute."""
+    what = "Constant-13 attribute"
+    refuse("tensor_attribute.yaml",
+           f"tensor_attribute.yaml:8:69: {what} 'value' is a tensor: write it as {{type: "
+           "tensor(T), shape: [...], value: ...}, not the value '-1'",
+           f"tensor_attribute.yaml:9:91: unknown key 'valeu' in {what} 'value' (did you mean "
+           "'value'?); allowed: type, shape, value",
+           f"tensor_attribute.yaml:10:69: {what} 'value' is missing the required key 'value'",
+           f"tensor_attribute.yaml:11:76: {what} 'value' is a tensor; seq(tensor(int64)) is "
+           "not: write tensor(T)",
+           f"tensor_attribute.yaml:12:98: {what} 'value': -1 does not fit in uint8 (range "
+           "0..255)",
+           f"tensor_attribute.yaml:13:110: {what} 'value' has shape [3] but its type declares "
+           "[2]",
+           f"tensor_attribute.yaml:14:98: {what} 'value' has a fixed shape: give integer dims, "
+           "or leave 'shape' out",
+           f"tensor_attribute.yaml:15:73: {what} 'value_int' is a single integer, not a tensor; "
+           "write it plainly (only tensor attributes, such as Constant's 'value', take {type, "
+           "shape, value})")
 
 
 # -- quotes are bounded: a message quotes at most a prefix of what the user wrote ---------------

@@ -38,7 +38,7 @@ BOTH_REFUSE = {
     "wrong_kind_mapping_for_list.yaml", "unknown_op_type.yaml", "unknown_attribute.yaml",
     "attribute_wrong_type.yaml", "attribute_out_of_range.yaml", "missing_attribute.yaml",
     "malformed_type.yaml", "unsafe_names.yaml", "python_tag.yaml",
-    "initializer_unknown_key.yaml",
+    "initializer_unknown_key.yaml", "initializer_clash.yaml", "tensor_attribute.yaml",
 }
 # Only the loader refuses these, and why the schema cannot.
 LOADER_ONLY = {
@@ -63,7 +63,6 @@ LOADER_ONLY = {
     "too_deep.yaml": "a limit of the loader",
     "named_dim_differs.yaml": "a named dim's size is bound by the values",
     "named_dim_across_values.yaml": "a named dim's size is bound by the values",
-    "initializer_clash.yaml": "graph value names are the case's own",
 }
 
 _INT = re.compile(r"[-+]?[0-9]+")

@@ -207,6 +207,27 @@ def test_graph_inputs_as_positions_and_splits_are_structural_features():
     assert not {label for _, label in made if "graph input" in label}
 
 
+def test_constant_positions_and_splits_are_told_apart_by_their_attribute():
+    """A position or split from a Constant counts by the attribute holding its tensor: the
+    tensor attribute `value` (exporters) or value_int(s) (issues 26, 29), in a body too."""
+    from onnx_seq_tests._core.cases import Graph
+
+    at = node("SequenceAt", ("s", "p"), ("t",))
+    erase = node("SequenceErase", ("s", "q"), ("r",))
+    split = node("SplitToSequence", ("x", "n"), ("parts",))
+    split_again = node("SplitToSequence", ("x", "m"), ("more",))
+    constants = [node("Constant", (), ("p",), value=np.array(-1, np.int32)),
+                 node("Constant", (), ("q",), value_int=-1),
+                 node("Constant", (), ("n",), value_ints=[1, 2]),
+                 node("Constant", (), ("m",), value=np.array([1, 2], np.int64))]
+    body = Graph((), (), (*constants[1:], erase, split, split_again))
+    outer = Graph((), (), (constants[0], at, node("If", ("c",), ("z",), then_branch=body,
+                                                  else_branch=body)))
+    assert {label for _, label in structure.static(outer, {}) if " from " in label} == {
+        "position from Constant value tensor", "position from Constant value_int(s)",
+        "split from Constant value_int(s)", "split from Constant value tensor"}
+
+
 def test_value_features():
     found = features("Identity", [np.array(["", "ü"], dtype=object)], [None])
     assert {"empty string", "non-ASCII string", "empty optional out"} <= found

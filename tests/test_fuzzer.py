@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from faulty_backends import FAULTS
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from onnx_seq_tests._casefile.reader import load_cases
+from onnx_seq_tests._casefile.reader import load_cases, load_text
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.cases import Graph, Node, walk
 from onnx_seq_tests._core.errors import NoResult
@@ -97,6 +97,28 @@ def test_programs_cover_every_operator_version_chains_and_bodies(programs):
     assert wanted - versions == set()
     for shape in ("chain", "If", "Loop", "SequenceMap", "Constant", "tensor_io"):
         assert shapes[shape] >= 3, shape
+
+
+def test_constant_positions_and_splits_take_both_constant_forms(programs):
+    """A position or split drawn as a Constant node holds its tensor attribute `value` (int32
+    and int64, as exporters write it) or `value_int(s)` (issues 26, 29); a program with a
+    `value` tensor is written as a finding's case file and reads back as the same case."""
+    found, _ = programs
+    forms: Counter = Counter()
+    written = 0
+    for _, recipe, built in found:
+        kinds = {name if name != "value" else f"value {value.dtype}"
+                 for node in recipe.nodes if node.op_type == "Constant"
+                 for name, value in node.attributes}
+        forms.update(kinds)
+        if written < 3 and "value int32" in kinds and not built.problem:
+            text = case_text(built.case, "signature", "command")
+            [back] = load_text(text, "finding.yaml")
+            assert fingerprint(back) == fingerprint(built.case)
+            written += 1
+    assert forms["value int32"] >= 3 and forms["value int64"] >= 3, forms
+    assert forms["value_int"] + forms["value_ints"] >= 3, forms
+    assert written == 3
 
 
 def test_values_hit_the_edges(programs):

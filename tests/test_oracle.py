@@ -387,6 +387,55 @@ def test_unknown_operator_is_named(tmp_path):
         run_yaml(tmp_path, text, np.array(True), t([1.5]))
 
 
+CONSTANTS = """
+- name: constants
+  opset: 13
+  inputs:
+    - {name: seq, type: seq(tensor(int64)), shape: [1]}
+  outputs:
+    - {name: at, type: tensor(int64), shape: [1]}
+    - {name: position, type: tensor(int32), shape: []}
+    - {name: filled, type: tensor(bool), shape: [2, 1]}
+    - {name: zeros, type: tensor(float), shape: [3]}
+  nodes:
+    - {op_type: Constant, outputs: {output: position},
+       attributes: {value: {type: tensor(int32), shape: [], value: -3}}}
+    - {op_type: SequenceAt, inputs: {input_sequence: seq, position: position},
+       outputs: {tensor: at}}
+    - {op_type: Constant, outputs: {output: shape},
+       attributes: {value: {type: tensor(int64), shape: [2], value: [2, 1]}}}
+    - {op_type: ConstantOfShape, inputs: {input: shape}, outputs: {output: filled},
+       attributes: {value: {type: tensor(bool), shape: [1], value: [true]}}}
+    - {op_type: Constant, outputs: {output: three}, attributes: {value_ints: [3]}}
+    - {op_type: ConstantOfShape, inputs: {input: three}, outputs: {output: zeros}}
+  data_sets:
+    - inputs: {seq: [[10], [20], [30]]}
+      outputs: {at: [10], position: -3, filled: [[true], [true]], zeros: [0, 0, 0]}
+"""
+
+
+def test_constant_value_tensor_keeps_its_type_and_constant_of_shape_fills(tmp_path):
+    """Constant's `value` 'The value for the elements of the output tensor': an int32 scalar
+    stays int32 (not widened to value_int's int64), and -3 counts from the back; ConstantOfShape
+    repeats its one-element `value` to the shape, float 0 when left out."""
+    seq = [t([10], np.int64), t([20], np.int64), t([30], np.int64)]
+    _, (at, position, filled, zeros) = run_yaml(tmp_path, CONSTANTS, seq)
+    assert same(at, t([10], np.int64))
+    assert same(position, np.array(-3, np.int32))
+    assert same(filled, np.array([[True], [True]]))
+    assert same(zeros, np.zeros(3, np.float32))
+
+
+def test_constant_of_shape_has_no_result_for_a_negative_dim_or_a_longer_value(tmp_path):
+    seq = [t([10], np.int64), t([20], np.int64), t([30], np.int64)]
+    negative = CONSTANTS.replace("value: [2, 1]}", "value: [2, -1]}")
+    with pytest.raises(OracleError, match="negative dim"):
+        run_yaml(tmp_path, negative, seq)
+    longer = CONSTANTS.replace("shape: [1], value: [true]}", "shape: [2], value: [true, false]}")
+    with pytest.raises(OracleError, match="one-element tensor"):
+        run_yaml(tmp_path, longer, seq)
+
+
 # -- checking authored expectations at build time ------------------------------------------------
 
 WRONG = """\

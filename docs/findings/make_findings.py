@@ -419,6 +419,22 @@ def tvm_findings() -> list[Finding]:
         expected_values="[np.array([[[6, 126], [0, 2], [1, 1]]], np.int8)]",
         got=f"no answer: stopped after {CHECK_SECONDS} s",
         hangs=True))
+    found.append(Finding(
+        "tvm_split_to_sequence_scalar_split_sections", "tvm",
+        "SplitToSequence with a scalar split s over an axis of size n cuts it into ceil(n / s) "
+        "equal sections instead of chunks of s (3 over 4 gives 2 and 2, not 3 and 1)",
+        "If 'split' is a scalar, then 'input' will be split into chunks all of size 'split' if "
+        "possible. The last chunk alone may be smaller than 'split' if the 'input' size along "
+        "the given axis 'axis' is not divisible by 'split'.",
+        _model([_const("three", 3),
+                helper.make_node("SplitToSequence", ["x", "three"], ["parts"]),
+                _const("zero", 0), _const("one", 1),
+                helper.make_node("SequenceAt", ["parts", "zero"], ["y0"]),
+                helper.make_node("SequenceAt", ["parts", "one"], ["y1"])],
+               [_t("x", F32, [4])], [_t("y0", F32, [None]), _t("y1", F32, [None])]),
+        "{'x': np.array([1., 2., 3., 4.], np.float32)}", "y0 = [1., 2., 3.], y1 = [4.]",
+        expected_values="[np.array([1., 2., 3.], np.float32), np.array([4.], np.float32)]",
+        got="[array([1., 2.], dtype=float32), array([3., 4.], dtype=float32)]"))
     return found
 
 

@@ -13,12 +13,21 @@ import yaml
 
 from .._core import operators
 from .._core.cases import Graph, Initializer, Node, ValueDecl
+from .._core.elements import BY_DTYPE
 from .._core.errors import TypeTextError
 from .._core.problems import Where, quote
 from .._core.value_types import TensorType, parse_type
-from .nodes import INVALID, did_you_mean, is_null, misspelled, plain
+from .nodes import INVALID, did_you_mean, is_null, keys, misspelled, plain
+from .nodes import kind as kind_of
 from .tensors import DataReader
-from .vocabulary import ATTRIBUTE_FORMS, GRAPH_KEYS, INITIALIZER_KEYS, NODE_KEYS, VALUE_KEYS
+from .vocabulary import (
+    ATTRIBUTE_FORMS,
+    GRAPH_KEYS,
+    INITIALIZER_KEYS,
+    NODE_KEYS,
+    TENSOR_KEYS,
+    VALUE_KEYS,
+)
 
 
 class GraphReader(DataReader):
@@ -64,28 +73,37 @@ class GraphReader(DataReader):
         if fields is INVALID or not {"name", "type", "value"} <= set(fields):
             return INVALID
         name = self.text(fields["name"], "an initializer name")
-        value_type = self.type(fields["type"], fields.get("shape"))
-        if INVALID in (name, value_type):
+        if name is INVALID or self.type(fields["type"], fields.get("shape")) is INVALID:
             return INVALID
         if name == "" or name in taken:
             return self.fail(fields["name"], "an initializer needs a non-empty name of its own"
                              if name == "" else f"{quote(name)} is already a graph value (line "
                              f"{taken[name].line}); an initializer is not a graph input, "
                              "rename one")
-        if not isinstance(value_type, TensorType):
-            return self.fail(fields["type"], f"an initializer is a tensor; {value_type} is "
-                                             "not: write tensor(T)")
-        if value_type.shape is not None and not all(isinstance(d, int)
-                                                    for d in value_type.shape):
-            return self.fail(fields["shape"], "an initializer's shape is fixed: give integer "
-                                              "dims, or leave 'shape' out")
-        value = self.value(fields["value"], value_type, f"initializer {quote(name)}",
-                           top_level=True)
+        value = self.constant_tensor(fields, "an initializer", f"initializer {quote(name)}")
         if value is INVALID:
             return INVALID
         taken[name] = self.where(item)
-        return Initializer(name, TensorType(value_type.element, value.shape), value,
+        return Initializer(name, TensorType(BY_DTYPE[value.dtype], value.shape), value,
                            self.where(item))
+
+    def constant_tensor(self, fields, noun: str, what: str):
+        """The array of a tensor written in full, `{type, shape, value}` (`TENSOR_KEYS`): an
+        initializer's or a tensor attribute's. `type` is tensor(T); `shape`, when given, has
+        fixed dims (without it the value's shape is the shape); a value `[]` fills any shape
+        of no elements ([0, 3] too). `noun` names the thing in messages about its type, `what`
+        in messages about its value."""
+        value_type = self.type(fields["type"], fields.get("shape"))
+        if value_type is INVALID:
+            return INVALID
+        if not isinstance(value_type, TensorType):
+            return self.fail(fields["type"], f"{noun} is a tensor; {value_type} is not: write "
+                                             "tensor(T)")
+        shape = value_type.shape
+        if shape is not None and not all(isinstance(d, int) for d in shape):
+            return self.fail(fields["shape"], f"{noun} has a fixed shape: give integer dims, or "
+                                              "leave 'shape' out")
+        return self.value(fields["value"], value_type, what, top_level=True)
 
     def value_decls(self, node, what: str):
         """Graph inputs or outputs ([] when `node` is absent)."""
@@ -260,6 +278,12 @@ class GraphReader(DataReader):
         """An attribute's value as `ATTRIBUTE_FORMS` says its kind is written."""
         form, item = ATTRIBUTE_FORMS.get(kind, (None, None))
         scalar = {"integer": self.integer, "number": self.number, "text": self.text}
+        if form in (*scalar, "list") and isinstance(node, yaml.MappingNode) and \
+                set(TENSOR_KEYS) >= set(keys(node)) >= {"value"}:
+            written = f"a list of {item}s" if form == "list" else f"a single {form}"
+            return self.fail(node, f"{what} is {written}, not a tensor; write it plainly (only "
+                                   "tensor attributes, such as Constant's 'value', take "
+                                   "{type, shape, value})")
         if form in scalar:
             return scalar[form](node, what)
         if form == "list":
@@ -279,6 +303,8 @@ class GraphReader(DataReader):
             return self.graph(fields, opset, what)
         if form == "type":
             return self.type_attribute(node, what)
+        if form == "tensor":
+            return self.tensor_attribute(node, what)
         return self.fail(node, f"{what}: attributes of this kind are not supported in case files")
 
     def type_attribute(self, node, what: str):
@@ -289,6 +315,17 @@ class GraphReader(DataReader):
         if fields is INVALID or "type" not in fields:
             return INVALID
         return self.type(fields["type"], fields.get("shape"))
+
+    def tensor_attribute(self, node, what: str):
+        """A tensor attribute, written as a mapping of `TENSOR_KEYS`: a plain value would
+        leave its element type to a guess, and would read like an int or list attribute."""
+        form = "{type: tensor(T), shape: [...], value: ...}"
+        if not isinstance(node, yaml.MappingNode):
+            return self.fail(node, f"{what} is a tensor: write it as {form}, not {kind_of(node)}")
+        fields = self.mapping(node, what, TENSOR_KEYS, required=("type", "value"))
+        if fields is INVALID or not {"type", "value"} <= set(fields):
+            return INVALID
+        return self.constant_tensor(fields, what, what)
 
 
 __all__ = ["GraphReader"]

@@ -63,9 +63,13 @@ def _described(schema: dict, description: str) -> dict:
     return {**schema, "description": description}
 
 
+def _element_patterns() -> list[str]:
+    """Element type names as regex alternatives, longest first, and the {type} placeholder."""
+    return [*sorted(ELEMENTS, key=lambda n: (-len(n), n)), r"\{type\}"]
+
+
 def _type_pattern() -> str:
-    elements = [*sorted(ELEMENTS, key=lambda n: (-len(n), n)), r"\{type\}"]
-    return casefile.type_pattern(elements)
+    return casefile.type_pattern(_element_patterns())
 
 
 def _attribute_schema(kind: int) -> dict | bool:
@@ -81,7 +85,9 @@ def _attribute_schema(kind: int) -> dict | bool:
         return {"anyOf": [_ref("type"), {
             "type": "object", "additionalProperties": False, "required": ["type"],
             "properties": {"type": _ref("type"), "shape": _ref("shape")}}]}
-    return False  # tensor and sparse tensor attributes are not written in case files
+    if form == "tensor":
+        return _ref("tensor")
+    return False  # sparse tensors, lists of graphs, types or tensors are not written
 
 
 def _formals_schema(formal_lists) -> dict:
@@ -192,6 +198,21 @@ def _scalar_definitions() -> dict[str, Any]:
     }
 
 
+def _tensor_schema(**more: dict) -> dict:
+    """A tensor written in full (`TENSOR_KEYS`: tensor(T), fixed dims, the value), with `more`
+    properties before them (an initializer's name); a tensor attribute has none."""
+    tensor_type = casefile.type_pattern(_element_patterns(), TYPE_FORMS[:1])
+    properties = {
+        "type": {"type": "string", "pattern": tensor_type, "description": "tensor(T)."},
+        "shape": {"type": "array", "items": {"type": "integer", "minimum": 0},
+                  "description": "Fixed dims; without it, the value's shape."},
+        "value": {"anyOf": [_ref("data"), _ref("by_type")],
+                  "description": "The tensor's value; [] for any shape of no elements."}}
+    return {"type": "object", "additionalProperties": False,
+            "required": [*more, "type", "value"],
+            "properties": {**more, **{key: properties[key] for key in casefile.TENSOR_KEYS}}}
+
+
 def _graph_definitions(op_types: list[str]) -> dict[str, Any]:
     """The definitions of a graph and what it holds: value declarations, initializers, nodes
     (with each operator's own rule), and a data set."""
@@ -200,13 +221,8 @@ def _graph_definitions(op_types: list[str]) -> dict[str, Any]:
             "type": "object", "additionalProperties": False, "required": ["name", "type"],
             "properties": {"name": _described(_TEXT, "The graph value's name."),
                            "type": _ref("type"), "shape": _ref("shape")}},
-        "initializer": {
-            "type": "object", "additionalProperties": False,
-            "required": ["name", "type", "value"],
-            "properties": {"name": _described(_TEXT, "The initializer's name."),
-                           "type": _ref("type"), "shape": _ref("shape"),
-                           "value": {"anyOf": [_ref("data"), _ref("by_type")],
-                                     "description": "The tensor's value."}}},
+        "tensor": _tensor_schema(),
+        "initializer": _tensor_schema(name=_described(_TEXT, "The initializer's name.")),
         "node": {
             "type": "object", "additionalProperties": False, "required": ["op_type"],
             "properties": {

@@ -120,8 +120,13 @@ class DataReader(NodeReader):
                                f"'{element.name}', '{TYPE_GROUPS[element.kind]}' or 'default'")
 
     def tensor(self, node, tensor_type: TensorType, what: str):
-        """A tensor as an array of the element's dtype, or INVALID."""
+        """A tensor as an array of the element's dtype, or INVALID. `[]` fills any fixed
+        declared shape of no elements, also those nested lists cannot give ([0, 3])."""
         element = tensor_type.element
+        declared = tensor_type.shape
+        if isinstance(node, yaml.SequenceNode) and not node.value and declared and all(
+                isinstance(d, int) for d in declared) and 0 in declared:
+            return np.zeros(declared, dtype=element.dtype)
         count, nominal = _nominal_size(node)
         if count > MAX_TENSOR_ELEMENTS:
             return self.fail(node, f"{what} has {count} elements (shape {list(nominal)}), more "
@@ -134,7 +139,6 @@ class DataReader(NodeReader):
             array = np.array(leaves, dtype=element.dtype).reshape(shape)
         except (ValueError, OverflowError) as error:
             return self.fail(node, f"{what}: cannot hold these values as {element.name}: {error}")
-        declared = tensor_type.shape
         if declared is not None and not _shape_matches(shape, declared):
             return self.fail(node, f"{what} has shape {list(shape)} but its type declares "
                                    f"{_shape_text(declared)}")

@@ -15,7 +15,10 @@ from .._core.value_types import TYPE_FORMS
 
 CASE_KEYS = ("name", "doc", "opset", "for_each", "inputs", "initializers", "outputs", "nodes",
              "data_sets", "tolerance")
-INITIALIZER_KEYS = ("name", "type", "shape", "value")
+#: A constant tensor written in full: its type `tensor(T)`, its fixed shape (optional: the value's
+#: shape) and its value; a tensor attribute is written so, an initializer adds its name.
+TENSOR_KEYS = ("type", "shape", "value")
+INITIALIZER_KEYS = ("name", *TENSOR_KEYS)
 FOR_EACH_KEYS = ("op", "param", "opsets", "types", "exclude_types")
 VALUE_KEYS = ("name", "type", "shape")
 NODE_KEYS = ("op_type", "name", "inputs", "outputs", "attributes")
@@ -35,8 +38,9 @@ TYPE_GROUPS = {"bool": "bool", "string": "string", "int": "integers", "float": "
                "complex": "complexes"}
 
 #: How a case file writes an attribute of each kind: a scalar ("integer", "number", "text"),
-#: a non-empty list of scalars ("list", scalar), a graph mapping, or a type. Kinds not here
-#: (tensors, sparse tensors, lists of graphs or types) are not written in case files.
+#: a non-empty list of scalars ("list", scalar), a graph mapping, a type, or a tensor (a
+#: mapping of TENSOR_KEYS). Kinds not here (sparse tensors, lists of graphs, types or tensors)
+#: are not written in case files.
 ATTRIBUTE_FORMS: dict[int, tuple[str, str | None]] = {
     A.INT: ("integer", None),
     A.FLOAT: ("number", None),
@@ -46,15 +50,17 @@ ATTRIBUTE_FORMS: dict[int, tuple[str, str | None]] = {
     A.STRINGS: ("list", "text"),
     A.GRAPH: ("graph", None),
     A.TYPE_PROTO: ("type", None),
+    A.TENSOR: ("tensor", None),
 }
 
 
-def type_pattern(element_names) -> str:
-    """A regex (JSON Schema flavour) for the type strings of TYPE_FORMS over `element_names`
-    (regex alternatives, such as `\\{type\\}`), spaces allowed around parentheses."""
+def type_pattern(element_names, type_forms=TYPE_FORMS) -> str:
+    """A regex (JSON Schema flavour) for the type strings of `type_forms` (of TYPE_FORMS) over
+    `element_names` (regex alternatives, such as `\\{type\\}`), spaces allowed around
+    parentheses."""
     elements = "|".join(element_names)
     forms = []
-    for form in TYPE_FORMS:
+    for form in type_forms:
         text = re.escape(form).replace("T", f"({elements})")
         text = text.replace(r"\(", r" *\( *").replace(r"\)", r" *\) *")
         forms.append(text.replace(" * *", " *").strip(" *"))

@@ -130,6 +130,8 @@ def attribute_data(value, kind: int, opset: int, what: str):
         return graph_data(value, opset)
     if form == "type":
         return type_data(value)
+    if form == "tensor":
+        return constant_data(value, what)
     if form is None:
         raise NotExpressible(f"{what} is of a kind case files cannot write")
     return _scalar(value, form)
@@ -145,10 +147,15 @@ def _scalar(value, form: str):
 
 def initializer_data(name: str, array: np.ndarray, what: str) -> dict:
     """An initializer: {name, type, shape, value}."""
+    return FlowMap(name=name, **constant_data(array, what))
+
+
+def constant_data(array: np.ndarray, what: str) -> dict:
+    """A tensor written in full (`vocabulary.TENSOR_KEYS`): {type, shape, value}."""
     array = np.asarray(array)
     value_type = TensorType(BY_DTYPE[array.dtype], tuple(array.shape))
-    return FlowMap(name=name, type=str(value_type), shape=Flow(array.shape),
-                   value=tensor_data(array, what))
+    return FlowMap(type=str(value_type), shape=Flow(array.shape),
+                   value=value_data(array, value_type, what))
 
 
 # -- values ---------------------------------------------------------------------------------------
@@ -176,15 +183,18 @@ def value_data(value, value_type: ValueType, what: str):
             return {EMPTY_MARKER_KEY: EMPTY_MARKER_VALUE}
         return value_data(value, value_type.element, what)
     if isinstance(value_type, SequenceType):
-        return Flow(tensor_data(v, what) for v in value)
-    return tensor_data(value, what)
+        return Flow(value_data(v, value_type.element, what) for v in value)
+    array = np.asarray(value)
+    if value_type.shape == array.shape and not _nests(array.shape):
+        return Flow()  # no elements in a fixed shape such as [0, 3]: `[]` fills it
+    return tensor_data(array, what)
 
 
 def tensor_data(array: np.ndarray, what: str):
     """A tensor as nested lists (a scalar as itself)."""
     array = np.asarray(array)
     shape = array.shape
-    if 0 in shape and any(shape[shape.index(0) + 1:]):
+    if not _nests(shape):
         raise NotExpressible(f"{what} has shape {list(shape)}: nested lists cannot give a 0 "
                              "before another dim")
     kind = array.dtype.kind
@@ -206,6 +216,12 @@ def tensor_data(array: np.ndarray, what: str):
         else:
             leaves = _float_leaves(array) if array.size else wide
     return _nest(leaves)
+
+
+def _nests(shape) -> bool:
+    """Whether nested lists give `shape`: not when a 0 comes before another dim."""
+    shape = tuple(shape)
+    return not (0 in shape and any(shape[shape.index(0) + 1:]))
 
 
 def _float_leaves(array: np.ndarray):

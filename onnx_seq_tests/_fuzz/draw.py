@@ -74,22 +74,24 @@ class Draw:
         return self.ranks.get(name, default)
 
     def constant_int(self, value, element: ElementType, stem: str = "p") -> str:
-        """An integer tensor as a graph input, an initializer or a Constant node."""
+        """An integer tensor as a graph input, an initializer or a Constant node: its tensor
+        attribute `value` (any integer type, as exporters write it) or, for a non-empty int64
+        scalar or 1-D tensor from Constant-12 on, `value_int` / `value_ints`."""
         array = np.array(value, dtype=element.dtype)
         how = self.rng.choice(("input", "input", "initializer", "constant"))
-        if how == "constant" and element == INT64 and array.ndim <= 1 and array.size \
-                and self.opset >= 12:
-            # the case format writes a Constant as value_int / value_ints (int64, Constant-12)
-            name = self.name(stem)
+        if how != "constant":
+            return self.source(tensor(element), array, stem, initializer=how == "initializer")
+        name = self.name(stem)
+        if element == INT64 and array.ndim <= 1 and array.size and self.opset >= 12 \
+                and self.rng.random() < 0.5:
             if array.ndim == 0:
                 self.node("Constant", [], [name], [tensor(element)], value_int=int(array))
             else:
                 self.node("Constant", [], [name], [tensor(element)],
                           value_ints=[int(v) for v in array])
-            return name
-        if how == "constant":
-            how = "initializer"
-        return self.source(tensor(element), array, stem, initializer=how == "initializer")
+        else:
+            self.node("Constant", [], [name], [tensor(element)], value=array)
+        return name
 
     def node(self, op_type: str, inputs, outputs, out_types, **attributes) -> None:
         """Add a node and run it on the oracle; NoResult when the spec gives no result."""

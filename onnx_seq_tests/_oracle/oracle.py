@@ -41,6 +41,7 @@ from .._core.value_types import ValueType, from_type_proto
 # MISSING is a word of the oracle's own interface (the docstring above)
 from .._core.work import MISSING as MISSING
 from .._core.work import Spent, budget_text, check_elements, elements_of, measure, work_of
+from .constants import constant, constant_of_shape
 
 #: The operators whose spec behaviour this module implements, beside the helpers below: every
 #: sequence/optional operator onnx.defs knows and the carriers (tests check each has a function).
@@ -442,18 +443,6 @@ def loop(rules: LoopRules = LoopRules()) -> Operator:
     return run
 
 
-def _constant(attributes: dict[str, Any]) -> np.ndarray:
-    if "value" in attributes:
-        return np.array(attributes["value"])
-    for name, dtype in (("value_int", np.int64), ("value_ints", np.int64),
-                        ("value_float", np.float32), ("value_floats", np.float32),
-                        ("value_string", object), ("value_strings", object)):
-        if name in attributes:
-            return np.array(attributes[name], dtype=dtype)
-    raise OracleError("the oracle reads Constant's value_int(s), value_float(s) and "
-                      "value_string(s) only")
-
-
 def _shape(tensor: Any, attributes: dict[str, Any]) -> np.ndarray:
     shape = np.array(np.asarray(tensor).shape, dtype=np.int64)
     rank = len(shape)
@@ -528,7 +517,8 @@ _SPEC_TABLE: dict[str, Operator] = {
     "Greater": _binary(np.greater),
     "Equal": _binary(np.equal),
     "Not": lambda n, a, at, c: [np.logical_not(np.asarray(a[0]))],
-    "Constant": lambda n, a, at, c: [_constant(at)],
+    "Constant": lambda n, a, at, c: [constant(at)],
+    "ConstantOfShape": lambda n, a, at, c: [constant_of_shape(a, at)],
     "Shape": lambda n, a, at, c: [_shape(a[0], at)],
     "Unsqueeze": _unsqueeze,
     "Slice": _slice,

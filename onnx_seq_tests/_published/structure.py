@@ -30,7 +30,10 @@ STRUCTURE = (
      "scalar split does not divide"),
     ("SplitToSequence: a 1-D split of all ones", "SplitToSequence", "1-D split all ones"),
     ("SplitToSequence: a single chunk", "SplitToSequence", "single chunk"),
-    ("SplitToSequence: split from a Constant node", "SplitToSequence", "split from Constant"),
+    ("SplitToSequence: split from a Constant's value_int or value_ints", "SplitToSequence",
+     "split from Constant value_int(s)"),
+    ("SplitToSequence: split from a Constant's value tensor", "SplitToSequence",
+     "split from Constant value tensor"),
     ("ConcatFromSequence of 0-d elements", "ConcatFromSequence", "rank 0 elements"),
     ("ConcatFromSequence of rank-1 elements", "ConcatFromSequence", "rank 1 elements"),
     ("ConcatFromSequence of rank-2 elements", "ConcatFromSequence", "rank 2 elements"),
@@ -58,6 +61,8 @@ STRUCTURE = (
     ("ConcatFromSequence of a Loop's output", "ConcatFromSequence", "fed by Loop"),
     ("a sequence read by two or more nodes", None, "sequence read twice"),
     ("a position that is a graph input", None, "position from a graph input"),
+    ("a position from a Constant's value_int", None, "position from Constant value_int(s)"),
+    ("a position from a Constant's value tensor", None, "position from Constant value tensor"),
     ("SplitToSequence: a split that is a graph input", "SplitToSequence",
      "split from a graph input"),
     ("Optional with both an input and a type", "Optional", "input and type attribute"),
@@ -65,11 +70,15 @@ STRUCTURE = (
     ("Loop whose condition is false at the start", "Loop", "condition false at start"),
 )
 
-#: Inputs whose being a graph input is a feature: op_type -> (input index, label).
-_FED = {"SequenceAt": (1, "position from a graph input"),
-        "SequenceErase": (1, "position from a graph input"),
-        "SequenceInsert": (2, "position from a graph input"),
-        "SplitToSequence": (1, "split from a graph input")}
+#: Inputs whose source is a feature: op_type -> (input index, what it is). The source is a
+#: graph input, or a Constant node by the attribute that holds its tensor (`_CONSTANT_FORMS`).
+_FED = {"SequenceAt": (1, "position"), "SequenceErase": (1, "position"),
+        "SequenceInsert": (2, "position"), "SplitToSequence": (1, "split")}
+
+#: A Constant's attribute -> how the features name it: exporters write the tensor attribute
+#: `value`, hand-written models often `value_int(s)` (issues 26, 29).
+_CONSTANT_FORMS = {"value": "value tensor", "value_int": "value_int(s)",
+                   "value_ints": "value_int(s)"}
 
 #: The operators whose inputs and outputs are sequences (a chain joins two of them).
 _SEQUENCE_OPERATORS = frozenset(operators.sequence_only_operators())
@@ -150,11 +159,16 @@ def static(graph: Graph, types: dict[str, str]) -> set[tuple[str, str]]:
     feeds it, what its subgraphs read from outside. `types` maps value names to type strings."""
     found: set[tuple[str, str]] = set()
     _static(graph, types, None, {}, found)
-    fed = {value.name for value in graph.inputs}
+    sources = {value.name: "a graph input" for value in graph.inputs}
     for node in walk(graph):
-        at, label = _FED.get(node.op_type, (0, ""))
-        if label and len(node.inputs) > at and node.inputs[at] in fed:
-            found.add((node.op_type, label))
+        form = next((_CONSTANT_FORMS[n] for n, _ in node.attributes if n in _CONSTANT_FORMS),
+                    None)
+        if node.op_type == "Constant" and form:
+            sources[node.outputs[0]] = f"Constant {form}"
+    for node in walk(graph):
+        at, what = _FED.get(node.op_type, (0, ""))
+        if what and len(node.inputs) > at and node.inputs[at] in sources:
+            found.add((node.op_type, f"{what} from {sources[node.inputs[at]]}"))
     return found
 
 
@@ -180,9 +194,6 @@ def _static(graph: Graph, types, context: str | None, producers: dict, found: se
             found.add(("Loop", "trip count from SequenceLength"))
         for output in node.outputs:
             producers[output] = node.op_type
-        if node.op_type == "SplitToSequence" and len(node.inputs) > 1 and \
-                producers.get(node.inputs[1]) == "Constant":
-            found.add((node.op_type, "split from Constant"))
     for node in graph.nodes:
         for _, subgraph in node.attributes:
             if not isinstance(subgraph, Graph):

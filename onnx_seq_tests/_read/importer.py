@@ -4,18 +4,18 @@ Each folder becomes one case: nodes keyed by the schema's formal names at the mo
 the main graph's initializers as the case's `initializers:`, values written as the README's
 case format writes them, the tolerance from data.json, and a comment line above the case naming
 the folder it came from (the case's `doc` stays the model's graph doc_string, so building the
-case gives the same model bytes). A Constant node whose `value` tensor one of Constant's
-`value_*` attributes also makes (an int64, float or string scalar or non-empty 1-D tensor) is
-written with that attribute, and a `# note:` comment line above the case says so. What the
-case format cannot express (another opset domain, initializers of a subgraph or that are also
-graph inputs, any other tensor attribute, a node with a domain, a tensor whose shape has a 0
-before another dim, ...) is reported per case with the reason, never dropped silently.
+case gives the same model bytes). Tensor attributes (a Constant's or ConstantOfShape's
+`value`, of any element type and shape) are written as tensors, `{type, shape, value}`, kept as
+they are: never rewritten as Constant's `value_int` and the like, which would change the model.
+What the case format cannot express (another opset domain, initializers of a subgraph, sparse
+tensors, a node with a domain, a tensor kept in an external file, ...) is reported per case
+with the reason, never dropped silently.
 
 A built case gives byte-identical files when the folder was built by this project; a folder
 from elsewhere differs where the format does not keep a detail: node names, value_info, the
 model's producer, IR version and doc string, metadata, the empty-optional encoding, the
-encoding of an initializer's data (raw or typed fields), a Constant's `value` written as
-`value_*`, and a missing data.json (a build always writes one). Those differences leave the
+encoding of a tensor's data (raw or typed fields) in an initializer or a tensor attribute,
+and a missing data.json (a build always writes one). Those differences leave the
 values equal.
 """
 
@@ -32,8 +32,6 @@ from .._casefile import writer
 from .._casefile.reader import load_text
 from .._casefile.vocabulary import ATTRIBUTE_FORMS
 from .._casefile.writer import (
-    Float,
-    Flow,
     cases_text,
     decl_data,
     formal_data,
@@ -49,6 +47,7 @@ from .._core.value_types import from_type_proto
 from .._published.bounded import as_paths
 from .._published.bounded import shown as shown_path
 from .._published.discovery import Skipped, case_folders, read_each
+from .._suite.codec import decode
 from .load import read_folder
 from .show import Shown
 
@@ -208,20 +207,24 @@ def initializers_data(graph: onnx.GraphProto) -> list[dict]:
         if tensor.name in outputs:
             raise NotExpressible(f"{what} is also a graph output; case files keep "
                                  "initializers apart from the graph's outputs")
-        if tensor.data_location == onnx.TensorProto.EXTERNAL:
-            raise NotExpressible(f"{what} keeps its data in an external file; case files "
-                                 "write every value")
-        element = BY_PROTO.get(tensor.data_type)
-        if element is None:
-            raise NotExpressible(f"{what} has element type {tensor.data_type}, which case "
-                                 "files cannot write")
-        try:
-            array = onnx.numpy_helper.to_array(tensor)
-        except (ValueError, TypeError) as error:
-            raise NotExpressible(f"{what} cannot be read: {str(error).splitlines()[0]}") \
-                from None
+        array = tensor_array(tensor, what)
         found.append(initializer_data(tensor.name, array, what))
     return found
+
+
+def tensor_array(tensor: onnx.TensorProto, what: str):
+    """The array an initializer or a tensor attribute holds (strings as their UTF-8 text,
+    exactly); NotExpressible when case files cannot write it."""
+    if tensor.data_location == onnx.TensorProto.EXTERNAL:
+        raise NotExpressible(f"{what} keeps its data in an external file; case files "
+                             "write every value")
+    if BY_PROTO.get(tensor.data_type) is None:
+        raise NotExpressible(f"{what} has element type {tensor.data_type}, which case "
+                             "files cannot write")
+    try:
+        return decode(tensor)
+    except (ValueError, TypeError) as error:
+        raise NotExpressible(f"{what} cannot be read: {str(error).splitlines()[0]}") from None
 
 
 def value_decl(info: onnx.ValueInfoProto) -> dict:
@@ -245,66 +248,9 @@ def node_mapping(node: onnx.NodeProto, opset: int, notes: list[str] | None = Non
     if not mapping["inputs"]:
         del mapping["inputs"]
     if node.attribute:
-        attributes = {}
-        for attribute in node.attribute:
-            if node.op_type == "Constant" and attribute.type == AttributeProto.TENSOR:
-                name, value = constant_value(attribute, op_schema, node)
-                if notes is not None:
-                    notes.append(f"Constant {quote(node.output[0])}: its tensor attribute "
-                                 f"{quote(attribute.name)} written as {quote(name)} (same value)")
-            else:
-                name, value = attribute.name, attribute_data(attribute, opset, node.op_type,
-                                                             notes)
-            attributes[name] = value
-        mapping["attributes"] = attributes
+        mapping["attributes"] = {a.name: attribute_data(a, opset, node.op_type, notes)
+                                 for a in node.attribute}
     return mapping
-
-
-#: Constant's value_* attributes: (onnx element type, rank) -> the attribute making that tensor
-#: (Constant's spec: value_float gives a float scalar, value_floats a 1-D float tensor, ...).
-_CONSTANT_FORMS: dict[tuple[int, int], str] = {
-    (onnx.TensorProto.INT64, 0): "value_int", (onnx.TensorProto.INT64, 1): "value_ints",
-    (onnx.TensorProto.FLOAT, 0): "value_float", (onnx.TensorProto.FLOAT, 1): "value_floats",
-    (onnx.TensorProto.STRING, 0): "value_string", (onnx.TensorProto.STRING, 1): "value_strings",
-}
-
-
-def constant_value(attribute: AttributeProto, op_schema, node: onnx.NodeProto):
-    """(attribute name, value) of Constant's `value_*` attribute that makes the same tensor as
-    its tensor attribute `value`; NotExpressible when no `value_*` attribute makes it."""
-    tensor = attribute.t
-    rank = len(tensor.dims)
-    form = _CONSTANT_FORMS.get((tensor.data_type, rank))
-    element = BY_PROTO.get(tensor.data_type)
-    shown = (f"tensor({element.name if element else tensor.data_type}) of shape "
-             f"{list(tensor.dims)}")
-    why = (f"Constant {quote(node.output[0])}: its attribute "
-           f"{quote(attribute.name)} holds a {shown}; case files write a Constant's tensor only as "
-           "value_int/value_ints (int64), value_float/value_floats (float) or "
-           "value_string/value_strings (string), a scalar or a non-empty 1-D list")
-    if form is None or tensor.data_location == onnx.TensorProto.EXTERNAL:
-        raise NotExpressible(why)
-    if form not in op_schema.attributes:
-        raise NotExpressible(f"{why}, and Constant-{op_schema.since_version} has no {form}")
-    try:
-        array = onnx.numpy_helper.to_array(tensor)
-    except (ValueError, TypeError) as error:
-        raise NotExpressible(f"Constant {quote(node.output[0])}: its attribute "
-                             f"{quote(attribute.name)} cannot be read: "
-                             f"{str(error).splitlines()[0]}") from None
-    if array.size == 0:
-        raise NotExpressible(why)
-    if tensor.data_type == onnx.TensorProto.STRING:
-        try:  # the stored bytes: an attribute holds UTF-8 text
-            items = [item.decode("utf-8") for item in tensor.string_data]
-        except UnicodeDecodeError:
-            raise NotExpressible(f"{why}; its strings are not UTF-8") from None
-        return form, items[0] if rank == 0 else Flow(items)
-    if tensor.data_type == onnx.TensorProto.INT64:
-        items = [int(v) for v in array.reshape(-1)]
-    else:
-        items = [Float(float(v)) for v in array.reshape(-1)]
-    return form, items[0] if rank == 0 else Flow(items)
 
 
 def attribute_data(attribute: AttributeProto, opset: int, op_type: str,
@@ -319,6 +265,8 @@ def attribute_data(attribute: AttributeProto, opset: int, op_type: str,
             value = from_type_proto(attribute.tp)
         except (TypeError, KeyError):
             raise NotExpressible(f"{what} holds a type case files cannot write") from None
+    elif kind == AttributeProto.TENSOR:
+        value = tensor_array(attribute.t, what)
     elif kind in ATTRIBUTE_FORMS:
         value = helper.get_attribute_value(attribute)
     else:

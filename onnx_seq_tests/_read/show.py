@@ -35,6 +35,7 @@ from .._core.value_types import (
     ValueType,
     from_type_proto,
 )
+from .._suite.codec import decode
 
 #: numpy's default: arrays with more elements than this are summarised (`...`).
 THRESHOLD = 1000
@@ -154,7 +155,7 @@ def attribute_lines(attribute: onnx.AttributeProto, indent: str, full: bool) -> 
     if kind == onnx.AttributeProto.TYPE_PROTO:
         return [f"{indent}{attribute.name}: {_type_text(attribute.tp)}"]
     if kind == onnx.AttributeProto.TENSOR:
-        array = onnx.numpy_helper.to_array(attribute.t)
+        array = decode(attribute.t)
         return ([f"{indent}{attribute.name}: tensor shape={_shape(array)}, "
                  f"dtype={dtype_name(array)}"]
                 + _indent(array_text(array, full), indent + "  ", indent + "  "))
@@ -247,7 +248,7 @@ def _render(shown: Shown, full: bool) -> str:
     if graph.initializer:
         lines += ["", "Initializers:"]
     for initializer in graph.initializer:
-        array = onnx.numpy_helper.to_array(initializer)
+        array = decode(initializer)
         lines += ([f"  {initializer.name}: shape={_shape(array)}, dtype={dtype_name(array)}"]
                   + _indent(array_text(array, full), "    ", "    "))
     many = len(shown.data_sets) > 1

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-from onnx import AttributeProto, ModelProto, helper, numpy_helper, shape_inference
+from onnx import AttributeProto, ModelProto, helper, shape_inference
 
 from .._core import operators
 from .._core.cases import Case, Graph, Node, graph_protos, walk
-from .._core.elements import BY_PROTO
+from .._core.elements import BY_DTYPE, BY_PROTO
 from .._core.errors import ModelError
 from .._core.value_types import TensorType, ValueType, from_type_proto, to_type_proto
 from .codec import encode
@@ -59,8 +59,10 @@ def _attribute(name: str, value, graph_name: str) -> AttributeProto:
         return helper.make_attribute(name, _graph_proto(value, graph_name))
     if isinstance(value, (int, float, str, list)):
         return helper.make_attribute(name, value)
-    if isinstance(value, np.ndarray):  # a tensor, e.g. Constant's value
-        return helper.make_attribute(name, numpy_helper.from_array(value))
+    if isinstance(value, np.ndarray):  # a tensor, e.g. Constant's value: encoded as initializers
+        tensor = encode(value, TensorType(BY_DTYPE[value.dtype], value.shape))
+        tensor.ClearField("name")  # an attribute's tensor has none
+        return helper.make_attribute(name, tensor)
     attribute = AttributeProto(name=name, type=AttributeProto.TYPE_PROTO)
     attribute.tp.CopyFrom(to_type_proto(value))
     return attribute

@@ -281,7 +281,9 @@ TARGETS = {
     "split_to_sequence_zero_element_parts_dropped": ("zero-element tensor",),
     "split_to_sequence_strings_keep_axis": ("keepdims=0", "tensor(string)"),
     "split_to_sequence_split_input_ignored": ("split from a graph input",),
-    "split_to_sequence_split_constant_ignored": ("constant split", "split from Constant"),
+    "split_to_sequence_split_constant_ignored": ("constant split",
+                                                 "split from Constant value_int(s)",
+                                                 "split from Constant value tensor"),
     "split_to_sequence_small_integer_types_refused": (
         "tensor(int8)", "tensor(int16)", "tensor(uint8)", "tensor(uint16)", "tensor(uint32)",
         "tensor(uint64)", "tensor(bfloat16)"),
