@@ -414,3 +414,16 @@ def test_onnxruntime_native_error_log_stays_out_of_verify_output(root, tmp_path)
     assert done.returncode == 1
     assert f"ERROR [onnxruntime] {case}: Fail: [ONNXRuntimeError]" in done.stdout
     assert done.stderr == ""
+
+
+def test_tinygrad_keeps_a_signalling_nan_of_a_rank_2_tensor():
+    """Found by the tinygrad fuzz campaign: the adapter built a rank-2 tensor with a reshape,
+    which tinygrad's PYTHON device runs as a kernel in Python floats, quieting a signalling
+    NaN (0x7fa00001 came back 0x7fe00001). It now hands the array over as tinygrad's own runner
+    does."""
+    from onnx_seq_tests._runtimes.tinygrad import _from_value, _to_value
+
+    backends.load_backend("tinygrad")
+    bits = np.array([[0x7FA00001, 0x3FC00000], [0xFFC00000, 0x7F800001]], np.uint32)
+    back = _from_value(_to_value(bits.view(np.float32), "x"))
+    assert back.view(np.uint32).tolist() == bits.tolist()

@@ -30,11 +30,21 @@ HERE = Path(__file__).resolve().parent
 #: Per runtime: its distribution, the version every finding was last confirmed on (--check), and
 #: what it is.
 RUNTIMES = {
+    "onnxruntime": ("onnxruntime", "1.32.0", "onnxruntime's CPU execution provider"),
+    "reference": ("onnx", "1.23.2", "onnx's reference evaluator (`onnx.reference`)"),
     "openvino": ("openvino", "2026.4.1", "OpenVINO's ONNX frontend and CPU plugin"),
     "tvm": ("apache-tvm", "0.27.0.post1", "TVM's Relax ONNX frontend (`from_onnx`), built "
             "for llvm"),
     "iree": ("iree-base-compiler", "3.13.0", "IREE: torch-mlir's ONNX importer "
              "(iree-import-onnx) and iree-compile for llvm-cpu"),
+    "tinygrad": ("tinygrad", "0.14.0", "tinygrad's ONNX runner on its PYTHON device"),
+    "tract": ("tract", "0.23.9", "tract's ONNX loader"),
+}
+#: What a runtime's page says when it has no finding.
+NOTHING_FOUND = {
+    "tract": "No finding: tract has no sequence or optional values and refuses every model with "
+             "a sequence operator, so neither the suite nor a 20-minute fuzz campaign "
+             "(docs/fuzzing.md: 4,864 programs, all refused) reached anything to judge.",
 }
 #: How long --check waits for one reproduction, and the memory it may take (a hang found by the
 #: fuzzer grows without bound).
@@ -70,6 +80,19 @@ class Finding:
         return " ".join(str(eval(self.expected_values, {"np": np})).split())  # noqa: S307
 
     def command(self) -> str:
+        if self.runtime == "onnxruntime":
+            return ("python -c \"import numpy as np, onnxruntime as ort; "
+                    f"s = ort.InferenceSession('{self.name}.onnx'); "
+                    f"print(s.run(None, {self.feeds}))\"")
+        if self.runtime == "reference":
+            return ("python -c \"import numpy as np; from onnx.reference import "
+                    f"ReferenceEvaluator as R; print(R('{self.name}.onnx').run(None, "
+                    f"{self.feeds}))\"")
+        if self.runtime == "tinygrad":
+            return ("DEV=PYTHON python -c \"import numpy as np; from tinygrad import Device, "
+                    "Tensor; from tinygrad.nn.onnx import OnnxRunner; r = OnnxRunner(Tensor(open("
+                    f"'{self.name}.onnx', 'rb').read()))({self.feeds}); "
+                    "print([v.clone(Device.DEFAULT).numpy() for v in r.values()])\"")
         if self.runtime == "tvm":
             return ("python -c \"import numpy as np, onnx, tvm; from tvm import relax; "
                     "from tvm.relax.frontend.onnx import from_onnx; m = from_onnx(onnx.load("
@@ -319,7 +342,7 @@ def findings() -> list[Finding]:
         "the model loads; n = 1", crash=True,
         expected_values="[np.array(1)]",
         got="the process is killed by signal 11 (segmentation fault)"))
-    found += tvm_findings() + iree_findings()
+    found += tvm_findings() + iree_findings() + other_findings()
     for f in found:
         f.upstream = UPSTREAM.get(f.name, "")
     return found
@@ -467,6 +490,75 @@ def iree_findings() -> list[Finding]:
     return found
 
 
+def other_findings() -> list[Finding]:
+    """onnxruntime, onnx's reference evaluator and tinygrad: found by their fuzz campaigns
+    (docs/fuzzing.md) and the suite."""
+    found = [Finding(
+        "onnxruntime_split_to_sequence_keepdims_with_split", "onnxruntime",
+        "SplitToSequence applies keepdims=0 although `split` is given, so the parts lose the "
+        "split axis (torch's TorchScript exporter relies on it for `unbind`)",
+        "If input 'split' is specified, this attribute is ignored.",
+        _model([_const("one", 1),
+                helper.make_node("SplitToSequence", ["x", "one"], ["parts"], keepdims=0),
+                _const("zero", 0), helper.make_node("SequenceAt", ["parts", "zero"], ["y"])],
+               [_t("x", F32, [2, 3])], [_t("y", F32, [None, None])]),
+        "{'x': np.array([[1., 2., 3.], [4., 5., 6.]], np.float32)}",
+        "y = [[1., 2., 3.]] (shape [1, 3]: keepdims is ignored, the split axis stays)",
+        expected_values="[np.array([[1., 2., 3.]], np.float32)]",
+        got="[array([1., 2., 3.], dtype=float32)] (shape [3])")]
+    found.append(Finding(
+        "reference_optional_empty_is_a_list", "reference",
+        "Optional with no input gives [None], a list, which OptionalHasElement reports as an "
+        "element",
+        "Constructs an optional-type value containing either an empty optional of a certain "
+        "type specified by the attribute, or a non-empty value containing the input element.",
+        _model([helper.make_node("Optional", [], ["empty"],
+                                 type=helper.make_tensor_type_proto(F32, [2])),
+                helper.make_node("OptionalHasElement", ["empty"], ["has"])],
+               [], [_t("has", BOOL, [])]),
+        "{}", "has = False", expected_values="[np.array(False)]", got="[array(True)]"))
+    inputs, construct = _three_floats()
+    found.append(Finding(
+        "reference_sequence_insert_at_length", "reference",
+        "SequenceInsert at position n (the sequence's length, which the spec accepts: it "
+        "appends) inserts before the last tensor",
+        "Accepted range in `[-n, n]`, where `n` is the number of tensors in 'input_sequence'.",
+        _model([helper.make_node("SequenceConstruct", ["x0", "x1"], ["seq"]),
+                helper.make_node("SequenceInsert", ["seq", "x2", "position"], ["longer"]),
+                _const("two", 2), helper.make_node("SequenceAt", ["longer", "two"], ["y"])],
+               [*inputs, _t("position", I64, [])], [_t("y", F32, [2])]),
+        "{'x0': np.array([0., 0.], np.float32), 'x1': np.array([1., 1.], np.float32), "
+        "'x2': np.array([2., 2.], np.float32), 'position': np.array(2, np.int64)}",
+        "y = [2., 2.] (x2, appended)", expected_values="[np.array([2., 2.], np.float32)]",
+        got="[array([1., 1.], dtype=float32)] (x1)"))
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Add", ["total_in", "step"], ["total_out"])], "body",
+        [_t("i", I64, []), _t("cond_in", BOOL, []), _t("total_in", F32, [])],
+        [_t("cond_out", BOOL, []), _t("total_out", F32, [])])
+    found.append(Finding(
+        "reference_loop_condition_omitted", "reference",
+        "Loop with the condition input omitted runs no iteration (it must run the trip count's)",
+        "A boolean termination condition. Optional. Pass empty string to skip.",
+        _model([helper.make_node("Loop", ["trips", "", "start"], ["total"], body=body)],
+               [_t("trips", I64, []), _t("start", F32, []), _t("step", F32, [])],
+               [_t("total", F32, [])]),
+        "{'trips': np.array(3, np.int64), 'start': np.array(0., np.float32), "
+        "'step': np.array(1., np.float32)}",
+        "total = 3. (three iterations)", expected_values="[np.array(3., np.float32)]",
+        got="[array(0., dtype=float32)]"))
+    found.append(Finding(
+        "tinygrad_optional_has_element_zero_elements", "tinygrad",
+        "OptionalHasElement of a tensor with no elements is false (\"not None and numel() > 0\")",
+        "Returns true if (1) the input is an optional-type and contains an element, or, (2) the "
+        "input is a tensor or sequence type.",
+        _model([helper.make_node("OptionalHasElement", ["x"], ["has"])],
+               [_t("x", F32, [3, 0])], [_t("has", BOOL, [])]),
+        "{'x': np.zeros((3, 0), np.float32)}", "has = True",
+        expected_values="[np.array(True)]", got="[array(False)]"))
+    return found
+
+
 def write(found: list[Finding]) -> None:
     """Every model, one page per runtime and the index."""
     for f in found:
@@ -475,12 +567,15 @@ def write(found: list[Finding]) -> None:
     for runtime, (distribution, version, what) in RUNTIMES.items():
         mine = [f for f in found if f.runtime == runtime]
         rows.append(f"| [{runtime}]({runtime}.md) | {distribution} {version} | {len(mine)} |")
-        lines = [f"# {runtime}: bugs found by onnx-seq-tests", "",
-                 f"{what}, {distribution} {version}: every finding below was reproduced on it "
-                 "with its one-line command, run from this folder (`python make_findings.py "
-                 "--check` runs them all and says which are fixed). Each model is minimal and "
-                 "valid (onnx's full check); the expected outputs are the ONNX documentation's, "
-                 "quoted.", ""]
+        lines = [f"# {runtime}: bugs found by onnx-seq-tests", ""]
+        if not mine:
+            lines += [f"{what}, {distribution} {version}. {NOTHING_FOUND[runtime]}", ""]
+        else:
+            lines += [f"{what}, {distribution} {version}: every finding below was reproduced on "
+                      "it with its one-line command, run from this folder (`python "
+                      "make_findings.py --check` runs them all and says which are fixed). Each "
+                      "model is minimal and valid (onnx's full check); the expected outputs are "
+                      "the ONNX documentation's, quoted.", ""]
         for f in mine:
             lines += [f"## {f.title}", "",
                       f"- Model: [`{f.name}.onnx`]({f.name}.onnx)",

@@ -116,6 +116,10 @@ def _to_value(value, what: str):
         return Tensor(flat.view(carrier)).bitcast(getattr(dtypes, name)).reshape(shape)
     if array.dtype.char not in _PLAIN:
         raise CannotTake(f"tinygrad has no {dtype_name(array)} tensors ({what})")
+    if array.ndim:
+        # as tinygrad's runner takes a numpy input: a reshape would run a kernel, which on the
+        # PYTHON device computes in Python floats and quiets a signalling NaN
+        return Tensor(array)
     return Tensor(flat).reshape(shape)
 
 
