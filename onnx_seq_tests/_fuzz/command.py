@@ -201,7 +201,7 @@ def _distil(ctx, backends, seed, max_examples, time_budget, output, operators, o
     def reproduce(count: int) -> str:
         parts = ["gen-seq-tests fuzz --distil", f"--seed {seed}", f"--max-examples {count}",
                  *(f"--op {o}" for o in operators), *(f"--opset {o}" for o in opsets),
-                 f"--suite {suite.as_posix()}", f"-o {output.as_posix()}"]
+                 f"--suite {suite.as_posix()}", "-o DIR"]
         return " ".join(parts)
 
     show = sys.stderr.isatty() if progress is None else progress

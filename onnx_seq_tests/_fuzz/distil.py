@@ -35,7 +35,7 @@ from .._published.coverage import suite_coverage
 from .._published.structure import IMPOSSIBLE, STRUCTURE
 from .._run import mutation
 from . import inprocess, judge, shrink
-from .campaign import program_seed
+from .campaign import budgeted_seeds
 from .programs import generate
 from .recipes import Recipe, to_case
 
@@ -86,7 +86,7 @@ class Distilled:
 @dataclass
 class Result:
     features: dict  # form -> (held before, of how many)
-    missing: list  # the gaps at the start, in order
+    missing: list  # the gaps to fill at the start, in order
     mutants: tuple  # (killed before, of how many)
     distilled: list = field(default_factory=list)
     generated: int = 0
@@ -163,7 +163,7 @@ def _built(recipe: Recipe, name: str = "distil_0") -> judge.Built | None:
 def shrunk(recipe: Recipe, keep: list[Gap], tries: int = SHRINK_TRIES) -> Recipe:
     """The smallest recipe found, by shrink.py's proposals in order, that still builds and
     fills every gap of `keep`; at most `tries` proposals judged (each once)."""
-    best, seen = recipe, set()
+    best, seen = recipe, set[str]()
     while len(seen) < tries:
         best_size = shrink.size(best)
         for candidate in shrink.proposals(best):
@@ -183,20 +183,18 @@ def shrunk(recipe: Recipe, keep: list[Gap], tries: int = SHRINK_TRIES) -> Recipe
 
 
 def run(root: Path, seed: int, reproduce, max_examples: int | None = None,
-        time_budget: float | None = None, operators=(), opsets=(), progress=None) -> Result:
+        time_budget: float | None = None, operators=(), opsets=(), progress=None,
+        only=None) -> Result:
     """Distil the gaps of the suite at `root` (see the module docstring). `reproduce(count)`
-    is the command that draws the first `count` programs, named in each case's doc."""
+    is the command that draws the first `count` programs, named in each case's doc; `only`
+    (a predicate on Gap), where given, picks the gaps to fill."""
     missing, held, killed = gaps(root)
-    result = Result(held, missing, killed)
-    wanted = list(missing)
+    wanted = [g for g in missing if only is None or only(g)]
+    result = Result(held, list(wanted), killed)
     start = time.monotonic()
-    index = 0
-    while wanted and (max_examples is None or index < max_examples) and (
-            time_budget is None or time.monotonic() - start < time_budget):
-        program = program_seed(seed, index)
-        index += 1
-        result.generated = index
-        if progress and index % 100 == 0:
+    for index, program in budgeted_seeds(seed, max_examples, time_budget, lambda: wanted):
+        result.generated = index + 1
+        if progress and result.generated % 100 == 0:
             progress(result, time.monotonic() - start)
         try:
             recipe = generate(program, operators or None, opsets or None, wider=True)
@@ -211,10 +209,10 @@ def run(root: Path, seed: int, reproduce, max_examples: int | None = None,
             continue
         small = shrunk(recipe, found)
         fills = filled(_built(small) or built, wanted) or found
-        case = _case(small, fills, program, reproduce(index))
+        case = _case(small, fills, program, reproduce(index + 1))
         result.distilled.append(Distilled(case.name, fills, program, shrink.size(recipe)[0],
                                           shrink.size(small)[0], _text(case, fills)))
-        wanted = [g for g in wanted if g not in fills]
+        wanted[:] = [g for g in wanted if g not in fills]
     result.seconds = time.monotonic() - start
     return result
 

@@ -1,7 +1,11 @@
 """Structural features: what a program's shape asks of a runtime beyond the (operator, version,
-type) cells. Ranks and axis classes, the forms of a split and of a position, where a sequence
-operator runs (an If branch, a Loop body, a SequenceMap body), what its sequence comes from (a
-chain of sequence operators), outer-scope reads, and conditions and trip counts of shape [1].
+type) cells. Ranks and axis classes, sizes of 0, the forms of a split and of a position (its
+class, its type, what computes it), where a sequence operator runs (an If branch, a Loop body, a
+SequenceMap body) and on what (a carried, an outer sequence, a scan output), what its sequence
+comes from (a chain of sequence operators), outer-scope reads, If and Loop controls (shape [] or
+[1], from a constant, omitted where the schema allows it), and what Identity, If and Loop pass
+through. Rows about positions, controls and carriers are made from onnx.defs (the position's
+types, which inputs are optional, the first version admitting a sequence or an optional).
 
 Each feature is a label of the coverage machinery (case_features.py): `traced(node, args,
 results)` gives the ones a node shows on one data set (run by the spec oracle), `static(graph)`
@@ -62,6 +66,13 @@ def _optional(op_type: str, formal: str) -> bool:
     return any(f.name == formal and f.option == operators.OPTIONAL for f in op_schema.inputs)
 
 
+def _passed(op_type: str, version: int) -> tuple[str, ...]:
+    """The types a carrier's outputs may have in `version` (onnx.defs)."""
+    op_schema = operators.defined_schema(op_type, version)
+    return tuple(t for formal in op_schema.outputs
+                 for t in operators.constraint_types(op_schema, formal.type_str) or ())
+
+
 def _carrier_rows() -> list[tuple[str, str, str]]:
     """Per carrier (Identity, If, Loop) and kind (sequence, optional): passing one through, from
     the first version whose schema admits it (onnx.defs). Loop carrying a sequence is
@@ -69,9 +80,8 @@ def _carrier_rows() -> list[tuple[str, str, str]]:
     rows = []
     for op_type in operators.CARRIERS:
         for kind, prefix in (("sequence", "seq("), ("optional", "optional(")):
-            first = next((v for v in operators.versions(op_type) if any(
-                t.startswith(prefix) for c in operators.defined_schema(op_type, v)
-                .type_constraints for t in c.allowed_type_strs)), None)
+            first = next((v for v in operators.versions(op_type)
+                          if any(t.startswith(prefix) for t in _passed(op_type, v))), None)
             if first is None or (op_type, kind) == ("Loop", "sequence"):
                 continue
             article = "an" if kind == "optional" else "a"
@@ -370,9 +380,11 @@ def structure_markdown(ours: list, derived: list[tuple[str, list]], theirs: list
     folders counts 0) and in onnx's node cases (rows of Summary.structure())."""
     lines = ["", "## Structure", "",
              "Structural features (onnx_seq_tests/_published/structure.py): ranks and axis "
-             "classes, forms of split, where a sequence operator runs and what feeds it, "
-             "outer-scope reads, conditions and trip counts of shape [1]. Counted in each suite "
-             "form from its own models and data sets.", "",
+             "classes, sizes of 0, forms of split and of a position, where a sequence operator "
+             "runs and what feeds it, outer-scope reads, If and Loop controls, what Identity, "
+             "If and Loop pass through. Counted in each suite form from its own models and data "
+             "sets. A feature no case holds is a gap that `gen-seq-tests fuzz --distil` fills "
+             "with the smallest program holding it (`cases/distilled/`, docs/fuzzing.md).", "",
              "| feature | cases as written | "
              + "".join(f"{title} | " for title, _ in derived) + "onnx's cases | example |",
              "|---|---:|" + "---:|" * len(derived) + "---:|---|"]
@@ -380,6 +392,6 @@ def structure_markdown(ours: list, derived: list[tuple[str, list]], theirs: list
         example = f"`{names[0]}`" if names else "**missing**"
         counts = "".join(f"{len(rows[k][1]) if rows else 0} | " for _, rows in derived)
         lines.append(f"| {what} | {len(names)} | {counts}{len(onnx_names)} | {example} |")
-    lines += ["", "Impossible in every form (no valid case can hold them):", ""]
+    lines += ["", "Impossible in every form (no valid case can hold them; not a gap):", ""]
     lines += [f"- {what}: {why}." for what, why in IMPOSSIBLE.items()]
     return lines
