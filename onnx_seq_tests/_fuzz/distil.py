@@ -84,7 +84,7 @@ class Distilled:
 
 
 @dataclass
-class Result:
+class Distillation:
     features: dict  # form -> (held before, of how many)
     missing: list  # the gaps to fill at the start, in order
     mutants: tuple  # (killed before, of how many)
@@ -184,13 +184,13 @@ def shrunk(recipe: Recipe, keep: list[Gap], tries: int = SHRINK_TRIES) -> Recipe
 
 def run(root: Path, seed: int, reproduce, max_examples: int | None = None,
         time_budget: float | None = None, operators=(), opsets=(), progress=None,
-        only=None) -> Result:
+        only=None) -> Distillation:
     """Distil the gaps of the suite at `root` (see the module docstring). `reproduce(count)`
     is the command that draws the first `count` programs, named in each case's doc; `only`
     (a predicate on Gap), where given, picks the gaps to fill."""
     missing, held, killed = gaps(root)
     wanted = [g for g in missing if only is None or only(g)]
-    result = Result(held, list(wanted), killed)
+    result = Distillation(held, list(wanted), killed)
     start = time.monotonic()
     for index, program in budgeted_seeds(seed, max_examples, time_budget, lambda: wanted):
         result.generated = index + 1
@@ -239,7 +239,7 @@ def _text(case: Case, fills: list[Gap]) -> str:
     return cases_text([([], case_data(case))], header)
 
 
-def write(result: Result, folder: Path) -> list[Path]:
+def write(result: Distillation, folder: Path) -> list[Path]:
     """Write each distilled case to `folder/<name>.yaml` (atomically); their paths."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -250,7 +250,7 @@ def write(result: Result, folder: Path) -> list[Path]:
     return paths
 
 
-def summary(result: Result, root: Path) -> list[str]:
+def summary(result: Distillation, root: Path) -> list[str]:
     """The lines `fuzz --distil` prints."""
     lines = [f"distil: {result.generated} programs drawn, {result.valid} valid, "
              f"{result.seconds:.1f} s, against {root}"]

@@ -50,15 +50,21 @@ _CONTROLS = {("If", "cond"): "condition", ("Loop", "M"): "trip count",
 
 def _control_rows() -> list[tuple[str, str, str]]:
     """Per control input: given of shape [], from a constant (an initializer or a Constant
-    node), and left off where the schema makes it optional (onnx.defs, newest version)."""
+    node), and left off (IMPOSSIBLE where the schema requires it: _required_controls)."""
     rows = []
-    for (op_type, formal), word in _CONTROLS.items():
+    for (op_type, _), word in _CONTROLS.items():
         rows.append((f"{op_type} with a {word} of shape []", op_type, f"{word} of shape []"))
         rows.append((f"{op_type} with a {word} from a constant", op_type,
                      f"{word} from a constant"))
-        if _optional(op_type, formal):
-            rows.append((f"{op_type} with its {word} omitted", op_type, f"{word} omitted"))
+        rows.append((f"{op_type} with its {word} omitted", op_type, f"{word} omitted"))
     return rows
+
+
+def _required_controls() -> dict[str, str]:
+    """The controls the schema requires (onnx.defs, newest version): left off, no case."""
+    return {f"{op_type} with its {word} omitted":
+            f"{op_type}'s `{formal}` is a required input (onnx.defs), never omitted"
+            for (op_type, formal), word in _CONTROLS.items() if not _optional(op_type, formal)}
 
 
 def _optional(op_type: str, formal: str) -> bool:
@@ -163,10 +169,12 @@ STRUCTURE = (
     *_carrier_rows(),
 )
 
-#: Features of STRUCTURE no valid case can hold, in any form: what -> why (the spec's words).
+#: Features of STRUCTURE no valid case can hold, in any form: what -> why (the spec's words,
+#: or what the schema says).
 IMPOSSIBLE = {
     "SplitToSequence on a 0-d input": "SplitToSequence's axis: 'Accepted range is [-rank, "
                                       "rank-1]', empty for rank 0; the spec gives no result",
+    **_required_controls(),
 }
 
 #: Inputs whose being a graph input is a feature: op_type -> (input index, label).
