@@ -270,14 +270,19 @@ def test_suite_has_every_edge_case(ours):
 
 def test_suite_has_every_structural_feature_in_both_forms(suite_root, ours):
     """Each feature of structure.STRUCTURE is held by a case as written and by a case of the
-    tensor-boundary form (each form counted from its own models and data sets); the constant
-    form holds every one but those of a value that is a graph input (it has none)."""
-    assert [what for what, cases in ours.structure() if not cases] == []
+    tensor-boundary form (each form counted from its own models and data sets), but those no
+    valid case can hold (structure.IMPOSSIBLE, each with its reason); the constant form holds
+    every one but those of a value that is a graph input (it has none)."""
+    assert structure.IMPOSSIBLE and all(structure.IMPOSSIBLE.values())
+    impossible = [what for what, _, _ in structure.STRUCTURE if what in structure.IMPOSSIBLE]
+    assert [what for what, cases in ours.structure() if not cases] == impossible
     tensor_io = coverage.derived_form(suite_root, SuiteForm.TENSOR_BOUNDARY).structure
-    assert [what for what, cases in tensor_io if not cases] == []
+    assert [what for what, cases in tensor_io if not cases] == impossible
     constant = coverage.derived_form(suite_root, SuiteForm.CONSTANT).structure
+    inputs = ("a position that is a graph input", "SplitToSequence: a split that is a graph input")
     assert [what for what, cases in constant if not cases] == [
-        "a position that is a graph input", "SplitToSequence: a split that is a graph input"]
+        what for what, _, _ in structure.STRUCTURE if what in structure.IMPOSSIBLE or
+        what in inputs]
 
 
 def test_onnx_own_cases_cover_little(theirs):
@@ -454,3 +459,25 @@ def test_onnx_sequence_cases_are_selected_once(onnx_cases, onnx_subjects):
                   for path in room.glob("*.py")
                   if re.search(r'"SequenceErase",\s*"SequenceLength"', path.read_text())]
     assert not hand_lists, f"select onnx's sequence cases with onnx_sequence_tests: {hand_lists}"
+
+
+#: Rows of the extended structure table and a case made for each (as written); a row its case
+#: must not hold (the labels tell classes apart).
+NEW_ROWS = (("SequenceAt at position 0", "test_cc_sequence_at_pos0"),
+            ("SequenceErase at position 1", "test_cc_sequence_erase_pos1"),
+            ("SequenceInsert at position 1", "test_cc_sequence_insert_pos1"),
+            ("SplitToSequence: size 0 along the axis", "test_split_to_sequence_zero_size_axis"),
+            ("a position computed by another node (not a Constant)",
+             "test_distilled_a_position_computed_by_another_node_not_a_constant"),
+            ("Loop with its trip count omitted", "test_loop_v16_while_sequence"),
+            ("Loop with a trip count from a constant",
+             "test_distilled_loop_with_a_trip_count_from_a_constant"))
+
+
+def test_extended_structure_rows_are_held_by_the_cases_made_for_them(ours):
+    held = dict(ours.structure())
+    for what, case in NEW_ROWS:
+        assert case in held[what], (what, case)
+    assert "test_cc_sequence_at_pos0" not in held["SequenceAt at position -1"]
+    assert "test_split_to_sequence_zero_size_axis" not in \
+        held["SplitToSequence: size 0 off the axis"]

@@ -174,8 +174,8 @@ def test_targets_resolve_to_table_rows_then_operator_features_then_types():
     rows = mutation.features_of(by_name("split_to_sequence_single_chunk_as_tensor"))
     assert [r[2] for r in rows] == ["single chunk"] and rows[0][1] == "SplitToSequence"
     assert mutation.features_of(by_name("sequence_at_negative_off_by_one")) == [
-        ("SequenceAt: position -1", "SequenceAt", "position -1"),
-        ("SequenceAt: position -len", "SequenceAt", "position -len")]
+        ("SequenceAt at position -1", "SequenceAt", "position -1"),
+        ("SequenceAt at position -len", "SequenceAt", "position -len")]
     assert mutation.features_of(by_name("strings_in_sequence_refused")) == [
         ("a value of type `seq(tensor(string))`", None, "seq(tensor(string))")]
     assert mutation.features_of(by_name("sequence_graph_inputs_refused"))[0][0] == \

@@ -134,6 +134,17 @@ def program_seed(seed: int, index: int) -> str:
     return f"{seed}:{index}"
 
 
+def budgeted_seeds(seed: int, max_examples: int | None, time_budget: float | None, going):
+    """(i, program seed `S:i`) for i = 0, 1, ... while `going()`, at most `max_examples` of
+    them, until `time_budget` seconds have passed since the first (None: no bound)."""
+    start = time.monotonic()
+    index = 0
+    while going() and (max_examples is None or index < max_examples) and (
+            time_budget is None or time.monotonic() - start < time_budget):
+        yield index, program_seed(seed, index)
+        index += 1
+
+
 class Replayed(str):
     """A program seed from the example database: judged as it is (never redrawn)."""
 

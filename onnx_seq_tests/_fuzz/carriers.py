@@ -36,7 +36,8 @@ def carry_if(d: Draw, name: str) -> str:
     if not (schemas.admits("If", d.opset, [tensor(BOOL)], [value_type])
             and schemas.admits("Identity", d.opset, [value_type], [value_type])):
         raise NoResult(f"If at opset {d.opset} does not carry {value_type}")
-    cond = d.source(tensor(BOOL), np.array(d.rng.random() < 0.5), "c")
+    cond = d.source(tensor(BOOL), np.array(d.rng.random() < 0.5), "c",
+                    initializer=d.wide(0.3))
     then_out, else_out = d.name("ti"), d.name("ei")
     out_decl = lambda n: (ValueDecl(n, value_type, WHERE),)  # noqa: E731
     then_nodes: tuple[Node, ...] = (Node("Identity", (name,), (then_out,), (), WHERE),)
@@ -87,10 +88,12 @@ def carry_loop(d: Draw, name: str) -> str:
         carry = Node("SequenceInsert", (s_in, item), (s_out,), (), WHERE)
     else:
         carry = Node("Identity", (s_in,), (s_out,), (), WHERE)
-    trips = d.source(tensor(INT64), np.array(rng.randint(0, 3), dtype=np.int64), "m")
+    trips = d.source(tensor(INT64), np.array(rng.randint(0, 3), dtype=np.int64), "m",
+                     initializer=d.wide(0.3))
     style = rng.choice(("omitted", "omitted", "given", "stop")) if d.opset >= 12 else "omitted"
     cond = "" if style == "omitted" else d.source(
-        tensor(BOOL), np.array(style == "stop" or rng.random() < 0.5), "lcond")
+        tensor(BOOL), np.array(style == "stop" or rng.random() < 0.5), "lcond",
+        initializer=d.wide(0.3))
     stops: tuple[Node, ...] = (Node("Identity", (c,), (c_out,), (), WHERE),)
     if style == "stop":
         k = d.name("lk")

@@ -127,12 +127,19 @@ def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard,
               metavar="FILE",
               help="A refusal profile (JSON): loaded at the start if it exists, the learned one "
                    "saved there at the end. Implies --refusal-aware.")
+@click.option("--distil", is_flag=True,
+              help="On the spec oracle only: write the smallest programs that hold a "
+                   "structural feature --suite lacks (per suite form) or kill a mutant no case "
+                   "of it kills, one case file each, into -o (docs/fuzzing.md).")
+@click.option("--suite", "suite", default="generated", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="With --distil: the built suite whose gaps are filled.")
 @click.option("--progress/--no-progress", default=None,
               help="Show programs/s and findings so far on stderr  [default: on a terminal]")
 @click.pass_context
 def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs, operators,
          opsets, shard, timeout, shrink_budget, max_findings, errors, database,
-         refusal_aware, profile_path, progress) -> None:
+         refusal_aware, profile_path, distil, suite, progress) -> None:
     """Draw random valid sequence/optional programs from onnx.defs, run each (both suite forms)
     on every --backend, judge it against the spec oracle, and shrink each disagreement to a
     minimal case file.
@@ -140,6 +147,10 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
     Exit status: 0 no disagreement, 1 findings, 2 bad usage.
     """
     if ctx.invoked_subcommand is not None:
+        return
+    if distil:
+        _distil(ctx, backends, seed, max_examples, time_budget, output, operators, opsets,
+                suite, progress)
         return
     if not backends:
         raise click.UsageError("name at least one backend with -b SPEC", ctx=ctx)
@@ -170,6 +181,41 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
     for line in lost:
         click.echo(one_line(f"error: {line}"), err=True)
     sys.exit(1 if stats.findings or lost else 0)
+
+
+def _distil(ctx, backends, seed, max_examples, time_budget, output, operators, opsets,
+            suite: Path, progress) -> None:
+    """`fuzz --distil`: the suite's gaps filled by the smallest programs (distil.py)."""
+    if set(backends) - {"oracle"}:
+        raise click.BadParameter("--distil runs on the spec oracle only: give no -b, or "
+                                 "-b oracle", param_hint="--backend")
+    if output is None:
+        raise click.UsageError("--distil writes case files: name their folder with -o DIR",
+                               ctx=ctx)
+    if not suite.is_dir():
+        raise click.BadParameter(f"{suite}: not a folder (a built suite: gen-seq-tests "
+                                 "build writes one)", param_hint="--suite")
+    check_folder(output, "-o")
+    from . import distil
+
+    def reproduce(count: int) -> str:
+        parts = ["gen-seq-tests fuzz --distil", f"--seed {seed}", f"--max-examples {count}",
+                 *(f"--op {o}" for o in operators), *(f"--opset {o}" for o in opsets),
+                 f"--suite {suite.as_posix()}", "-o DIR"]
+        return " ".join(parts)
+
+    show = sys.stderr.isatty() if progress is None else progress
+    result = distil.run(suite, seed, reproduce,
+                        max_examples or (None if time_budget else 1000), time_budget,
+                        tuple(operators), tuple(opsets),
+                        (lambda r, elapsed: click.echo(
+                            f"\rdistil: {r.generated} programs, {len(r.distilled)} case(s)",
+                            err=True, nl=False)) if show else None)
+    if show:
+        click.echo("", err=True)
+    distil.write(result, output)
+    for line in distil.summary(result, suite):
+        click.echo(one_line(line))
 
 
 def _check_backends(backends: tuple[str, ...]) -> None:

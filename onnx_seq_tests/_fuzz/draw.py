@@ -29,14 +29,21 @@ _KEEP_RANK = ("SequenceInsert", "SequenceErase", "Identity", "If", "Loop")
 class Draw:
     """One program being drawn: its nodes, sources and every value so far."""
 
-    def __init__(self, rng: random.Random, opset: int):
+    def __init__(self, rng: random.Random, opset: int, wider: random.Random | None = None):
         self.rng, self.opset = rng, opset
+        self.wider = wider  # the wider grammar's own stream (generate's `wider`), or None
         self.nodes: list[Node] = []
         self.sources: list[Source] = []
         self.values: dict[str, Any] = {}
         self.types: dict[str, ValueType] = {}
         self.ranks: dict[str, int] = {}  # a sequence's element rank, where known when empty
         self.count = 0
+
+    def wide(self, chance: float) -> bool:
+        """Whether the wider grammar takes one of its choices here (never, outside it). Its
+        draws come from a stream of their own, so a program it leaves alone is drawn as the
+        plain grammar draws it."""
+        return self.wider is not None and self.wider.random() < chance
 
     def name(self, stem: str) -> str:
         self.count += 1
@@ -57,6 +64,7 @@ class Draw:
         rng = self.rng
         length = rng.choice((0, 1, 1, 2, 2, 3, 4)) if length is None else length
         rank = rng.choice((0, 1, 1, 2)) if rank is None else rank
+        rank = rank + 2 if rank and self.wide(0.15) else rank  # ranks 3 and 4
         same = rng.random() < 0.6
         first = draw_shape(rng, rank)
         value = [draw_tensor(rng, element, first if same else draw_shape(rng, rank))
@@ -121,4 +129,10 @@ class Draw:
         high = count if allow_end else count - 1
         choices = list(range(-count, high + 1)) or [0]
         value = rng.choice(choices + [-count, high]) if rng.random() > 0.03 else high + 1
-        return self.constant_int(value, rng.choice(allowed))
+        element = rng.choice(allowed)
+        if self.wide(0.25) and self.opset >= 7:  # computed by a node: Sub(value + 1, 1)
+            out = self.name("p")
+            self.node("Sub", [self.constant_int(value + 1, element),
+                              self.constant_int(1, element)], [out], [tensor(element)])
+            return out
+        return self.constant_int(value, element)

@@ -31,7 +31,7 @@ from .._core.errors import CheckFailed, NoResult
 from .._run import mutation
 from .._run.mutation import Score
 from . import inprocess, judge, shrink
-from .campaign import program_seed
+from .campaign import budgeted_seeds
 from .kill_check import rivals_for
 from .outputs import check_file, keep_elsewhere
 from .programs import generate
@@ -92,13 +92,9 @@ def score(mutants, seed: int = 0, time_budget: float | None = 300.0,
     alive = list(mutants)
     found: list = []  # (mutant, recipe, verdict)
     start = time.monotonic()
-    index = 0
-    while alive and (max_examples is None or index < max_examples) and (
-            time_budget is None or time.monotonic() - start < time_budget):
-        program = program_seed(seed, index)
-        index += 1
+    for _, program in budgeted_seeds(seed, max_examples, time_budget, lambda: alive):
         result.generated += 1
-        if progress and index % 200 == 0:
+        if progress and result.generated % 200 == 0:
             progress(result, time.monotonic() - start)
         try:
             recipe = generate(program)

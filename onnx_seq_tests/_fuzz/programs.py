@@ -80,6 +80,7 @@ def op_sequence_construct(d: Draw, element=None):
     role = lambda e: ([tensor(e)], [seq(e)])  # noqa: E731
     element = element or _pick(d.rng, "SequenceConstruct", d.opset, role)
     rank = d.rng.choice((0, 1, 1, 2, 3))
+    rank = 4 if rank == 3 and d.wide(0.5) else rank
     parts = [d.tensor_input(element, draw_shape(d.rng, rank))
              for _ in range(d.rng.randint(1, 4))]
     out = d.name("s")
@@ -151,7 +152,8 @@ def op_split_to_sequence(d: Draw, element=None):
     role = lambda e: ([tensor(e)], [seq(e)])  # noqa: E731
     element = element or _pick(d.rng, "SplitToSequence", d.opset, role)
     rng = d.rng
-    shape = draw_shape(rng, rng.choice((1, 1, 2, 3)))
+    rank = rng.choice((1, 1, 2, 3))
+    shape = draw_shape(rng, 4 if rank == 3 and d.wide(0.5) else rank)
     source = d.tensor_input(element, shape)
     axis = rng.randrange(-len(shape), len(shape))
     size = shape[axis]
@@ -363,9 +365,12 @@ OPERATORS = {
 }
 
 
-def generate(seed: int | str, operators=None, opsets=None) -> Recipe:
+def generate(seed: int | str, operators=None, opsets=None, wider: bool = False) -> Recipe:
     """The program of `seed` (the same seed, the same program); NoResult where the spec gives
-    none. `operators` and `opsets` narrow what is drawn (--op, --opset)."""
+    none. `operators` and `opsets` narrow what is drawn (--op, --opset). `wider` adds the
+    choices of the wider grammar (`fuzz --distil`): ranks 3 and 4, positions computed by a
+    node, conditions and trip counts from initializers; drawn from a stream of their own, so
+    the plain grammar's programs (and the committed seeds naming them) stay as they are."""
     rng = random.Random(seed)
     names = sorted(operators or OPERATORS)
     op_type = rng.choice(names)
@@ -376,7 +381,7 @@ def generate(seed: int | str, operators=None, opsets=None) -> Recipe:
         raise NoResult(f"{op_type} exists at none of the opsets {sorted(opsets or [])}")
     version = rng.choice(sorted({schemas_version(op_type, o) for o in choices}))
     opset = rng.choice([o for o in choices if schemas_version(op_type, o) == version])
-    d = Draw(rng, opset)
+    d = Draw(rng, opset, random.Random(f"{seed}+wider") if wider else None)
     OPERATORS[op_type](d)
     shape = rng.random()
     if shape < 0.45:  # a chain: the next operators read what the last one made

@@ -266,7 +266,7 @@ class _Judging:
         for candidate in proposals(best):
             if time.monotonic() >= deadline:
                 return None
-            key = repr(_key(candidate))
+            key = repr(content_key(candidate))
             if key in seen or size(candidate) >= best_size:
                 continue
             seen.add(key)
@@ -318,7 +318,7 @@ def _one_form(built: judge.Built, form: str) -> judge.Built:
                    cases={k: v for k, v in built.cases.items() if v[0] == form})
 
 
-def _key(recipe: Recipe):
+def content_key(recipe: Recipe):
     return (recipe.nodes, recipe.outputs,
             tuple((s.name, s.initializer, _value_key(s.value)) for s in recipe.sources))
 

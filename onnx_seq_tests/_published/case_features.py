@@ -284,7 +284,8 @@ def _position_features(node, args, results, types):
     if count < 2:  # in shorter sequences the position classes below coincide
         return labels
     for label, at in (("position -1", -1), ("position -len", -count), ("position 0", 0),
-                      ("position len-1", count - 1), ("position len", count)):
+                      ("position 1", 1), ("position len-1", count - 1),
+                      ("position len", count)):
         if value == at and (label != "position len" or node.op_type == "SequenceInsert"):
             labels.add(label)
     return labels

@@ -1,7 +1,11 @@
 """Structural features: what a program's shape asks of a runtime beyond the (operator, version,
-type) cells. Ranks and axis classes, the forms of a split and of a position, where a sequence
-operator runs (an If branch, a Loop body, a SequenceMap body), what its sequence comes from (a
-chain of sequence operators), outer-scope reads, and conditions and trip counts of shape [1].
+type) cells. Ranks and axis classes, sizes of 0, the forms of a split and of a position (its
+class, its type, what computes it), where a sequence operator runs (an If branch, a Loop body, a
+SequenceMap body) and on what (a carried, an outer sequence, a scan output), what its sequence
+comes from (a chain of sequence operators), outer-scope reads, If and Loop controls (shape [] or
+[1], from a constant, omitted where the schema allows it), and what Identity, If and Loop pass
+through. Rows about positions, controls and carriers are made from onnx.defs (the position's
+types, which inputs are optional, the first version admitting a sequence or an optional).
 
 Each feature is a label of the coverage machinery (case_features.py): `traced(node, args,
 results)` gives the ones a node shows on one data set (run by the spec oracle), `static(graph)`
@@ -16,11 +20,92 @@ from .._core import operators
 from .._core.cases import Graph, outer_names, walk
 from .._oracle import oracle
 
+#: Position classes per positional operator (what the issue lists; `len` only where the schema
+#: lets a position equal the length, SequenceInsert's append): op -> labels.
+_POSITION_CLASSES = {"SequenceAt": ("position 0", "position 1", "position -1", "position -len"),
+                     "SequenceErase": ("position 0", "position 1", "position -1",
+                                       "position -len"),
+                     "SequenceInsert": ("position 1",)}  # the others: EDGE_CASES's rows
+
+
+def _position_rows() -> list[tuple[str, str, str]]:
+    """A row per position class, and per position element type the schema admits (onnx.defs:
+    the `tensor(int32)`, `tensor(int64)` of the position's type constraint)."""
+    rows = []
+    for op_type, labels in _POSITION_CLASSES.items():
+        rows += [(f"{op_type} at {label}", op_type, label) for label in labels]
+        formal = operators.defined_schema(op_type, operators.versions(op_type)[-1]).inputs[-1]
+        for element in operators.element_names(operators.constraint_types(
+                operators.defined_schema(op_type, operators.versions(op_type)[-1]),
+                formal.type_str) or ()):
+            rows.append((f"{op_type} with an {element} position", op_type,
+                         f"{element} position"))
+    return rows
+
+
+#: The control inputs of If and Loop, by formal name, and the words the labels use.
+_CONTROLS = {("If", "cond"): "condition", ("Loop", "M"): "trip count",
+             ("Loop", "cond"): "condition"}
+
+
+def _control_rows() -> list[tuple[str, str, str]]:
+    """Per control input: given of shape [], from a constant (an initializer or a Constant
+    node), and left off (IMPOSSIBLE where the schema requires it: _required_controls)."""
+    rows = []
+    for (op_type, _), word in _CONTROLS.items():
+        rows.append((f"{op_type} with a {word} of shape []", op_type, f"{word} of shape []"))
+        rows.append((f"{op_type} with a {word} from a constant", op_type,
+                     f"{word} from a constant"))
+        rows.append((f"{op_type} with its {word} omitted", op_type, f"{word} omitted"))
+    return rows
+
+
+def _required_controls() -> dict[str, str]:
+    """The controls the schema requires (onnx.defs, newest version): left off, no case."""
+    return {f"{op_type} with its {word} omitted":
+            f"{op_type}'s `{formal}` is a required input (onnx.defs), never omitted"
+            for (op_type, formal), word in _CONTROLS.items() if not _optional(op_type, formal)}
+
+
+def _optional(op_type: str, formal: str) -> bool:
+    op_schema = operators.defined_schema(op_type, operators.versions(op_type)[-1])
+    return any(f.name == formal and f.option == operators.OPTIONAL for f in op_schema.inputs)
+
+
+def _passed(op_type: str, version: int) -> tuple[str, ...]:
+    """The types a carrier's outputs may have in `version` (onnx.defs)."""
+    op_schema = operators.defined_schema(op_type, version)
+    return tuple(t for formal in op_schema.outputs
+                 for t in operators.constraint_types(op_schema, formal.type_str) or ())
+
+
+def _carrier_rows() -> list[tuple[str, str, str]]:
+    """Per carrier (Identity, If, Loop) and kind (sequence, optional): passing one through, from
+    the first version whose schema admits it (onnx.defs). Loop carrying a sequence is
+    EDGE_CASES's row."""
+    rows = []
+    for op_type in operators.CARRIERS:
+        for kind, prefix in (("sequence", "seq("), ("optional", "optional(")):
+            first = next((v for v in operators.versions(op_type)
+                          if any(t.startswith(prefix) for t in _passed(op_type, v))), None)
+            if first is None or (op_type, kind) == ("Loop", "sequence"):
+                continue
+            article = "an" if kind == "optional" else "a"
+            rows.append((f"{op_type} passing {article} {kind} through ({op_type}-{first} on)",
+                         op_type, f"carries {article} {kind}"))
+    return rows
+
+
 #: The structural features the report counts: (what, operator or None for any, label).
 STRUCTURE = (
     ("SplitToSequence on a rank-1 input", "SplitToSequence", "rank 1 input"),
     ("SplitToSequence on a rank-2 input", "SplitToSequence", "rank 2 input"),
     ("SplitToSequence on a rank-3 input", "SplitToSequence", "rank 3 input"),
+    ("SplitToSequence on a rank-4 input", "SplitToSequence", "rank 4 input"),
+    ("SplitToSequence on a 0-d input", "SplitToSequence", "rank 0 input"),
+    ("SplitToSequence with a negative axis", "SplitToSequence", "negative axis"),
+    ("SplitToSequence: size 0 along the axis", "SplitToSequence", "size 0 along the axis"),
+    ("SplitToSequence: size 0 off the axis", "SplitToSequence", "size 0 off the axis"),
     ("SplitToSequence along the first axis", "SplitToSequence", "axis first"),
     ("SplitToSequence along an interior axis", "SplitToSequence", "axis interior"),
     ("SplitToSequence along the last axis", "SplitToSequence", "axis last"),
@@ -37,6 +122,11 @@ STRUCTURE = (
     ("ConcatFromSequence of 0-d elements", "ConcatFromSequence", "rank 0 elements"),
     ("ConcatFromSequence of rank-1 elements", "ConcatFromSequence", "rank 1 elements"),
     ("ConcatFromSequence of rank-2 elements", "ConcatFromSequence", "rank 2 elements"),
+    ("ConcatFromSequence of rank-3 elements", "ConcatFromSequence", "rank 3 elements"),
+    ("ConcatFromSequence of rank-4 elements", "ConcatFromSequence", "rank 4 elements"),
+    ("ConcatFromSequence: size 0 along the axis", "ConcatFromSequence",
+     "size 0 along the axis"),
+    ("ConcatFromSequence: size 0 off the axis", "ConcatFromSequence", "size 0 off the axis"),
     ("ConcatFromSequence along the first axis", "ConcatFromSequence", "axis first"),
     ("ConcatFromSequence along an interior axis", "ConcatFromSequence", "axis interior"),
     ("ConcatFromSequence along the last axis", "ConcatFromSequence", "axis last"),
@@ -68,7 +158,29 @@ STRUCTURE = (
     ("Optional with both an input and a type", "Optional", "input and type attribute"),
     ("Loop with a trip count of 0", "Loop", "trip count 0"),
     ("Loop whose condition is false at the start", "Loop", "condition false at start"),
+    *_position_rows(),
+    ("a position computed by another node (not a Constant)", None,
+     "position computed by a node"),
+    ("a Loop body running a sequence operator on a carried sequence", "Loop",
+     "body on a carried sequence"),
+    ("a Loop body making a scan output with a sequence operator", "Loop",
+     "body on a scan output"),
+    ("a Loop body running a sequence operator on an outer sequence", "Loop",
+     "body on an outer sequence"),
+    ("a SequenceMap body with several inputs", "SequenceMap", "body with several inputs"),
+    ("a SequenceMap body reading names of the enclosing graph", "SequenceMap",
+     "body reads an outer name"),
+    *_control_rows(),
+    *_carrier_rows(),
 )
+
+#: Features of STRUCTURE no valid case can hold, in any form: what -> why (the spec's words,
+#: or what the schema says).
+IMPOSSIBLE = {
+    "SplitToSequence on a 0-d input": "SplitToSequence's axis: 'Accepted range is [-rank, "
+                                      "rank-1]', empty for rank 0; the spec gives no result",
+    **_required_controls(),
+}
 
 #: Inputs whose source is a feature: op_type -> (input index, what it is). The source is a
 #: graph input, or a Constant node by the attribute that holds its tensor (`_CONSTANT_FORMS`).
@@ -95,24 +207,20 @@ def traced(node, args: list, results: list) -> set[str]:
             count = len(value)
             labels.add("sequence length 0" if count == 0 else "sequence length 1"
                        if count == 1 else "sequence length 3+" if count >= 3 else "")
-    labels.discard("")
     if node.op_type == "SplitToSequence":
         labels |= _split(node, args, results)
     elif node.op_type == "ConcatFromSequence" and args[0]:
-        rank = np.asarray(args[0][0]).ndim
-        labels.add(f"rank {rank} elements")
-        attributes = dict(node.attributes)
-        new_axis = attributes.get("new_axis", 0)
-        labels.add(_axis_class(attributes["axis"], rank + new_axis, at_rank=bool(new_axis)))
-    elif node.op_type == "If" and np.asarray(args[0]).shape == (1,):
-        labels.add("condition of shape [1]")
+        labels |= _concat(node, args[0])
+    elif node.op_type == "If":
+        labels.add(_shape_label("condition", args[0]))
     elif node.op_type == "Optional" and args and args[0] is not oracle.MISSING and \
             "type" in dict(node.attributes):
         labels.add("input and type attribute")
     elif node.op_type == "Loop":
         given = [a is not oracle.MISSING for a in args[:2]] + [False, False]
-        if given[0] and np.asarray(args[0]).shape == (1,):
-            labels.add("trip count of shape [1]")
+        for word, at in (("trip count", 0), ("condition", 1)):
+            if given[at]:
+                labels.add(_shape_label(word, args[at]))
         if given[0] and int(np.asarray(args[0]).reshape(-1)[0]) == 0:
             labels.add("trip count 0")
         if given[1] and not bool(np.asarray(args[1]).reshape(-1)[0]):
@@ -121,6 +229,35 @@ def traced(node, args: list, results: list) -> set[str]:
         if any(isinstance(v, list) for v in carried) and any(
                 isinstance(v, np.ndarray) for v in carried):
             labels.add("carries a sequence and a tensor")
+    labels.discard("")
+    return labels
+
+
+def _shape_label(word: str, value) -> str:
+    """`word of shape []` or `word of shape [1]` (or "" for another shape)."""
+    shape = np.asarray(value).shape
+    return {(): f"{word} of shape []", (1,): f"{word} of shape [1]"}.get(shape, "")
+
+
+def _zero_sizes(shape: tuple, axis: int | None) -> set[str]:
+    """size 0 along `axis` and size 0 off it (axis None: every dim is off the axis)."""
+    labels = set()
+    for k, length in enumerate(shape):
+        if length == 0:
+            labels.add("size 0 along the axis" if k == axis else "size 0 off the axis")
+    return labels
+
+
+def _concat(node, sequence: list) -> set[str]:
+    rank = np.asarray(sequence[0]).ndim
+    attributes = dict(node.attributes)
+    new_axis = attributes.get("new_axis", 0)
+    axis = attributes["axis"]
+    labels = {f"rank {rank} elements",
+              _axis_class(axis, rank + new_axis, at_rank=bool(new_axis))}
+    along = None if new_axis or not rank else axis + rank if axis < 0 else axis
+    for element in sequence:
+        labels |= _zero_sizes(np.asarray(element).shape, along)
     return labels
 
 
@@ -133,6 +270,7 @@ def _split(node, args, results) -> set[str]:
         return labels
     axis = attributes.get("axis", 0)
     labels.add(_axis_class(axis, rank))
+    labels |= _zero_sizes(tensor.shape, axis + rank if axis < 0 else axis)
     if len(results[0]) == 1:
         labels.add("single chunk")
     if len(args) > 1 and args[1] is not oracle.MISSING:
@@ -165,10 +303,57 @@ def static(graph: Graph, types: dict[str, str]) -> set[tuple[str, str]]:
                     None)
         if node.op_type == "Constant" and form:
             sources[node.outputs[0]] = f"Constant {form}"
+    constants = {i.name for i in graph.initializers} | {
+        o for n in walk(graph) if n.op_type == "Constant" for o in n.outputs}
+    made = {o: n.op_type for n in walk(graph) for o in n.outputs}
     for node in walk(graph):
         at, what = _FED.get(node.op_type, (0, ""))
         if what and len(node.inputs) > at and node.inputs[at] in sources:
             found.add((node.op_type, f"{what} from {sources[node.inputs[at]]}"))
+        if what == "position" and len(node.inputs) > at and \
+                made.get(node.inputs[at], "Constant") != "Constant":
+            found.add((node.op_type, "position computed by a node"))
+        for (op_type, formal), word in _CONTROLS.items():
+            at = _formal_index(op_type, formal) if node.op_type == op_type else -1
+            if 0 <= at < len(node.inputs) and node.inputs[at] in constants:
+                found.add((op_type, f"{word} from a constant"))
+        for _, subgraph in node.attributes:
+            if isinstance(subgraph, Graph):
+                found.update(_body_features(node, subgraph, types))
+    return found
+
+
+def _formal_index(op_type: str, formal: str) -> int:
+    op_schema = operators.defined_schema(op_type, operators.versions(op_type)[-1])
+    return next(k for k, f in enumerate(op_schema.inputs) if f.name == formal)
+
+
+def _body_features(node, body: Graph, types: dict[str, str]) -> set[tuple[str, str]]:
+    """What a Loop or SequenceMap body does with sequences: a sequence operator on a carried
+    sequence, on an outer one, making a scan output; a SequenceMap body's inputs and outer
+    names."""
+    found = set()
+    outer = outer_names(body)
+    if node.op_type == "SequenceMap":
+        if len(body.inputs) > 1:
+            found.add(("SequenceMap", "body with several inputs"))
+        if outer:
+            found.add(("SequenceMap", "body reads an outer name"))
+    if node.op_type != "Loop":
+        return found
+    carried = {d.name for d in body.inputs[2:]}
+    made = {}
+    for inner in body.nodes:
+        if inner.op_type in _SEQUENCE_OPERATORS:
+            for name in inner.inputs:
+                if name in carried:
+                    found.add(("Loop", "body on a carried sequence"))
+                if name in outer and types.get(name, "").startswith("seq("):
+                    found.add(("Loop", "body on an outer sequence"))
+            made.update(dict.fromkeys(inner.outputs, inner.op_type))
+    scans = body.outputs[1 + len(carried):]
+    if any(d.name in made for d in scans):
+        found.add(("Loop", "body on a scan output"))
     return found
 
 
@@ -214,9 +399,11 @@ def structure_markdown(ours: list, derived: list[tuple[str, list]], theirs: list
     folders counts 0) and in onnx's node cases (rows of Summary.structure())."""
     lines = ["", "## Structure", "",
              "Structural features (onnx_seq_tests/_published/structure.py): ranks and axis "
-             "classes, forms of split, where a sequence operator runs and what feeds it, "
-             "outer-scope reads, conditions and trip counts of shape [1]. Counted in each suite "
-             "form from its own models and data sets.", "",
+             "classes, sizes of 0, forms of split and of a position, where a sequence operator "
+             "runs and what feeds it, outer-scope reads, If and Loop controls, what Identity, "
+             "If and Loop pass through. Counted in each suite form from its own models and data "
+             "sets. A feature no case holds is a gap that `gen-seq-tests fuzz --distil` fills "
+             "with the smallest program holding it (`cases/distilled/`, docs/fuzzing.md).", "",
              "| feature | cases as written | "
              + "".join(f"{title} | " for title, _ in derived) + "onnx's cases | example |",
              "|---|---:|" + "---:|" * len(derived) + "---:|---|"]
@@ -224,4 +411,6 @@ def structure_markdown(ours: list, derived: list[tuple[str, list]], theirs: list
         example = f"`{names[0]}`" if names else "**missing**"
         counts = "".join(f"{len(rows[k][1]) if rows else 0} | " for _, rows in derived)
         lines.append(f"| {what} | {len(names)} | {counts}{len(onnx_names)} | {example} |")
+    lines += ["", "Impossible in every form (no valid case can hold them; not a gap):", ""]
+    lines += [f"- {what}: {why}." for what, why in IMPOSSIBLE.items()]
     return lines
