@@ -25,7 +25,10 @@
               and one drawing refusal-aware (--refusal-aware, a fresh profile), same seed (with
               --primed, a third starting from the profile the second learned, as --profile): valid
               programs/s, the share of verdicts not refused per form (as written / tensor form)
-              and accepted programs/s; nothing shrunk
+              and accepted programs/s; nothing shrunk; with --pack N, instead: the
+              refusal-aware campaign, then from its profile one campaign with one program per
+              compiled model and one with N (0: the runtime's default; packing.py), side by
+              side, with what the packs cost (models, their outcomes, folders run again alone)
   faults      per planted fault of tests/faulty_backends.py: seconds to the first finding and
               to its shrunk case (`fuzz -b faulty_backends:X --max-findings 1`)
 
@@ -35,6 +38,7 @@ the parent (drawing and building) and the worker share the machine's cores.
 
     python benchmarks/bench_fuzz.py [--programs 400] [--three-way 1000] [--seed 0] [--skip-faults]
     python benchmarks/bench_fuzz.py --refusal 90 -b onnxruntime -b tvm -b iree [--op OP] [--primed]
+    python benchmarks/bench_fuzz.py --refusal 90 -b tvm -b iree --pack 0
 """
 
 from __future__ import annotations
@@ -190,36 +194,58 @@ def throughput(n: int, seed: int) -> None:
 
 
 def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, ...],
-            primed: bool = False) -> None:
+            primed: bool = False, pack: int | None = None) -> None:
     """Per backend, a free campaign and a refusal-aware one of `seconds` each, same seed; with
-    `primed`, a third one starting from the profile the refusal-aware one learned."""
+    `primed`, a third one starting from the profile the refusal-aware one learned; with
+    `pack`, instead: the refusal-aware one, then from its profile one campaign with one
+    program per model and one with `pack` programs per model (0: the runtime's default)."""
+    from onnx_seq_tests._fuzz.packing import pack_size
     from onnx_seq_tests._fuzz.profile import Profile
-    from onnx_seq_tests._suite.layout import SUITE
 
+    labels = ("free", "aware", "primed")[:3 if primed else 2]
+    if pack is not None:
+        labels = ("aware", "primed", "packed")
     for spec in specs:
         learned = None
-        for label in ("free", "aware", "primed")[:3 if primed else 2]:
-            # primed: refusal-aware from the profile the aware run learned (as --profile FILE)
+        for label in labels:
+            # primed, packed: refusal-aware from the profile the aware run learned (--profile)
+            size = (pack or pack_size(spec)) if label == "packed" else 1
             options = Options([spec], seed=seed, max_examples=10**12, time_budget=seconds,
                               max_findings=0, timeout=60.0, operators=operators,
                               profile=Profile.from_json(learned) if learned else Profile(),
-                              refusal_aware=label != "free")
+                              refusal_aware=label != "free", pack=size)
             stats = run(options)
-            rate = stats.valid / stats.seconds
-            parts = []
-            for form, counts in sorted(stats.runs.get(spec, {}).items()):
-                total = sum(counts.values())
-                share = (total - counts["refused"]) / total if total else 0.0
-                parts.append(f"{'as written' if form == SUITE else 'tensor form'} "
-                             f"{100 * share:5.1f}% ({rate * share:5.1f}/s)")
-            refused = len(options.profile.refused(spec))
             if label == "aware":
                 learned = options.profile.as_json()
                 print("    refused: " + ", ".join(options.profile.refused(spec)), flush=True)
-            print(f"refusal {spec:12s} {label:6s} {rate:6.1f} valid "
-                  f"programs/s, {stats.valid} in {stats.seconds:.0f} s; accepted: "
-                  f"{'; '.join(parts) or 'none judged'}; {stats.avoided} avoided, "
-                  f"{refused} refused feature(s); {load()}", flush=True)
+            _refusal_line(spec, f"{label} x{size}" if pack is not None else label, stats,
+                          options)
+
+
+def _refusal_line(spec: str, label: str, stats, options: Options) -> None:
+    """One campaign's line: valid programs/s, the share accepted per form and accepted
+    programs/s; what its packs cost when it packed."""
+    from onnx_seq_tests._suite.layout import SUITE
+
+    rate = stats.valid / stats.seconds
+    parts = []
+    for form, counts in sorted(stats.runs.get(spec, {}).items()):
+        total = sum(counts.values())
+        share = (total - counts["refused"]) / total if total else 0.0
+        parts.append(f"{'as written' if form == SUITE else 'tensor form'} "
+                     f"{100 * share:5.1f}% ({rate * share:5.1f}/s)")
+    refused = len(options.profile.refused(spec))
+    print(f"refusal {spec:12s} {label:10s} {rate:6.1f} valid "
+          f"programs/s, {stats.valid} in {stats.seconds:.0f} s; accepted: "
+          f"{'; '.join(parts) or 'none judged'}; {stats.avoided} avoided, "
+          f"{refused} refused feature(s); {load()}", flush=True)
+    if stats.packing:
+        tally = stats.packing
+        outcomes = ", ".join(f"{k.split()[1]} {v}" for k, v in sorted(tally.items())
+                             if k.startswith("pack "))
+        print(f"    packs: {tally['packs']} models holding {tally['packed']} folders "
+              f"({outcomes}); {tally['alone']} folders run alone ({tally['again']} after "
+              f"their pack); {tally['rounds']} verify runs", flush=True)
 
 
 def main() -> None:
@@ -234,10 +260,15 @@ def main() -> None:
     parser.add_argument("--op", dest="operators", action="append", default=[])
     parser.add_argument("--primed", action="store_true",
                         help="with --refusal: a third campaign from the learned profile")
+    parser.add_argument("--pack", type=int, metavar="N",
+                        help="with --refusal: from the learned profile, one program per model "
+                             "and N per model (0: the runtime's default), side by side")
     args = parser.parse_args()
     if args.refusal:
+        # no compiled module cached between campaigns (IREE's cache): each pays its compiles
+        os.environ.setdefault("ONNX_SEQ_TESTS_CACHE", "none")
         refusal(args.backends or ["onnxruntime"], args.refusal, args.seed,
-                tuple(args.operators), args.primed)
+                tuple(args.operators), args.primed, args.pack)
         return
     if args.programs:
         throughput(args.programs, args.seed)

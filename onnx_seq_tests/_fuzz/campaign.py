@@ -25,8 +25,9 @@ from .._core.suite_forms import SuiteForm
 from .._core.value_types import innermost
 from .._suite.layout import SUITE
 from .._suite.tensor_io import derive
-from . import judge, shrink
+from . import judge, packing, shrink
 from .findings import case_text, file_stem, write
+from .packing import pack_size
 from .profile import REDRAWS, Profile, features, reprobe
 from .programs import OPERATORS, generate
 from .recipes import Recipe, to_case
@@ -61,6 +62,7 @@ class Options:
     pipeline: bool = True  # judge a batch while the next is drawn (False: one after another)
     profile: Profile | None = None  # what each backend refuses (profile.py); learned by run
     refusal_aware: bool = False  # draw around what the profile says is refused
+    pack: int | None = None  # programs per compiled model (None: packing.pack_size's default)
 
 
 @dataclass
@@ -95,6 +97,7 @@ class Stats:
     saved: list = field(default_factory=list)  # program seeds saved to the database
     avoided: int = 0  # programs dropped: every try held a refused feature (refusal-aware)
     reprobes: int = 0  # programs drawn freely although features were refused (re-probes)
+    packing: Counter = field(default_factory=Counter)  # what packs cost (packing.judge_packed)
 
     def as_json(self, options: Options) -> dict:
         judged = self.valid + self.invalid
@@ -111,6 +114,8 @@ class Stats:
             "refusal_aware": {"on": options.refusal_aware, "avoided": self.avoided,
                               "reprobes": self.reprobes},
             "profile": options.profile.as_json() if options.profile is not None else None,
+            "packing": {"sizes": {s: pack_size(s, options.pack) for s in options.specs},
+                        **dict(sorted(self.packing.items()))},
             "seconds": round(self.seconds, 3),
         }
 
@@ -204,9 +209,11 @@ def run(options: Options, progress=None) -> Stats:
             if batch is None:
                 _add_counts(state.stats, drawn)  # the last programs drawn, none valid
                 break
-            pending = batch, drawn, judge.start([b for _, _, b in batch], options.specs,
-                                                Path(scratch) / "batch", options.jobs,
-                                                options.timeout, options.pipeline)
+            pending = batch, drawn, packing.start(
+                [b for _, _, b in batch], options.specs, Path(scratch) / "batch", options.jobs,
+                options.timeout, options.pipeline,
+                {s: pack_size(s, options.pack) for s in options.specs}, state.stats.packing,
+                options.profile)
     state.stats.seconds = time.monotonic() - state.start
     return state.stats
 

@@ -17,6 +17,7 @@ import click
 from .._core.atomic import write_atomic
 from .._core.errors import one_line
 from .._runtimes.records import names as runtime_names
+from .._runtimes.records import records as runtime_records
 from .database import open_database
 from .outputs import check_file, check_folder, keep_elsewhere
 
@@ -134,12 +135,18 @@ def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard,
 @click.option("--suite", "suite", default="generated", show_default=True,
               type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="With --distil: the built suite whose gaps are filled.")
+@click.option("--pack", type=click.IntRange(min=1), metavar="N",
+              help="Programs per compiled model: up to N programs packed into one model, run "
+                   "once, each judged by its own outputs; those of a pack that does not pass "
+                   "are run again alone (docs/fuzzing.md)  [default: the runtime's record ("
+                   + ", ".join(f"{r.name} {r.pack}" for r in runtime_records() if r.pack > 1)
+                   + "), else 1; oracle and mutant:NAME never pack]")
 @click.option("--progress/--no-progress", default=None,
               help="Show programs/s and findings so far on stderr  [default: on a terminal]")
 @click.pass_context
 def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs, operators,
          opsets, shard, timeout, shrink_budget, max_findings, errors, database,
-         refusal_aware, profile_path, distil, suite, progress) -> None:
+         refusal_aware, profile_path, distil, suite, pack, progress) -> None:
     """Draw random valid sequence/optional programs from onnx.defs, run each (both suite forms)
     on every --backend, judge it against the spec oracle, and shrink each disagreement to a
     minimal case file.
@@ -169,7 +176,7 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
         reproduce=_reproduce(backends, seed, max_examples, time_budget, operators, opsets,
                              shard_pair, max_findings, refusal_aware or profile is not None,
                              profile_path),
-        profile=profile, refusal_aware=refusal_aware or profile is not None)
+        profile=profile, refusal_aware=refusal_aware or profile is not None, pack=pack)
     campaign.check(options)  # a FuzzUsageError is printed by the CLI: one line, exit 2
     show = sys.stderr.isatty() if progress is None else progress
     stats = campaign.run(options, _progress if show else None)  # BackendSpecError: exit 2

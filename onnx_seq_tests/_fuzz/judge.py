@@ -148,11 +148,13 @@ class Judging:
 
 
 def start(built: list[Built], specs: list[str], work: Path, jobs: int = 1,
-          timeout: float | None = None, background: bool = True) -> Judging:
+          timeout: float | None = None, background: bool = True,
+          workers=None) -> Judging:
     """Start judging `built` as run does: the in-process backends at once, in this thread; the
     worker backends (writing the folders under `work`, then verify) in a thread of their own
     when `background`, so the caller can draw and build the next batch meanwhile. Each batch
-    in flight needs a `work` folder of its own."""
+    in flight needs a `work` folder of its own. `workers` judges the worker backends in place
+    of `on_workers` (same arguments and result: packing.start's packs)."""
     verdicts: dict[str, list[Verdict]] = {item.case.name: [] for item in built if item.folders}
     for spec in filter(inprocess.handles, specs):
         mutant = inprocess.mutant_of(spec)
@@ -165,13 +167,13 @@ def start(built: list[Built], specs: list[str], work: Path, jobs: int = 1,
         return Judging(verdicts)
 
     def job() -> dict[str, list[Verdict]]:
-        return _on_workers(built, specs, Path(work), jobs, timeout)
+        return (workers or on_workers)(built, specs, Path(work), jobs, timeout)
 
     return Judging(verdicts, job, background)
 
 
-def _on_workers(built: list[Built], specs: list[str], work: Path, jobs: int,
-                timeout: float | None) -> dict[str, list[Verdict]]:
+def on_workers(built: list[Built], specs: list[str], work: Path, jobs: int,
+               timeout: float | None) -> dict[str, list[Verdict]]:
     """The verdicts of verify's workers on the folders of `built`, written under `work` (a
     batch folder written once, removed after)."""
     found: dict[str, list[Verdict]] = {}
@@ -181,24 +183,37 @@ def _on_workers(built: list[Built], specs: list[str], work: Path, jobs: int,
     refs = []  # the folders as verify's discovery finds them (no manifest), unsearched
     for item in built:
         for folder, (form, files) in item.folders.items():
-            base = work / form / folder
-            for relative, data in files.items():
-                path = base / relative
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(data)
+            refs.append(written(files, work, form, folder))
             owner[folder] = (item.case.name, form)
-            refs.append(CaseRef(base, f"{form}/{folder}", folder, None, None, ""))
-    refs.sort(key=lambda ref: ref.path)  # discovery's order, so verdicts come as they did
-    named = {ALIASES.get(s, s): s for s in specs}
     try:
-        for result in verify(work, list(named), jobs=jobs, timeout=timeout, cases=refs):
+        for spec, result in verified(refs, specs, work, jobs, timeout):
             case_name, form = owner[result.name]
             found.setdefault(case_name, []).append(
-                Verdict(named[result.backend], form, result.name, result.outcome,
-                        result.message, result.differences, result.error_type))
+                Verdict(spec, form, result.name, result.outcome, result.message,
+                        result.differences, result.error_type))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return found
+
+
+def written(files: dict, work: Path, form: str, folder: str) -> CaseRef:
+    """Write a case folder's files to `work/<form>/<folder>`; its CaseRef for verify."""
+    base = work / form / folder
+    for relative, data in files.items():
+        path = base / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return CaseRef(base, f"{form}/{folder}", folder, None, None, "")
+
+
+def verified(refs: list[CaseRef], specs: list[str], work: Path, jobs: int,
+             timeout: float | None):
+    """(backend as the user named it, verify's Result) of every folder of `refs` on `specs`,
+    in discovery's order (sorted by path, then backend)."""
+    refs = sorted(refs, key=lambda ref: ref.path)  # discovery's order
+    named = {ALIASES.get(s, s): s for s in specs}
+    for result in verify(work, list(named), jobs=jobs, timeout=timeout, cases=refs):
+        yield named[result.backend], result
 
 
 def findings_of(verdicts: list[Verdict], errors: bool = False) -> list[Verdict]:

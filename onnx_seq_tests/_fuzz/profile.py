@@ -2,7 +2,8 @@
 
 A program's *features* are read from each of its suite forms (the case as written and its
 tensor-boundary variants), each prefixed by its form: its operators, its opset, the kinds of its
-graph inputs and outputs (tensor / sequence / optional), their element types, where the
+graph inputs and outputs (tensor / sequence / optional; what an optional holds, and an optional
+input a data set gives empty), their element types, where the
 positions and splits come from (graph input, initializer, Constant node), the attributes set
 and the optional inputs given as "". Per backend, the profile counts for each feature the
 verdicts of that form that were `refused` and those that reached the runtime (any other
@@ -54,9 +55,13 @@ def case_features(case: Case) -> set[str]:
     graph: Graph = case.graph
     found = {f"opset:{case.opset}"}
     for side, decls in (("input", graph.inputs), ("output", graph.outputs)):
-        for decl in decls:
+        for index, decl in enumerate(decls):
             found.add(f"{side}:{_kind(decl.type)}")
             found.add(f"element:{innermost(decl.type).element.name}")
+            if isinstance(decl.type, OptionalType):
+                found.add(f"{side}:optional.{_kind(decl.type.element)}")
+                if side == "input" and any(d.inputs[index] is None for d in case.data_sets):
+                    found.add("input:optional.empty")
     inputs = {d.name for d in graph.inputs}
     initializers = {i.name for i in graph.initializers}
     constants = {o for n in graph.nodes if n.op_type == "Constant" for o in n.outputs}

@@ -46,6 +46,8 @@ RUNTIME: dict[str, Any] = {
     "imports": ["iree.compiler", "iree.runtime"],
     "version": "{iree-base-compiler} (compiler), {iree-base-runtime} (runtime), llvm-cpu, "
                "local-sync",
+    # fuzz: programs per compiled model (an iree-compile of many costs about what one costs)
+    "pack": 16,
 }
 WHY = "IREE's compiled functions take and give tensors only"
 DRIVER = "local-sync"

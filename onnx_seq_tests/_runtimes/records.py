@@ -16,6 +16,9 @@ A record says
                variables of `environment`, e.g. "{some-package}, device {DEV}"
   environment  (optional) variables the runtime reads when it is imported, with the value its
                adapter gives them when they are unset
+  pack         (optional) how many programs `gen-seq-tests fuzz` packs into one model for it by
+               default (an int >= 1; 1 when left out): more than 1 for a runtime that compiles
+               each model, where one compile of many programs costs about what one costs
 
 This module uses the standard library only and imports nothing of the package: setup.py
 loads it by its path to compute the extras, `gen-seq-tests --help` reads it without onnx, and
@@ -35,8 +38,9 @@ from typing import NamedTuple
 
 #: The folder of the adapter modules.
 FOLDER = Path(__file__).resolve().parent
-#: The keys every record has (`environment` may be left out).
+#: The keys every record has, and those it may leave out.
 FIELDS = ("name", "label", "summary", "requires", "imports", "version")
+OPTIONAL = ("environment", "pack")
 _ASSIGNMENT = re.compile(r"^RUNTIME\s*[:=]", re.MULTILINE)
 
 
@@ -50,6 +54,7 @@ class Record(NamedTuple):
     imports: tuple[str, ...]
     version: str
     environment: tuple[tuple[str, str], ...] = ()
+    pack: int = 1
 
     @property
     def install(self) -> str:
@@ -107,23 +112,26 @@ def _record(node: ast.expr, path: Path | str) -> Record:
         value = ast.literal_eval(node)
     except ValueError:
         raise ValueError(f"{where}: RUNTIME must be a literal dict") from None
-    if not isinstance(value, dict) or set(value) - {*FIELDS, "environment"} \
+    if not isinstance(value, dict) or set(value) - {*FIELDS, *OPTIONAL} \
             or not set(FIELDS) <= set(value):
         raise ValueError(f"{where}: RUNTIME must be a dict of {', '.join(FIELDS)} "
-                          "(and environment)")
+                          f"(and {', '.join(OPTIONAL)})")
     environment = value.get("environment", {})
     text = all(isinstance(value[k], str) for k in ("name", "label", "summary", "version"))
     lists = all(isinstance(value[k], (list, tuple)) and all(isinstance(v, str) for v in value[k])
                 for k in ("requires", "imports"))
-    if not text or not lists or not isinstance(environment, dict):
+    pack = value.get("pack", 1)
+    if not text or not lists or not isinstance(environment, dict) \
+            or type(pack) is not int or pack < 1:
         raise ValueError(f"{where}: RUNTIME: name, label, summary and version are strings, "
-                          "requires and imports lists of strings, environment a dict")
+                          "requires and imports lists of strings, environment a dict, pack "
+                          "an int >= 1")
     if value["name"] != Path(path).stem:
         raise ValueError(f"{where}: RUNTIME's name {value['name']!r} must be the module's "
                           f"name {Path(path).stem!r}")
     return Record(value["name"], value["label"], value["summary"], tuple(value["requires"]),
                   tuple(value["imports"]), value["version"],
-                  tuple((str(k), str(v)) for k, v in environment.items()))
+                  tuple((str(k), str(v)) for k, v in environment.items()), pack)
 
 
 def records(folder: Path = FOLDER) -> tuple[Record, ...]:

@@ -39,6 +39,8 @@ RUNTIME: dict[str, Any] = {
     "version": "{apache-tvm}, Relax VM, target llvm",
     # verify runs one case per core
     "environment": {"TVM_NUM_THREADS": "1"},
+    # fuzz: programs per compiled model (a Relax build of many costs about what one costs)
+    "pack": 16,
 }
 WHY = "TVM's Relax frontend reads every graph input as a tensor"
 TARGET = "llvm"

@@ -1,0 +1,367 @@
+"""Many programs per compiled model: independent programs packed into one case, run once, each
+judged by its own outputs.
+
+A pack is a Case whose graph holds the programs' graphs side by side, disjoint: every value
+name of program k (graph inputs, outputs, initializers, node inputs and outputs, subgraphs
+included, and named dims) is prefixed `p<k>_`, its graph inputs, outputs and initializers come
+in program order, and data set j is the union of the programs' data sets j. Only programs of one
+opset and one number of data sets (and one tolerance) are packed together, and each suite form
+is packed on its own: the cases as written into one pack, each program's own tensor-boundary
+variants (derived from the program alone, as `judge.build` does) into another, so every
+program keeps exactly the variants it has unpacked. The pack is compiled by the builder's own
+`compile_case`, as every program is.
+
+Judging (`judge_packed`) is exact: a pack that passes passes each of its programs; a `fail`
+whose differences name outputs (the comparator's records give each output's position) passes
+the programs none of them names and runs the others again alone; any other outcome (refused,
+error, crash, timeout, a difference of the outputs as a whole) runs every program of the pack
+again alone. A program alone is run from its own case folder, with the campaign's --timeout
+(a pack gets the same), so its verdict, message and differences are those of judging it
+unpacked. This holds for a backend whose answer to one program does not depend on the other
+programs of the model (a fault of "the model's first output" is seen only on the program that
+comes first).
+
+Which programs share a model decides the speed only: a program the refusal profile says is
+likely refused (`risk`) runs alone at once, the programs per model of a form fall as its
+packed programs pass less often (`adapted`), and a pack holds at most one program with an
+unknown dim at its boundary (`_chunks`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+from collections import Counter
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .._core.cases import Case, DataSet, Graph, Node, ValueDecl
+from .._core.problems import Problems
+from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, innermost
+from .._run.worker_main import MAX_MESSAGES
+from .._runtimes.records import record
+from .._suite.compiling import compile_case
+from . import inprocess, judge
+from .judge import Verdict
+from .profile import Profile, features
+
+#: A program's form is packed only when none of its features was refused in more than this
+#: share of the verdicts that held it (`risk`): a pack holding one refused program is run again
+#: program by program, so the likely refused ones are run alone at once.
+RISK = 0.8
+#: A quoted name in a tensor-boundary variant's doc string (`element 2 of output 's'`).
+_QUOTED = re.compile(r"'(.+)'$")
+
+
+def prefix(k: int) -> str:
+    """The prefix of every value name of program k of a pack."""
+    return f"p{k}_"
+
+
+def _name(name: str, pre: str) -> str:
+    return name and pre + name  # "" (an omitted optional input) stays ""
+
+
+def _type(value_type: ValueType, pre: str) -> ValueType:
+    """`value_type` with its named dims prefixed (two programs' `N` are not one dim)."""
+    if isinstance(value_type, (SequenceType, OptionalType)):
+        return replace(value_type, element=_type(value_type.element, pre))
+    if isinstance(value_type, TensorType) and value_type.shape is not None:
+        return replace(value_type, shape=tuple(pre + d if isinstance(d, str) else d
+                                               for d in value_type.shape))
+    return value_type
+
+
+def _decl(decl: ValueDecl, pre: str) -> ValueDecl:
+    doc = _QUOTED.sub(lambda m: f"'{pre}{m.group(1)}'", decl.doc) if decl.doc else ""
+    return replace(decl, name=pre + decl.name, type=_type(decl.type, pre), doc=doc)
+
+
+def renamed(graph: Graph, pre: str) -> Graph:
+    """`graph` with every value name prefixed by `pre`, its subgraphs' too."""
+    def node(n: Node) -> Node:
+        attributes = tuple((key, renamed(value, pre) if isinstance(value, Graph) else value)
+                           for key, value in n.attributes)
+        return replace(n, inputs=tuple(_name(i, pre) for i in n.inputs),
+                       outputs=tuple(_name(o, pre) for o in n.outputs), attributes=attributes)
+
+    return Graph(tuple(_decl(d, pre) for d in graph.inputs),
+                 tuple(_decl(d, pre) for d in graph.outputs),
+                 tuple(node(n) for n in graph.nodes),
+                 tuple(replace(i, name=pre + i.name, type=_type(i.type, pre))
+                       for i in graph.initializers))
+
+
+def packable(case: Case) -> tuple:
+    """What programs packed together must share: opset, number of data sets, tolerances."""
+    return case.opset, len(case.data_sets), case.atol, case.rtol
+
+
+def pack_cases(cases: list[Case], name: str) -> Case:
+    """One case holding `cases` side by side (see the module's docstring); they must share
+    `packable`."""
+    assert len({packable(c) for c in cases}) == 1, "pack only programs that share packable()"
+    graphs = [renamed(c.graph, prefix(k)) for k, c in enumerate(cases)]
+    graph = Graph(tuple(d for g in graphs for d in g.inputs),
+                  tuple(d for g in graphs for d in g.outputs),
+                  tuple(n for g in graphs for n in g.nodes),
+                  tuple(i for g in graphs for i in g.initializers))
+    first = cases[0]
+    data_sets = tuple(
+        DataSet(tuple(v for c in cases for v in c.data_sets[j].inputs),
+                tuple(v for c in cases for v in c.data_sets[j].outputs), first.data_sets[j].where)
+        for j in range(len(first.data_sets)))
+    return Case(name, first.where, first.opset, graph, data_sets, first.atol, first.rtol,
+                doc=f"{len(cases)} programs packed: " + ", ".join(c.name for c in cases))
+
+
+@dataclass(frozen=True)
+class Member:
+    """One program's form in a unit: the program (its case name), the form, its own folder
+    and case in that form."""
+
+    program: str
+    form: str
+    folder: str
+    case: Case
+    files: dict
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What one folder runs: a single program's form (its own folder), or a pack of several."""
+
+    members: tuple[Member, ...]
+
+    @property
+    def form(self) -> str:
+        return self.members[0].form
+
+    def name(self, index: int) -> str:
+        """Its folder's name: a single program's own; `test_pack_<index>` for a pack."""
+        return self.members[0].folder if len(self.members) == 1 else f"test_pack_{index}"
+
+    def owners(self) -> list[int]:
+        """Per output position of the unit's model, the index of the member it belongs to."""
+        return [k for k, m in enumerate(self.members) for _ in m.case.graph.outputs]
+
+    def files(self, name: str) -> dict | None:
+        """The unit's folder's files; None when the pack does not compile (its members are
+        then judged apart)."""
+        if len(self.members) == 1:
+            return self.members[0].files
+        case = pack_cases([m.case for m in self.members], name.removeprefix("test_"))
+        return compile_case(case, "undefined", Problems())
+
+
+def members(built: list) -> list[Member]:
+    """Every program's forms (judge.Built) as members, in program order."""
+    return [Member(item.case.name, form, folder, item.cases[folder][1], files)
+            for item in built if item.folders
+            for folder, (form, files) in item.folders.items()]
+
+
+def alone(found) -> list[Unit]:
+    """Each member a unit of its own."""
+    return [Unit((member,)) for member in found]
+
+
+def risk(member: Member, counts: dict[str, list[int]]) -> float:
+    """How likely the backend is to refuse `member`, by a profile's counts of its features
+    (profile.py: feature -> [refused, reached]): the highest share of refused verdicts among
+    its features, a feature never judged counting as refused."""
+    return max(c[0] / (c[0] + c[1]) if (c := counts.get(f)) and c[0] + c[1] else 1.0
+               for f in features([(member.form, member.case)]))
+
+
+def units(found: list[Member], sizes: dict[str, int], counts: dict | None = None) -> list[Unit]:
+    """`found` in units of at most `sizes[form]` members, grouped by form and `packable`, in
+    order; with a profile's `counts`, a member whose `risk` is over RISK is a unit alone."""
+    groups: dict[tuple, list[Member]] = {}
+    risky = []
+    for member in found:
+        if counts is not None and risk(member, counts) > RISK:
+            risky.append(member)
+        else:
+            groups.setdefault((member.form, *packable(member.case)), []).append(member)
+    return alone(risky) + [Unit(tuple(chunk)) for (form, *_), group in groups.items()
+                           for chunk in _chunks(group, sizes[form])]
+
+
+def _loose(case: Case) -> bool:
+    """Whether a graph input or output of `case` declares a dim (or a rank) unknown."""
+    return any(shape is None or None in shape for decl in (*case.graph.inputs,
+                                                          *case.graph.outputs)
+               for shape in [innermost(decl.type).shape])
+
+
+def _chunks(group: list[Member], size: int) -> list[list[Member]]:
+    """`group` in chunks of at most `size`, in order, at most one member with an unknown dim
+    (`_loose`) in each: a runtime may bind the unknown dims of a model to one symbol (TVM's
+    Relax frontend does), so two programs' unknown dims would meet in a pack."""
+    done: list[list[Member]] = []
+    filling: list[tuple[list[Member], list[bool]]] = []  # (members, [holds a loose one])
+    for member in group:
+        loose = _loose(member.case)
+        chunk = next((c for c in filling if not (loose and c[1][0])), None)
+        if chunk is None:
+            chunk = ([], [False])
+            filling.append(chunk)
+        chunk[0].append(member)
+        chunk[1][0] = chunk[1][0] or loose
+        if len(chunk[0]) == size:
+            filling = [c for c in filling if c is not chunk]
+            done.append(chunk[0])
+    return done + [c[0] for c in filling]
+
+
+def adapted(size: int, tally: Counter, spec: str, form: str) -> int:
+    """At most `size` programs per model, fewer as packed programs of `form` pass less often on
+    `spec` (the campaign's `tally`): the most with which a pack passes whole at least half the
+    time, were each program to pass as often as those before (8 passes assumed at the
+    start)."""
+    passed = tally[f"{spec}|{form} packed pass"] + 8
+    share = passed / (tally[f"{spec}|{form} packed"] + 8)
+    return size if share >= 1 else max(1, min(size, int(math.log(0.5) / math.log(share))))
+
+
+# -- judging packs ----------------------------------------------------------------------------
+
+def pack_size(spec: str, requested: int | None = None) -> int:
+    """Programs per compiled model for `spec`: 1 for a backend of this process (`oracle`,
+    `mutant:NAME`), else `requested` (--pack), else its runtime record's `pack` (1 for a
+    backend without a record)."""
+    if inprocess.handles(spec):
+        return 1
+    if requested is not None:
+        return requested
+    found = record(spec)
+    return found.pack if found is not None else 1
+
+
+def start(built: list, specs: list[str], work: Path, jobs: int = 1,
+          timeout: float | None = None, background: bool = True,
+          sizes: dict[str, int] | None = None, tally: Counter | None = None,
+          profile: Profile | None = None) -> judge.Judging:
+    """judge.start, with the backends of `sizes` (spec -> programs per model, > 1) judged in
+    packs: the verdicts per program are those judge.start gives, in its order. `tally` counts
+    what the packs cost (judge_packed); `profile` says which programs to run alone (`units`):
+    read here, before the batch is judged meanwhile."""
+    found = members(built)
+    tally = Counter() if tally is None else tally
+    forms = {m.form for m in found}
+    packed = {s: units(found, {f: adapted(n, tally, s, f) for f in forms},
+                       None if profile is None else profile.counts.get(s, {}))
+              for s, n in (sizes or {}).items() if n > 1 and s in specs}
+    if not packed:
+        return judge.start(built, specs, work, jobs, timeout, background)
+
+    def on_workers(built, plain, work, jobs, timeout):
+        return _merged(built, plain, packed, specs, work, jobs, timeout, tally)
+
+    return judge.start(built, specs, work, jobs, timeout, background, on_workers)
+
+
+def _merged(built: list, plain: list[str], packed: dict[str, list[Unit]], order: list[str],
+            work: Path, jobs: int, timeout: float | None,
+            tally: Counter | None) -> dict[str, list[Verdict]]:
+    """Every worker backend's verdicts per program: `plain` as judge judges them, `packed` in
+    packs; each program's sorted as verify sorts them (by folder, then backend)."""
+    unpacked = [s for s in plain if s not in packed]
+    found = judge.on_workers(built, unpacked, work / "plain", jobs, timeout) if unpacked else {}
+    for spec, todo in packed.items():
+        for program, verdicts in judge_packed(todo, spec, work / "packed", jobs, timeout,
+                                              tally).items():
+            found.setdefault(program, []).extend(verdicts)
+    rank = {s: k for k, s in enumerate(order)}
+    for verdicts in found.values():
+        verdicts.sort(key=lambda v: (v.form, v.folder, rank[v.backend]))
+    return found
+
+
+def judge_packed(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: float | None,
+                 tally: Counter | None = None) -> dict[str, list[Verdict]]:
+    """Per program of the units `todo`, its verdicts on `spec` (one per form folder; see the
+    module's docstring): the same verdicts judging each program's folders alone gives.
+    `tally` counts verify runs (`rounds`), packed models run (`packs`, holding `packed`
+    folders in all; `pack <outcome>` per outcome) and folders run alone (`alone`; those of a
+    pack that was run first: `again`)."""
+    found: dict[str, list[Verdict]] = {}
+    tally = Counter() if tally is None else tally
+    packed = [m for u in todo if len(u.members) > 1 for m in u.members]
+    first = True
+    while todo:
+        tally["rounds"] += 1
+        tally["alone"] += sum(len(u.members) == 1 for u in todo)
+        tally["again"] += 0 if first else sum(len(u.members) == 1 for u in todo)
+        todo, first = _round(todo, spec, work, jobs, timeout, found, tally), False
+    for member in packed:  # how often packed programs pass, per form (adapted)
+        verdict = next(v for v in found[member.program] if v.folder == member.folder)
+        tally.update({f"{spec}|{member.form} packed": 1,
+                      f"{spec}|{member.form} packed pass": verdict.outcome == "pass"})
+    return found
+
+
+def _round(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: float | None,
+           found: dict[str, list[Verdict]], tally: Counter) -> list[Unit]:
+    """Run each unit of `todo` once (one verify run), add the verdicts that decides to
+    `found`, and give the units to run next."""
+    if work.exists():
+        shutil.rmtree(work)
+    refs, by_name, later = [], {}, []
+    for index, unit in enumerate(todo):
+        name = unit.name(index)
+        files = unit.files(name)
+        if files is None:  # a pack that does not compile: its programs are run alone
+            later.extend(alone(unit.members))
+            continue
+        refs.append(judge.written(files, work, unit.form, name))
+        by_name[name] = unit
+    try:
+        for named, result in judge.verified(refs, [spec], work, jobs, timeout):
+            unit = by_name[result.name]
+            if len(unit.members) > 1:
+                tally.update({"packs": 1, "packed": len(unit.members),
+                              f"pack {result.outcome}": 1})
+            later.extend(_decided(unit, named, result, found))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return later
+
+
+def _decided(unit: Unit, spec: str, result, found: dict[str, list[Verdict]]) -> list[Unit]:
+    """Add what `result` (verify's, of `unit` on `spec`) decides to `found`; the units still
+    to run: a single program's result is its verdict; a pack's pass passes every member; a
+    fail whose differences name outputs passes the members none names and runs the others
+    alone (with the rest packed again when the fail's records may leave some out); anything
+    else (refused, error, crash, timeout, a difference of the outputs as a whole) runs every
+    member alone. (Halving such a pack, bisecting down to the programs concerned, took more
+    verify runs, each with its start-up, for no gain: docs/fuzzing.md.)"""
+    if len(unit.members) == 1:
+        member = unit.members[0]
+        found.setdefault(member.program, []).append(
+            Verdict(spec, member.form, member.folder, result.outcome, result.message,
+                    result.differences, result.error_type))
+        return []
+    passed, later = [], []
+    differences = result.differences
+    if result.outcome == "pass":
+        passed = list(unit.members)
+    elif result.outcome == "fail" and differences and all(d.output is not None
+                                                         for d in differences):
+        owners = unit.owners()
+        named = {owners[d.output] for d in differences}
+        failing = [m for k, m in enumerate(unit.members) if k in named]
+        others = [m for k, m in enumerate(unit.members) if k not in named]
+        later = alone(failing)
+        if len(differences) >= MAX_MESSAGES:  # the message may name more than its records
+            later += [Unit(tuple(others))] if others else []
+        else:
+            passed = others
+    else:
+        later = alone(unit.members)
+    for member in passed:
+        found.setdefault(member.program, []).append(
+            Verdict(spec, member.form, member.folder, "pass", ""))
+    return later

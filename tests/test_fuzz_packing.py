@@ -1,0 +1,151 @@
+"""Many programs per compiled model (`fuzz --pack N`, _fuzz/packing.py): a packed case is the
+programs side by side and compiles as every case does, and judging in packs gives each program
+exactly the verdicts, and a campaign exactly the outcomes and findings, of one program per
+model."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from click.testing import CliRunner
+
+from onnx_seq_tests._cli import main
+from onnx_seq_tests._core.problems import Problems
+from onnx_seq_tests._fuzz import campaign, inprocess, judge, packing
+from onnx_seq_tests._fuzz.campaign import Options
+from onnx_seq_tests._fuzz.profile import Profile
+from onnx_seq_tests._runtimes.records import parse_record, records
+from onnx_seq_tests._suite.compiling import compile_case
+
+#: Position-independent planted faults (a fault of "the model's first tensor" is seen only on
+#: the program that comes first in a pack: the module's docstring says so).
+BACKENDS = ("faulty_backends:Reverse", "faulty_backends:CrashOnSequenceEmpty", "onnxruntime")
+
+
+def _batch(seed: int, count: int) -> list:
+    """The valid programs a campaign of `seed` draws first, built (judge.Built)."""
+    options = Options(["oracle"], seed=seed, max_examples=count)
+    batch = campaign._draw(campaign.campaign_seeds(options), options, campaign.Stats())
+    return [built for _, _, built in batch]
+
+
+def test_a_pack_is_its_programs_side_by_side_and_passes_the_oracle():
+    built = _batch(5, 24)
+    members = [m for m in packing.members(built)]
+    groups: dict[tuple, list] = {}
+    for member in members:
+        groups.setdefault((member.form, packing.packable(member.case)), []).append(member)
+    group = max(groups.values(), key=len)
+    assert len(group) >= 3, "draw more programs: no group of three to pack"
+    cases = [m.case for m in group]
+    packed = packing.pack_cases(cases, "pack")
+    graph = packed.graph
+    assert [d.name for d in graph.outputs] == [
+        packing.prefix(k) + d.name for k, c in enumerate(cases) for d in c.graph.outputs]
+    assert len(graph.nodes) == sum(len(c.graph.nodes) for c in cases)
+    names = [o for n in graph.nodes for o in n.outputs if o]
+    assert len(names) == len(set(names)), "the programs' values stay apart"
+    assert packed.data_sets[0].outputs == tuple(
+        v for c in cases for v in c.data_sets[0].outputs)
+    problems = Problems()
+    assert compile_case(packed, "undefined", problems) is not None, problems.found
+    assert inprocess.judge_case(packed, None).outcome == "pass"
+    unit = packing.Unit(tuple(group))
+    assert unit.owners() == [k for k, c in enumerate(cases) for _ in c.graph.outputs]
+
+
+@pytest.mark.parametrize("spec", BACKENDS)
+def test_packed_verdicts_are_those_of_one_program_per_model(spec, tmp_path):
+    built = _batch(3, 96)
+    alone = judge.run(built, [spec], tmp_path / "alone", timeout=20.0)
+    tally: Counter = Counter()
+    packed = packing.start(built, [spec], tmp_path / "packed", timeout=20.0,
+                           background=False, sizes={spec: 8}, tally=tally).result()
+    assert packed == alone
+    assert tally["packs"] > 0 and tally["pack pass"] > 0, "nothing was packed"
+    if spec != "onnxruntime":
+        assert tally["again"] > 0, "no program was run again after its pack"
+
+
+def _fuzz(tmp_path, spec: str, pack: int) -> tuple[dict, dict]:
+    out = tmp_path / f"pack{pack}"
+    out.mkdir()
+    result = CliRunner().invoke(main, [
+        "fuzz", "-b", spec, "--seed", "4", "--max-examples", "150", "--pack", str(pack),
+        "--shrink-budget", "0", "-o", str(out / "findings"), "--json", str(out / "fuzz.json"),
+        "--no-progress"])
+    assert result.exit_code in (0, 1), result.output + result.stderr
+    stats = json.loads((out / "fuzz.json").read_text())
+    files = {p.name: p.read_bytes() for p in sorted((out / "findings").glob("*.yaml"))}
+    return stats, files
+
+
+@pytest.mark.parametrize("spec", ["faulty_backends:Reverse", "onnxruntime"])
+def test_a_packed_campaign_finds_what_an_unpacked_one_finds(spec, tmp_path):
+    one, one_files = _fuzz(tmp_path, spec, 1)
+    packed, packed_files = _fuzz(tmp_path, spec, 8)
+    assert packed["packing"]["sizes"] == {spec: 8} and packed["packing"]["packs"] > 0
+    assert "packs" not in one["packing"]
+    for key in ("programs", "runs", "profile"):
+        assert packed[key] == one[key], key
+    keep = ("signature", "outcome", "kind", "form", "seed", "nodes_after", "message")
+    assert [{k: f[k] for k in keep} for f in packed["findings"]] == \
+        [{k: f[k] for k in keep} for f in one["findings"]]
+    assert packed_files == one_files
+    if spec != "onnxruntime":
+        assert one_files, "the planted fault is found"
+
+
+def test_the_default_packs_only_where_a_record_says_so():
+    sizes = {r.name: r.pack for r in records()}
+    assert sizes["tvm"] > 1 and sizes["iree"] > 1
+    assert packing.pack_size("tvm") == sizes["tvm"]
+    assert packing.pack_size("onnxruntime") == 1
+    assert packing.pack_size("faulty_backends:Reverse") == 1
+    assert packing.pack_size("oracle", 8) == packing.pack_size("mutant:x", 8) == 1
+    assert packing.pack_size("tvm", 3) == 3
+
+
+def test_likely_refused_programs_run_alone_and_sizes_follow_how_often_packs_pass():
+    built = _batch(3, 40)
+    members = packing.members(built)
+    profile = Profile()
+    for member in members[:1]:  # one feature refused: every other feature never judged
+        profile.counts["b"] = {f: [5, 0] for f in packing.features([(member.form,
+                                                                     member.case)])}
+    units = packing.units(members, {m.form: 4 for m in members}, profile.counts["b"])
+    assert all(len(u.members) == 1 for u in units), "nothing known: every program alone"
+    units = packing.units(members, {m.form: 4 for m in members})
+    assert max(len(u.members) for u in units) == 4
+    tally: Counter = Counter({"b|f packed": 100, "b|f packed pass": 100})
+    assert packing.adapted(16, tally, "b", "f") == 16
+    tally = Counter({"b|f packed": 100, "b|f packed pass": 80})
+    assert 1 < packing.adapted(16, tally, "b", "f") < 16
+    assert packing.adapted(16, Counter(), "b", "f") == 16
+
+
+def test_at_most_one_program_with_an_unknown_dim_per_pack():
+    built = _batch(3, 60)
+    found = [m for m in packing.members(built) if m.form == packing.members(built)[0].form]
+    loose = [packing._loose(m.case) for m in found]
+    assert any(loose) and not all(loose), "draw programs with and without unknown dims"
+    chunks = packing._chunks(found, 4)
+    assert sorted(id(m) for c in chunks for m in c) == sorted(id(m) for m in found)
+    assert all(len(c) <= 4 and sum(map(packing._loose, (m.case for m in c))) <= 1
+               for c in chunks)
+    assert max(map(len, chunks)) > 1
+
+
+@pytest.mark.parametrize("pack, expected", [("", 1), (', "pack": 4', 4), (', "pack": 0', None),
+                                            (', "pack": True', None), (', "pack": "4"', None)])
+def test_a_record_may_say_how_many_programs_to_pack(pack, expected):
+    source = ('RUNTIME = {"name": "rt", "label": "RT", "summary": "s", "requires": [], '
+              f'"imports": [], "version": "v"{pack}}}\n')
+    if expected is None:
+        with pytest.raises(ValueError, match="pack an int >= 1"):
+            parse_record(source, "rt.py")
+    else:
+        found = parse_record(source, "rt.py")
+        assert found is not None and found.pack == expected
