@@ -4,9 +4,9 @@ tinygrad takes lists for sequences and None for empty optionals, so those pass a
 PYTHON device needs no compiler (its CPU device compiles with clang); set DEV to choose another
 device. Element types tinygrad has no dtype for (strings, complex, 4-bit and smaller kinds)
 are refused (CannotTake); bfloat16 and float8 travel by their bits. tinygrad's runner looks an
-operator up only when it runs it, so prepare looks up every node's (subgraphs' too) and a model
-with one tinygrad does not implement (it has no sequence operator) is refused there, as a runtime
-that reads the model when it loads it refuses it.
+operator up only when it runs it, so prepare looks up every node's (subgraphs' too) in its table
+and a model with one tinygrad does not implement (it has no sequence operator) is refused there,
+as a runtime that reads the model when it loads it refuses it.
 """
 
 from __future__ import annotations
@@ -57,14 +57,9 @@ def load() -> TinygradBackend:
 
 class TinygradRep(BackendRep):
     def __init__(self, model: ModelProto, backend: TinygradBackend | None = None):
-        from tinygrad import Tensor
-        from tinygrad.nn.onnx import OnnxRunner
-
+        _check_operators(model.graph)
         self._bytes = model.SerializeToString()
         self._inputs, self._outputs = boundary(model)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            _check_operators(OnnxRunner(Tensor(self._bytes)))
 
     def run(self, inputs: list[Any], **kwargs: Any) -> list[Any]:  # type: ignore[override]
         from tinygrad import Tensor
@@ -88,16 +83,19 @@ class TinygradBackend(CPUBackend):
     rep = TinygradRep
 
 
-def _check_operators(runner) -> None:
-    """NotImplementedError (tinygrad's own) for the first node of the runner's graph or of a
-    subgraph whose operator, at the model's opset, tinygrad does not implement."""
-    from tinygrad.nn.onnx import OnnxRunner
+def _check_operators(graph) -> None:
+    """NotImplementedError, in tinygrad's words, for the first node of `graph` or of a subgraph
+    whose operator tinygrad's ONNX runner has no implementation of (the versions of one it has
+    are checked by the runner when it runs it)."""
+    from tinygrad.nn.onnx import onnx_ops
 
-    for node in runner.graph_nodes:
-        runner._select_op(node.op, node.opset_id)
-        for value in node.opts.values():
-            if isinstance(value, OnnxRunner):
-                _check_operators(value)
+    for node in graph.node:
+        if node.op_type not in onnx_ops:
+            raise NotImplementedError(f"op={node.op_type!r} is not supported")
+        for attribute in node.attribute:
+            for subgraph in (*([attribute.g] if attribute.HasField("g") else []),
+                             *attribute.graphs):
+                _check_operators(subgraph)
 
 
 def _to_value(value, what: str):
