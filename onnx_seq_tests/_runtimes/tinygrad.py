@@ -20,6 +20,7 @@ import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import BackendRep
 
+from .._core.cases import proto_subgraphs
 from .._core.errors import CannotTake
 from .adapter import CPUBackend, as_array, boundary, dtype_name
 
@@ -92,10 +93,8 @@ def _check_operators(graph) -> None:
     for node in graph.node:
         if node.op_type not in onnx_ops:
             raise NotImplementedError(f"op={node.op_type!r} is not supported")
-        for attribute in node.attribute:
-            for subgraph in (*([attribute.g] if attribute.HasField("g") else []),
-                             *attribute.graphs):
-                _check_operators(subgraph)
+        for subgraph in proto_subgraphs(node):
+            _check_operators(subgraph)
 
 
 def _to_value(value, what: str):
