@@ -67,7 +67,7 @@ class Finding:
     # The outputs the spec gives, in order: a Python expression of numpy arrays (printed as
     # the one-liner prints them), or for IREE the text iree-run-module prints for the result.
     expected_values: str = ""
-    got: str = ""  # what the runtime gave, at the version in CONFIRMED
+    got: str = ""  # what the runtime gave, at its version in RUNTIMES
     upstream: str = ""  # the upstream thread(s), Markdown
     hangs: bool = False  # the bug is a run that never ends (the check stops it)
 
@@ -618,7 +618,7 @@ def reproduce(f: Finding) -> tuple[str, str]:
         errors = [line for line in done.stderr.splitlines() if "rror" in line]
         got = f"exit {done.returncode}: {(errors or ['(no message)'])[-1].strip()[:300]}"
     recorded = f.got.split(" (")[0]  # without its comment
-    return ("still there" if recorded in got or f.hangs else "changed"), got
+    return ("still there" if recorded in got and not f.hangs else "changed"), got
 
 
 def check(found: list[Finding]) -> int:
