@@ -27,7 +27,8 @@ from onnx_seq_tests._core.suite_forms import SuiteForm
 from onnx_seq_tests._fuzz import mutant_score
 from onnx_seq_tests._oracle import oracle
 from onnx_seq_tests._oracle.oracle import MISSING
-from onnx_seq_tests._published import case_features, coverage, structure
+from onnx_seq_tests._published import case_features, coverage, hidden, structure
+from onnx_seq_tests._published.discovery import read_manifest
 from onnx_seq_tests._run import mutation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,10 +75,14 @@ def subjects(suite_root) -> list[mutation.Subject]:
 
 
 @pytest.fixture(scope="module")
-def suite_score(subjects, suite_cases) -> mutation.Score:
-    """The suite's mutation score with its discrimination, as `coverage` measures it."""
-    result = mutation.score(subjects, mutation.mutants(), "this suite")
+def suite_score(suite_root, subjects, suite_cases) -> mutation.Score:
+    """The suite's mutation score with its discrimination and its derived forms' scores, as
+    `coverage` measures them."""
+    every = mutation.mutants()
+    result = mutation.score(subjects, every, "this suite")
     result.discrimination = mutation.discrimination(result, subjects, suite_cases)
+    result.forms = [mutation.form_score(suite_root, form, every, suite_cases)
+                    for form in SuiteForm.derived()]
     return result
 
 
@@ -294,8 +299,8 @@ def test_onnx_own_cases_cover_little(theirs):
 def test_committed_report_is_up_to_date(suite_root, ours, theirs, mutation_table):
     committed = (ROOT / "docs" / "coverage.md").read_text(encoding="utf-8")
     derived = coverage.derived_forms(suite_root)
-    assert committed == coverage.report(ours, theirs, "generated", derived) + "\n" + \
-        mutation_table, (
+    assert committed == coverage.report(ours, theirs, "generated", derived) + "\n".join(
+        hidden.hidden_markdown(suite_root)) + "\n\n" + mutation_table, (
         "docs/coverage.md is stale: run `make coverage`")
 
 
@@ -339,11 +344,40 @@ def test_a_feature_is_discriminated_only_by_a_kill_from_a_case_holding_it(
                "single chunk").missed == (chunk,)
 
 
+def test_a_form_cannot_show_a_mutant_needing_what_it_lacks(suite_score, suite_root):
+    """A mutant whose `needs` a derived form lacks is left out of that form's score, and no case
+    of the form kills it (else the claim is false); every other mutant counts there."""
+    every = mutation.mutants()
+    for result, form in zip(suite_score.forms, SuiteForm.derived(), strict=True):
+        lacking = [m for m in every if set(m.needs) & set(form.lacks)]
+        assert lacking and set(result.cannot_show) == {m.name for m in lacking}
+        assert result.total == len(every) - len(lacking)
+        shown = mutation.score(mutation.suite_subjects(suite_root, None, form), lacking, "x")
+        assert shown.killed == {}, f"{form}: {shown.killed} can show there after all"
+
+
+def test_each_derived_form_is_discriminated_on_its_own_folders(suite_score, mutation_table):
+    """The report has a column per form; a feature a derived form does not discriminate names
+    its missed mutants and, where the manifest says, why the cases holding it have no variant
+    there."""
+    titles = ["cases as written", *(f.title for f in SuiteForm.derived())]
+    assert "| feature | mutants targeting it | " + " | ".join(titles) in mutation_table
+    for result, form in zip(suite_score.forms, SuiteForm.derived(), strict=True):
+        assert result.label == f"this suite, {form.title}"
+        assert f"| {result.label} | {result.cases} |" in mutation_table
+        rows = result.discrimination
+        assert f"- {form.title}: {sum(r.discriminated for r in rows)} of {len(rows)}" in \
+            mutation_table
+        for row in rows:
+            if row.why_not:
+                assert row.why_not in mutation_table
+
+
 def test_the_report_says_which_features_are_not_discriminated(suite_score, mutation_table):
     rows = suite_score.discrimination
     assert "## Discrimination" in mutation_table
-    assert f"{sum(r.discriminated for r in rows)} of {len(rows)} targeted features" in \
-        mutation_table
+    assert f"- cases as written: {sum(r.discriminated for r in rows)} of {len(rows)} targeted " \
+        "features" in mutation_table
     for missed in (r for r in rows if not r.discriminated):
         assert f"| {missed.feature[0]} |" in mutation_table and "**no**" in mutation_table
 
@@ -366,7 +400,8 @@ def test_cli_writes_the_report(mini_suite, tmp_path, theirs):
     table = mutation.markdown(*mutation.scores(mini_suite, [], cases), fuzz=mutant_score.read(
         ROOT / "docs" / "mutation-fuzz.json", mutation.FUZZ_LABEL))
     expected = coverage.report(ours, theirs, mini_suite.as_posix(),
-                               coverage.derived_forms(mini_suite)) + "\n" + table
+                               coverage.derived_forms(mini_suite)) + "\n".join(
+        hidden.hidden_markdown(mini_suite)) + "\n\n" + table
     assert target.read_text(encoding="utf-8") == expected
     printed = CliRunner().invoke(main, ["coverage", str(mini_suite)])
     assert printed.exit_code == 0 and printed.output == expected
@@ -481,3 +516,33 @@ def test_extended_structure_rows_are_held_by_the_cases_made_for_them(ours):
     assert "test_cc_sequence_at_pos0" not in held["SequenceAt at position -1"]
     assert "test_split_to_sequence_zero_size_axis" not in \
         held["SplitToSequence: size 0 off the axis"]
+
+
+# -- hidden properties -------------------------------------------------------------------------
+
+def test_every_hidden_property_has_its_case_in_the_tensor_boundary_form_too(suite_root):
+    """Each property of HIDDEN names a case of the suite that has a tensor-boundary variant,
+    and the report's section lists it."""
+    manifest = read_manifest(suite_root)
+    assert manifest is not None
+    section = "\n".join(hidden.hidden_markdown(suite_root))
+    for what, case in hidden.HIDDEN:
+        entry = manifest.by_name[case]
+        assert entry.variants(SuiteForm.TENSOR_BOUNDARY), f"{case}: {entry.no_tensor_io_form}"
+        assert f"| {what} | `test_{case}` | yes | 1 variant(s) |" in section
+
+
+def test_a_lost_empty_sequence_type_shows_in_both_forms(suite_root):
+    """A runtime whose empty sequences keep no element type (empty_sequence_type_lost) fails
+    every hidden-property case but SequenceEmpty's default (float32, what it falls back to),
+    in the cases as written and in the tensor-boundary form."""
+    lost = next(m for m in mutation.mutants() if m.name == "empty_sequence_type_lost")
+    cases = {f"test_{case}" for _, case in hidden.HIDDEN
+             if case != "hidden_empty_sequence_type_sequence_empty_default"}
+    for form in (SuiteForm.AS_WRITTEN, SuiteForm.TENSOR_BOUNDARY):
+        subjects = [s for s in mutation.suite_subjects(suite_root, None, form)
+                    if s.name.split("__")[0] in cases]
+        assert len({s.name.split("__")[0] for s in subjects}) == len(cases), form
+        for subject in subjects:
+            assert mutation.passes(subject, None), subject.name
+            assert not mutation.passes(subject, lost), f"{form}: {subject.name}"

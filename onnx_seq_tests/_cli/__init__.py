@@ -325,6 +325,7 @@ def coverage(root: Path, markdown_path: Path | None) -> None:
     from .._fuzz.mutant_score import COMMITTED as COMMITTED_FUZZ
     from .._fuzz.mutant_score import committed as committed_fuzz_score
     from .._published import coverage as measure
+    from .._published.hidden import hidden_markdown
     from .._run import mutation
     from .._suite.freshness import onnx_drift
 
@@ -337,7 +338,8 @@ def coverage(root: Path, markdown_path: Path | None) -> None:
     ours = measure.summarize(cases)
     theirs = measure.summarize(measure.onnx_coverage())
     text = measure.report(ours, theirs, root.as_posix(), measure.derived_forms(root)) + \
-        "\n" + mutation.markdown(*mutation.scores(root, [], cases), fuzz=committed_fuzz_score())
+        "\n".join(hidden_markdown(root)) + "\n\n" + \
+        mutation.markdown(*mutation.scores(root, [], cases), fuzz=committed_fuzz_score())
     if markdown_path is None:
         click.echo(text, nl=False)
         left_out(skipped)

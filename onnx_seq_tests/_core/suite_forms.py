@@ -12,6 +12,7 @@ value), so it is written to JSON, compared and printed as that text.
 from __future__ import annotations
 
 from enum import Enum
+from pathlib import PurePath
 from typing import NamedTuple
 
 #: The tensor-boundary form's name in a manifest: a variant's `form`, and the key of its
@@ -21,11 +22,19 @@ TENSOR_IO = "tensor_io"
 CONSTANT = "constant"
 
 
+#: What a form may lack, so that a runtime bug showing only there cannot show in it (a
+#: mutant's `needs`, _oracle/mutants/kit.py): a value fed to the graph, or a sequence or
+#: optional value crossing the graph's boundary.
+GRAPH_INPUT = "a graph input"
+SEQUENCE_AT_BOUNDARY = "a sequence or optional at the graph boundary"
+
+
 class _Facts(NamedTuple):
     folder: str  # under the output root
     manifest_form: str | None  # a variant's `form` in the manifest
     title: str  # the README's table of runtimes
     short: str  # a scoreboard's column heading
+    lacks: tuple[str, ...]  # GRAPH_INPUT, SEQUENCE_AT_BOUNDARY: what none of its models has
 
 
 class SuiteForm(str, Enum):
@@ -54,6 +63,11 @@ class SuiteForm(str, Enum):
         return _FACTS[self].title
 
     @property
+    def lacks(self) -> tuple[str, ...]:
+        """What none of its models has (GRAPH_INPUT, SEQUENCE_AT_BOUNDARY)."""
+        return _FACTS[self].lacks
+
+    @property
     def short(self) -> str:
         """Its column heading in the scoreboards: `orig.`, `tensors` or `const.`."""
         return _FACTS[self].short
@@ -76,6 +90,12 @@ class SuiteForm(str, Enum):
         parents = case.split("/")[:-1]
         return next((f for f in cls.derived() if f.folder in parents), cls.AS_WRITTEN)
 
+    @classmethod
+    def of_folder(cls, case_folder: PurePath) -> SuiteForm:
+        """The form of a case folder by the folder holding it."""
+        return next((f for f in cls.derived() if case_folder.parent.name == f.folder),
+                    cls.AS_WRITTEN)
+
 
 def is_derived_folder(name: str) -> bool:
     """Whether a folder of that name holds a derived form (copies of the cases as written,
@@ -84,9 +104,10 @@ def is_derived_folder(name: str) -> bool:
 
 
 _FACTS = {
-    SuiteForm.AS_WRITTEN: _Facts("sequence_optional", None, "cases as written", "orig."),
+    SuiteForm.AS_WRITTEN: _Facts("sequence_optional", None, "cases as written", "orig.", ()),
     SuiteForm.TENSOR_BOUNDARY: _Facts("sequence_optional_tensor_io", TENSOR_IO,
-                                      "tensor-boundary form", "tensors"),
+                                      "tensor-boundary form", "tensors",
+                                      (SEQUENCE_AT_BOUNDARY,)),
     SuiteForm.CONSTANT: _Facts("sequence_optional_constant", CONSTANT, "constant form",
-                               "const."),
+                               "const.", (GRAPH_INPUT,)),
 }

@@ -179,6 +179,9 @@ def _version(op_type: str, opset: int) -> int | None:
 def _nodes_with_types(graph: onnx.GraphProto, outer: dict):
     """Every node below `graph` with the type strings of the values it can see."""
     scope = dict(outer)
+    for initializer in graph.initializer:
+        scope[initializer.name] = str(from_type_proto(onnx.helper.make_tensor_type_proto(
+            initializer.data_type, initializer.dims)))
     for info in [*graph.input, *graph.value_info, *graph.output]:
         try:
             scope[info.name] = str(from_type_proto(info.type))

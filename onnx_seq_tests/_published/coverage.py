@@ -38,7 +38,8 @@ def suite_coverage(root: Path, skipped: list | None = None,
         folder = read_case_folder(path)
         return case_coverage(folder.name, folder.model, folder.data_sets)
 
-    outcomes = read_each([p for p in case_folders(Path(root)) if _form_of(p) is form], read)
+    outcomes = read_each([p for p in case_folders(Path(root))
+                          if SuiteForm.of_folder(p) is form], read)
     if skipped is None:
         outcomes.raise_first()
     elif outcomes.skipped and not outcomes.done:  # a report of no case: say so instead
@@ -81,12 +82,6 @@ def onnx_coverage() -> list[CaseCoverage]:
             for test in onnx_sequence_tests()]
 
 
-def _form_of(case_folder: Path) -> SuiteForm:
-    """The form of a case folder by the folder holding it."""
-    return next((f for f in SuiteForm.derived() if case_folder.parent.name == f.folder),
-                SuiteForm.AS_WRITTEN)
-
-
 @dataclass
 class DerivedForm:
     """A derived form under a root: its case folders, and the cases without one."""
@@ -118,7 +113,7 @@ def derived_form(root: Path, form: SuiteForm, skipped: list | None = None) -> De
     hold; the cases without the form come from the manifest at `root`, when there is one. A
     folder that cannot be read: as in suite_coverage."""
     root = Path(root)
-    folders = sum(_form_of(p) is form for p in case_folders(root))
+    folders = sum(SuiteForm.of_folder(p) is form for p in case_folders(root))
     structure = summarize(suite_coverage(root, skipped, form)).structure() if folders else []
     manifest = read_manifest(root)
     cases = manifest.by_name if manifest is not None else {}

@@ -11,7 +11,7 @@ here keeps state: each run passes the mutant's operator table to `oracle.run_gra
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -20,15 +20,15 @@ import onnx
 from .._core.cases import Graph, walk
 from .._core.compare import compare_outputs
 from .._core.operators import model_opset
-from .._core.suite_forms import is_derived_folder
+from .._core.suite_forms import SuiteForm
 from .._core.value_types import ValueType, from_type_proto
 from .._oracle import oracle
 from .._oracle.mutants import CATALOGUE
 from .._oracle.mutants.kit import Mutant, operator_table
 from .._published.case_features import EDGE_CASES, CaseCoverage
 from .._published.case_folder import read_case_folder
-from .._published.coverage import onnx_sequence_tests
-from .._published.discovery import case_folders, read_each
+from .._published.coverage import onnx_sequence_tests, suite_coverage
+from .._published.discovery import case_folders, read_each, read_manifest
 from .._published.structure import STRUCTURE
 
 __all__ = ["FUZZ_LABEL", "Discrimination", "Score", "Subject",
@@ -108,6 +108,8 @@ class Score:
     survivors: list
     left_out: list = field(default_factory=list)  # cases the plain oracle does not pass
     discrimination: list | None = None  # Discrimination rows, when measured (see scores)
+    forms: list = field(default_factory=list)  # the derived forms' Scores, when measured
+    cannot_show: dict = field(default_factory=dict)  # mutant -> what the form lacks for it
 
     @property
     def total(self) -> int:
@@ -139,13 +141,39 @@ def scores(root: Path, skipped: list | None = None,
     """The mutation scores of the suite at `root` and of onnx's own sequence/optional node
     cases, over every mutant: what `gen-seq-tests mutation` and `coverage` report (with
     `skipped`, over the folders that can be read; see suite_subjects). With `coverages` (the
-    suite's, from coverage.suite_coverage) the suite's score carries its discrimination."""
+    suite's, from coverage.suite_coverage) the suite's score carries its discrimination, and
+    `forms` the score and discrimination of each derived form the suite holds."""
     every = mutants()
     subjects = suite_subjects(root, skipped)
     ours = score(subjects, every, "this suite")
     if coverages is not None:
         ours.discrimination = discrimination(ours, subjects, coverages)
+        ours.forms = [form_score(root, form, every, coverages, skipped)
+                      for form in SuiteForm.derived()
+                      if any(SuiteForm.of_folder(p) is form for p in case_folders(Path(root)))]
     return ours, score(onnx_subjects(), every, "onnx's node cases")
+
+
+def form_score(root: Path, form: SuiteForm, every: list[Mutant],
+               originals: list[CaseCoverage], skipped: list | None = None) -> Score:
+    """The score and discrimination of one derived form of the suite at `root`: its own
+    folders, run as they are (the form's models, not the cases as written), over the mutants
+    the form can show. A feature it does not discriminate says why the cases as written
+    (`originals`) holding it have no variant of the form, where the manifest says so."""
+    subjects = suite_subjects(root, skipped, form)
+    cannot_show = {m.name: lacked for m in every
+                   if (lacked := [n for n in m.needs if n in form.lacks])}
+    shown = [m for m in every if m.name not in cannot_show]
+    result = score(subjects, shown, f"this suite, {form.title}")
+    result.cannot_show = cannot_show
+    rows = discrimination(result, subjects, suite_coverage(root, skipped, form), shown)
+    manifest = read_manifest(Path(root))
+    entries = manifest.by_name if manifest is not None else {}
+    result.discrimination = [row if row.discriminated else replace(row, why_not="; ".join(sorted({
+        why for case in originals if holds(case, row.feature)
+        and (entry := entries.get(case.name.removeprefix("test_"))) is not None
+        and (why := entry.no_form(form))}))) for row in rows]
+    return result
 
 
 # -- discrimination -----------------------------------------------------------------------------
@@ -163,6 +191,8 @@ class Discrimination:
     feature: tuple
     mutants: tuple
     missed: tuple
+    held: bool = True  # some case of the form holds the feature
+    why_not: str = ""  # in a derived form: why the cases holding it have no variant there
 
     @property
     def discriminated(self) -> bool:
@@ -194,13 +224,14 @@ def holds(case: CaseCoverage, feature: tuple) -> bool:
     return any(found == label and op_type in (None, op) for op, _, found in case.features)
 
 
-def discrimination(result: Score, subjects: list[Subject],
-                   coverages: list[CaseCoverage]) -> list[Discrimination]:
-    """Each feature some mutant targets, with the mutants no case holding it kills: the first
-    killer `result` found counts when it holds the feature, else the holders are run (each
-    (mutant, case) once). The tables' rows come first, in their order."""
+def discrimination(result: Score, subjects: list[Subject], coverages: list[CaseCoverage],
+                   catalogue: list[Mutant] | None = None) -> list[Discrimination]:
+    """Each feature some mutant of `catalogue` (default: every mutant) targets, with the
+    mutants no case holding it kills: the first killer `result` found counts when it holds the
+    feature, else the holders are run (each (mutant, case) once). The tables' rows come
+    first, in their order."""
     cases = {c.name: c for c in coverages}
-    every = {m.name: m for m in mutants()}
+    every = {m.name: m for m in (mutants() if catalogue is None else catalogue)}
     usable = [s for s in subjects if s.name in cases and s.name not in {
         n.split(" ", 1)[0] for n in result.left_out}]
     targeted: dict[tuple, list[str]] = {}
@@ -226,28 +257,56 @@ def discrimination(result: Score, subjects: list[Subject],
         names = {s.name for s in holders}
         missed = tuple(n for n in targeted[feature] if result.killed.get(n) not in names
                        and not any(kills(every[n], s) for s in holders))
-        rows.append(Discrimination(feature, tuple(targeted[feature]), missed))
+        rows.append(Discrimination(feature, tuple(targeted[feature]), missed, bool(holders)))
     return rows
 
 
-def discrimination_markdown(rows: list[Discrimination]) -> list[str]:
-    """The report's "Discrimination" section."""
+def discrimination_markdown(ours: Score) -> list[str]:
+    """The report's "Discrimination" section: each targeted feature in the cases as written
+    and in each derived form of `ours.forms`."""
+    scores = [ours, *ours.forms]
+    titles = ["cases as written", *(s.label.removeprefix("this suite, ") for s in ours.forms)]
     lines = ["", "## Discrimination", "",
              "Each mutant names the features it targets (`targets` in the catalogue): rows of "
              "the edge-case and structure tables above, a feature the oracle trace gives for "
              "one operator (`SequenceAt: position -1`), or a type. A feature is *discriminated* "
-             "when every mutant targeting it is killed by a case that holds the feature, so "
-             "that the case's data tells the mutant's reading from the spec's there. A type is "
-             "held by a case with a node that sees a value of that type.", "",
-             f"{sum(r.discriminated for r in rows)} of {len(rows)} targeted features "
-             "discriminated.", "",
-             "| feature | mutants targeting it | discriminated | not killed by a case holding it |",
-             "| --- | --- | --- | --- |"]
-    for row in rows:
-        missed = ", ".join(f"`{n}`" for n in row.missed) or "-"
+             "in a form when every mutant targeting it is killed by a case of that form that "
+             "holds the feature, so that the case's data tells the mutant's reading from the "
+             "spec's there. A type is held by a case with a node that sees a value of that "
+             "type. Each form is measured on its own folders (its models and data sets).", ""]
+    for title, result in zip(titles, scores, strict=True):
+        rows = result.discrimination or []
+        unheld = [r.feature[0] for r in rows if not r.held]
+        lines.append(f"- {title}: {sum(r.discriminated for r in rows)} of {len(rows)} "
+                     "targeted features discriminated"
+                     + (f"; held by no case of the form: {'; '.join(unheld)}" if unheld else "")
+                     + ".")
+    for result in ours.forms:
+        lacked: dict[str, list[str]] = {}
+        for name, needs in result.cannot_show.items():
+            lacked.setdefault(" and ".join(needs), []).append(f"`{name}`")
+        for needs, names in lacked.items():
+            lines.append(f"- The {result.label.removeprefix('this suite, ')} lacks {needs}, "
+                         f"so it cannot show {', '.join(names)} (their features count there "
+                         "without them; *n/a*: no other mutant targets the feature).")
+    lines += ["", "| feature | mutants targeting it | " + " | ".join(titles)
+              + " | not killed by a case holding it |",
+              "| --- | --- | " + "--- | " * len(titles) + "--- |"]
+    by_form = [{r.feature: r for r in (s.discrimination or [])} for s in scores]
+    for row in ours.discrimination or []:
+        cells, missed = [], []
+        for title, found in zip(titles, by_form, strict=True):
+            mine = found.get(row.feature)
+            cells.append("*n/a*" if mine is None else "yes" if mine.discriminated
+                         else "**no**" if mine.held else "not held")
+            if mine is not None and mine.missed:
+                missed.append(f"{title}: " + (", ".join(f"`{n}`" for n in mine.missed)
+                                              if mine.held else "no case holds it")
+                              + (f" (the cases as written holding it have no variant there: "
+                                 f"{mine.why_not})" if mine.why_not else ""))
         lines.append(f"| {row.feature[0].replace('|', '/')} | "
-                     f"{', '.join(f'`{n}`' for n in row.mutants)} | "
-                     f"{'yes' if row.discriminated else '**no**'} | {missed} |")
+                     f"{', '.join(f'`{n}`' for n in row.mutants)} | {' | '.join(cells)} | "
+                     f"{'; '.join(missed) or '-'} |")
     return lines
 
 
@@ -286,16 +345,17 @@ def _subject(name, model: onnx.ModelProto, data_sets, atol, rtol) -> Subject:
                    types[0], types[1], atol, rtol, frozenset(operators))
 
 
-def suite_subjects(root: Path, skipped: list | None = None) -> list[Subject]:
-    """Every case folder under `root`, read once as a consumer reads it; the derived forms'
-    folders (copies of the same cases) are left out, as coverage leaves them out. A
+def suite_subjects(root: Path, skipped: list | None = None,
+                   form: SuiteForm = SuiteForm.AS_WRITTEN) -> list[Subject]:
+    """Every case folder of `form` under `root` (default: the cases as written; the derived
+    forms' folders are copies of the same cases), read once as a consumer reads it. A
     folder that cannot be read raises ReadError; with `skipped` it is appended there."""
     def read(path: Path) -> Subject:
         folder = read_case_folder(path)
         return _subject(folder.name, folder.model, folder.data_sets, folder.atol, folder.rtol)
 
     outcomes = read_each([p for p in case_folders(Path(root))
-                          if not is_derived_folder(p.parent.name)], read)
+                          if SuiteForm.of_folder(p) is form], read)
     if skipped is None:
         outcomes.raise_first()
     else:
@@ -333,7 +393,7 @@ def markdown(ours: Score, theirs: Score, fuzz: Score | None = None) -> str:
         "| suite | cases run | mutants killed | score |",
         "| --- | ---: | ---: | ---: |",
     ]
-    for result in (ours, theirs, *([fuzz] if fuzz else [])):
+    for result in (ours, *ours.forms, theirs, *([fuzz] if fuzz else [])):
         lines.append(f"| {result.label} | {result.cases} | {len(result.killed)} of "
                      f"{result.total} | {result.percent:.0f}% |")
     if fuzz is None:
@@ -360,5 +420,5 @@ def markdown(ours: Score, theirs: Score, fuzz: Score | None = None) -> str:
         row = f"| `{name}` | {mutant.behaviour} | {origin} | {mine} | {other} |"
         lines.append(row + (f" {fuzz.killed.get(name, 'survives')} |" if fuzz else ""))
     if ours.discrimination is not None:
-        lines += discrimination_markdown(ours.discrimination)
+        lines += discrimination_markdown(ours)
     return "\n".join(lines) + "\n"

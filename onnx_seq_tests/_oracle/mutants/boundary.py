@@ -10,6 +10,7 @@ import numpy as np
 
 from ..._core.elements import PACKED_PER_BYTE
 from ..._core.errors import MutantError
+from ..._core.suite_forms import GRAPH_INPUT, SEQUENCE_AT_BOUNDARY
 from ..._core.value_types import OptionalType, SequenceType
 from .kit import (
     Mutant,
@@ -233,7 +234,7 @@ _DTYPES = (
            sources=("microsoft/onnxruntime#10308",)),
     Mutant("float16_inputs_refused", "float16 inputs are not supported by the API",
            inputs=refuse_dtypes({"float16"}, "unsupported scalar type"),
-           sources=("microsoft/onnxruntime#948",)),
+           sources=("microsoft/onnxruntime#948",), needs=(GRAPH_INPUT,)),
     Mutant("bfloat16_widened", "bfloat16 comes back as float32",
            outputs=when_dtype("bfloat16", lambda t: t.astype(np.float32)),
            modelled_on="tinygrad Tensor.numpy()", sources=("tinygrad/tinygrad#3724",)),
@@ -242,7 +243,8 @@ _DTYPES = (
            sources=("elixir-nx/ortex#39",)),
     Mutant("bool_inputs_arrive_as_uint8",
            "bool inputs are converted to uint8 on the way in and refused",
-           inputs=_bool_as_uint8_input, sources=("masicai/flutter_onnxruntime#64",)),
+           inputs=_bool_as_uint8_input, sources=("masicai/flutter_onnxruntime#64",),
+           needs=(GRAPH_INPUT,)),
     Mutant("int8_as_uint8", "int8 comes back as uint8 (sign lost)",
            outputs=when_dtype(np.int8, lambda t: t.astype(np.uint8))),
     Mutant("int4_sign_lost", "int4 values come back as their unsigned nibbles (no sign extension)",
@@ -252,7 +254,8 @@ _DTYPES = (
            "padding", inputs=each_tensor(_packed_padding), outputs=each_tensor(_packed_padding)),
     Mutant("complex_types_refused", "complex64 and complex128 values are not registered",
            inputs=refuse_dtypes({"complex64", "complex128"}, "MLDataType not registered"),
-           modelled_on="onnxruntime 1.32", sources=("microsoft/onnxscript#1128",)),
+           modelled_on="onnxruntime 1.32", sources=("microsoft/onnxscript#1128",),
+           needs=(GRAPH_INPUT,)),
 )
 
 _FLOATS = (
@@ -289,34 +292,39 @@ _STRINGS = (
            outputs=_all_empty_strings_vanish, sources=("microsoft/onnxruntime#612",)),
     Mutant("strings_in_sequence_refused", "a sequence of string tensors cannot be created",
            inputs=_strings_in_sequence_refused, outputs=_strings_in_sequence_refused,
-           sources=("microsoft/onnxruntime#3044",)),
+           sources=("microsoft/onnxruntime#3044",), needs=(SEQUENCE_AT_BOUNDARY,)),
 )
 
 _SHAPES_AND_KINDS = (
     Mutant("zero_d_elements_as_1d", "0-d tensors in a sequence come back with shape [1]",
-           outputs=_zero_d_in_sequences, sources=("webmachinelearning/webnn#390",)),
+           outputs=_zero_d_in_sequences, sources=("webmachinelearning/webnn#390",),
+           needs=(SEQUENCE_AT_BOUNDARY,)),
     Mutant("zero_d_inputs_as_1d", "0-d input tensors arrive with shape [1]",
-           inputs=_zero_d_as_1d, sources=("Oneflow-Inc/oneflow#2048",)),
+           inputs=_zero_d_as_1d, sources=("Oneflow-Inc/oneflow#2048",), needs=(GRAPH_INPUT,)),
     Mutant("zero_size_tensors_refused", "a tensor with a dimension of 0 cannot be returned",
            outputs=_zero_size_refused, sources=("yalue/onnxruntime_go#101",)),
     Mutant("zero_element_input_loses_dtype", "a zero-element input tensor arrives as float32",
-           inputs=_zero_element_loses_dtype, modelled_on="OpenVINO: drops zero-size inputs"),
+           inputs=_zero_element_loses_dtype, modelled_on="OpenVINO: drops zero-size inputs",
+           needs=(GRAPH_INPUT,)),
     Mutant("empty_sequence_as_empty_optional", "an empty sequence comes back as None",
-           outputs=_empty_sequence_as_none, sources=("onnx/onnx#4835",)),
+           outputs=_empty_sequence_as_none, sources=("onnx/onnx#4835",),
+           needs=(SEQUENCE_AT_BOUNDARY,)),
     Mutant("empty_optional_sequence_as_empty_sequence",
            "an empty optional(seq) comes back as an empty sequence",
-           outputs=_empty_optional_sequence_as_empty_sequence),
+           outputs=_empty_optional_sequence_as_empty_sequence, needs=(SEQUENCE_AT_BOUNDARY,)),
     Mutant("optional_tensor_inputs_refused", "an optional(tensor) graph input is refused",
-           inputs=_optional_tensor_refused, sources=("microsoft/onnxruntime#14457",)),
+           inputs=_optional_tensor_refused, sources=("microsoft/onnxruntime#14457",),
+           needs=(GRAPH_INPUT, SEQUENCE_AT_BOUNDARY)),
     Mutant("optional_sequence_inputs_lost",
            "an optional(seq) graph input arrives empty, whatever was fed",
-           inputs=_optional_sequence_lost, sources=("microsoft/onnxruntime#19273",)),
+           inputs=_optional_sequence_lost, sources=("microsoft/onnxruntime#19273",),
+           needs=(GRAPH_INPUT, SEQUENCE_AT_BOUNDARY)),
     Mutant("sequence_graph_inputs_refused", "a sequence graph input is refused",
            inputs=_kind_refused(SequenceType, "seq type at the entry point"),
-           sources=("onnx/onnx-mlir#1220",)),
+           sources=("onnx/onnx-mlir#1220",), needs=(GRAPH_INPUT, SEQUENCE_AT_BOUNDARY)),
     Mutant("sequence_graph_outputs_refused", "a sequence graph output is refused",
            outputs=_kind_refused(SequenceType, "output type is sequence"),
-           sources=("microsoft/onnxruntime#16139",)),
+           sources=("microsoft/onnxruntime#16139",), needs=(SEQUENCE_AT_BOUNDARY,)),
 )
 
 MUTANTS: tuple[Mutant, ...] = _DTYPES + _FLOATS + _STRINGS + _SHAPES_AND_KINDS

@@ -9,7 +9,10 @@ A mutant is plain data: a name, the behaviour in one sentence, the oracle operat
 where no thread exists, e.g. a measurement of this project), and the features it targets
 (`targets`: labels of the coverage tables EDGE_CASES and STRUCTURE or of the features
 `case_features.node_features` gives, or a type string such as `tensor(float16)` or `seq(`: the data
-that tells the mutant from the spec). Nothing here keeps state: the
+that tells the mutant from the spec), and what the bug needs to show at all (`needs`:
+GRAPH_INPUT when it changes only values fed to the graph, SEQUENCE_AT_BOUNDARY when only
+sequence or optional values crossing its boundary, from _core/suite_forms.py; a suite form
+lacking it cannot show the bug). Nothing here keeps state: the
 builders return pure functions, and `operator_table(mutant)` is a fresh dict per call.
 """
 
@@ -53,6 +56,7 @@ class Mutant:
     modelled_on: str = ""
     sources: tuple[str, ...] = ()
     targets: tuple[str, ...] = ()
+    needs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "operators", MappingProxyType(dict(self.operators)))

@@ -10,11 +10,13 @@ import numpy as np
 from ..._core.cases import Node
 from ..._core.elements import PACKED_PER_BYTE
 from ..._core.errors import MutantError
+from ..._core.suite_forms import GRAPH_INPUT
 from .. import oracle
 from ..oracle import Context, Operator
 from .kit import (
     Mutant,
     PositionRule,
+    after,
     checked,
     present,
     refusing,
@@ -146,7 +148,7 @@ _AT = (
            {"SequenceAt": sequence_at(lambda node, c, p, n: 0 if p < 0 and c.from_graph_input(
                node, 1) else _negative_position(p, n))},
            modelled_on="OpenVINO: negative positions right as constants, wrong as inputs",
-           sources=("openvinotoolkit/openvino#35713",)),
+           sources=("openvinotoolkit/openvino#35713",), needs=(GRAPH_INPUT,)),
     Mutant("sequence_at_negative_position_constant",
            "SequenceAt clamps a negative position to 0 when it is a constant (initializer or "
            "Constant node), folded at load time",
@@ -162,7 +164,7 @@ _AT = (
            "SequenceAt needs a constant position: one that is a graph input is refused",
            {"SequenceAt": refusing("SequenceAt", lambda node, args, c: c.from_graph_input(
                node, 1), "can't find position (not a constant)")},
-           sources=("apache/tvm#9116", "tracel-ai/burn-onnx#469")),
+           sources=("apache/tvm#9116", "tracel-ai/burn-onnx#469"), needs=(GRAPH_INPUT,)),
 )
 
 _INSERT = (
@@ -185,7 +187,8 @@ _INSERT = (
            "SequenceInsert appends for a negative position that is a graph input",
            {"SequenceInsert": _insert_rule(lambda node, c, p, n: n if p < 0 and
                                            c.from_graph_input(node, 2) else spec_index(p, n, n))},
-           modelled_on="OpenVINO: negative positions right as constants, wrong as inputs"),
+           modelled_on="OpenVINO: negative positions right as constants, wrong as inputs",
+           needs=(GRAPH_INPUT,)),
     Mutant("sequence_insert_negative_position_constant",
            "SequenceInsert inserts at the front for a negative constant position",
            {"SequenceInsert": _insert_rule(lambda node, c, p, n: 0 if p < 0 and
@@ -221,7 +224,8 @@ _ERASE = (
            "SequenceErase erases the first tensor for a negative position that is a graph input",
            {"SequenceErase": _erase_rule(lambda node, c, p, n: 0 if p < 0 and
                                          c.from_graph_input(node, 1) else spec_index(p, n, n - 1))},
-           modelled_on="OpenVINO: negative positions right as constants, wrong as inputs"),
+           modelled_on="OpenVINO: negative positions right as constants, wrong as inputs",
+           needs=(GRAPH_INPUT,)),
     Mutant("sequence_erase_negative_position_constant",
            "SequenceErase erases the last tensor for a negative constant position",
            {"SequenceErase": _erase_rule(lambda node, c, p, n: n - 1 if p < 0 and
@@ -240,7 +244,8 @@ _ERASE = (
     Mutant("sequence_erase_position_input_refused",
            "SequenceErase needs a constant position: one that is a graph input is refused",
            {"SequenceErase": refusing("SequenceErase", lambda node, args, c: c.from_graph_input(
-               node, 1), "position must be a constant")}, sources=("apache/tvm#13865",)),
+               node, 1), "position must be a constant")}, sources=("apache/tvm#13865",),
+           needs=(GRAPH_INPUT,)),
     Mutant("sequence_erase_default_refused",
            "SequenceErase without position fails (the optional input has no default)",
            {"SequenceErase": refusing("SequenceErase", lambda node, args, c: len(
@@ -272,9 +277,21 @@ _IN_PLACE = (
            sources=("microsoft/onnxruntime#20606",)),
 )
 
+def _empty_type_lost(node: Node, args: list[Any], attributes: dict[str, Any],
+                     outputs: list[Any]) -> list[Any]:
+    """SequenceInsert into an empty sequence casts the tensor to float32 (no type kept)."""
+    if args[0]:
+        return outputs
+    return [[np.asarray(t).astype(np.float32) for t in outputs[0]]]
+
+
 _OTHER = (
     Mutant("sequence_length_int32", "SequenceLength returns an int32 scalar",
            {"SequenceLength": _length_int32}),
+    Mutant("empty_sequence_type_lost",
+           "an empty sequence keeps no element type: a tensor inserted into it becomes "
+           "float32 (SequenceEmpty's default)", {"SequenceInsert": after(
+               "SequenceInsert", _empty_type_lost)}, sources=("microsoft/onnxscript#2949",)),
     Mutant("sequence_construct_drops_zero_element_tensors",
            "SequenceConstruct skips inputs with no elements",
            {"SequenceConstruct": _construct_drops_empty}),
@@ -305,6 +322,7 @@ TARGETS = {
     "sequence_at_position_input_refused": ("position from a graph input",),
     "sequence_insert_at_length_goes_front": ("position len",),
     "sequence_insert_into_empty_fails": ("empty sequence in",),
+    "empty_sequence_type_lost": ("empty sequence in",),
     "sequence_insert_default_front": ("no position",),
     "sequence_insert_negative_off_by_one": ("position -1", "position -len"),
     "sequence_insert_negative_position_input": ("position -1", "position -len"),

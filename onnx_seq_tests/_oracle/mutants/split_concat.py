@@ -10,6 +10,7 @@ import numpy as np
 
 from ..._core.cases import Node
 from ..._core.errors import MutantError
+from ..._core.suite_forms import GRAPH_INPUT
 from .. import oracle
 from ..oracle import Context, Operator
 from .kit import (
@@ -152,7 +153,7 @@ _SPLIT = (
            "SplitToSequence ignores a 'split' that is a graph input (needs a constant)",
            {"SplitToSequence": _split_ignored_when(
                lambda c, node, i: c.from_graph_input(node, i))},
-           modelled_on="OpenVINO: split must be a constant"),
+           modelled_on="OpenVINO: split must be a constant", needs=(GRAPH_INPUT,)),
     Mutant("split_to_sequence_split_constant_ignored",
            "SplitToSequence ignores a 'split' that is an initializer or Constant node",
            {"SplitToSequence": _split_ignored_when(
