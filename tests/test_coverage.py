@@ -503,10 +503,10 @@ NEW_ROWS = (("SequenceAt at position 0", "test_cc_sequence_at_pos0"),
             ("SequenceInsert at position 1", "test_cc_sequence_insert_pos1"),
             ("SplitToSequence: size 0 along the axis", "test_split_to_sequence_zero_size_axis"),
             ("a position computed by another node (not a Constant)",
-             "test_distilled_a_position_computed_by_another_node_not_a_constant"),
+             "test_sequence_insert_erase_computed_position"),
             ("Loop with its trip count omitted", "test_loop_v16_while_sequence"),
             ("Loop with a trip count from a constant",
-             "test_distilled_loop_with_a_trip_count_from_a_constant"))
+             "test_loop_constant_trip_count_appends_each_turn"))
 
 
 def test_extended_structure_rows_are_held_by_the_cases_made_for_them(ours):

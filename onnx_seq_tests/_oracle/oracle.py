@@ -266,12 +266,12 @@ class Context:
     Constant node's output seen so far (subgraphs included), which is what a runtime that folds
     constants at load time can tell apart from a value computed or fed at run time. `spent`
     (a `Spent`) counts Loop iterations and work so far, shared with every subgraph's context
-    (budgets.py).
+    (budgets.py). `made_by` maps each value a node made so far to that node (shared likewise).
     """
 
     def __init__(self, opset: int, operators: Mapping[str, Operator], scope: dict[str, Any],
                  trace: Trace | None, graph_inputs: frozenset[str], constants: set[str],
-                 spent: Spent | None = None) -> None:
+                 spent: Spent | None = None, made_by: dict[str, Node] | None = None) -> None:
         self.opset = opset
         self.operators = operators
         self.scope = scope
@@ -279,13 +279,14 @@ class Context:
         self.graph_inputs = graph_inputs
         self.constants = constants
         self.spent = Spent() if spent is None else spent
+        self.made_by = {} if made_by is None else made_by
 
     def subgraph(self, graph: Graph) -> Callable[[list[Any]], list[Any]]:
         """A callable running `graph` on positional inputs, seeing this scope's values, with the
         same operator table and budgets."""
         return lambda inputs: _run(graph, inputs, Context(
             self.opset, self.operators, dict(self.scope), self.trace, self.graph_inputs,
-            self.constants, self.spent))
+            self.constants, self.spent, self.made_by))
 
     def from_graph_input(self, node: Node, index: int) -> bool:
         """Whether `node`'s input `index` is given and is one of the main graph's inputs."""
@@ -344,6 +345,7 @@ def _run(graph: Graph, inputs: Sequence[Any], context: Context) -> list[Any]:
             check_elements(elements, f"{node.op_type} output {quote(name)}")
             cost += elements + TENSOR_WORK * tensors
             scope[name] = value
+            context.made_by[name] = node
         spent.add(cost, node.op_type)
         if node.op_type == "Constant":
             context.constants.update(node.outputs)

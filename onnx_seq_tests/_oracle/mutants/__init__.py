@@ -13,7 +13,9 @@ The seam (small on purpose; the fuzzer uses the same one for its planted faults)
   (no global state: two mutants run side by side).
 - `CATALOGUE` is every mutant, in the order of its modules: sequence.py (SequenceAt, Insert,
   Erase, Length, Construct, Identity), split_concat.py, optional_control.py (Optional*,
-  SequenceMap, If, Loop), boundary.py; kit.py has the builders. `by_name(name)` finds one.
+  SequenceMap, If, Loop), boundary.py, structural.py (memory layout of split and concat,
+  positions, chains, omitted inputs), control.py (sequences in If, Loop and SequenceMap);
+  kit.py has the builders. `by_name(name)` finds one.
 
 A mutant raises `MutantError` where the runtime it models fails. Each mutant added from
 issue 19 on names the public thread it is modelled on in `sources`; docs/mutation.md explains
@@ -22,11 +24,12 @@ how to write one.
 
 from __future__ import annotations
 
-from . import boundary, optional_control, sequence, split_concat
+from . import boundary, control, optional_control, sequence, split_concat, structural
 from .kit import Mutant
 
 CATALOGUE: tuple[Mutant, ...] = (sequence.MUTANTS + split_concat.MUTANTS
-                                 + optional_control.MUTANTS + boundary.MUTANTS)
+                                 + optional_control.MUTANTS + boundary.MUTANTS
+                                 + structural.MUTANTS + control.MUTANTS)
 
 
 def by_name(name: str) -> Mutant:

@@ -186,6 +186,17 @@ def after(op_type: str,
     return run
 
 
+def in_place(op_type: str) -> Operator:
+    """The spec's `op_type` on a sequence, written back into the input sequence's own storage
+    (the list object every other reader of that value holds)."""
+    def run(node: Node, args: list[Any], attributes: dict[str, Any],
+            context: Context) -> list[Any]:
+        result = spec(op_type)(node, args, attributes, context)
+        args[0][:] = result[0]
+        return [args[0]]
+    return run
+
+
 def refusing(op_type: str, refuses: Callable[[Node, list[Any], Context], bool],
              message: str) -> Operator:
     """The spec's `op_type`, except MutantError(message) when `refuses(node, args, context)`."""

@@ -18,6 +18,7 @@ from .kit import (
     PositionRule,
     after,
     checked,
+    in_place,
     present,
     refusing,
     scalar,
@@ -253,27 +254,16 @@ _ERASE = (
            sources=("onnx/onnx-tensorflow#660",)),
 )
 
-def _in_place(op_type: str) -> Operator:
-    """The spec's `op_type` on a sequence, written back into the input sequence's own storage
-    (the list object every other reader of that value holds)."""
-    def run(node: Node, args: list[Any], attributes: dict[str, Any],
-            context: Context) -> list[Any]:
-        result = spec(op_type)(node, args, attributes, context)
-        args[0][:] = result[0]
-        return [args[0]]
-    return run
-
-
 _IN_PLACE = (
     Mutant("sequence_insert_in_place",
            "SequenceInsert appends into its input's storage: every other reader of the input "
            "sequence (a second consumer, an outer-scope read in a Loop body) sees it longer",
-           {"SequenceInsert": _in_place("SequenceInsert")},
+           {"SequenceInsert": in_place("SequenceInsert")},
            sources=("microsoft/onnxruntime#20606", "onnx/onnx#2082")),
     Mutant("sequence_erase_in_place",
            "SequenceErase removes from its input's storage: every other reader of the input "
            "sequence sees it shorter",
-           {"SequenceErase": _in_place("SequenceErase")},
+           {"SequenceErase": in_place("SequenceErase")},
            sources=("microsoft/onnxruntime#20606",)),
 )
 
@@ -321,7 +311,7 @@ TARGETS = {
     "sequence_at_int32_position_refused": ("int32 position",),
     "sequence_at_position_input_refused": ("position from a graph input",),
     "sequence_insert_at_length_goes_front": ("position len",),
-    "sequence_insert_into_empty_fails": ("empty sequence in",),
+    "sequence_insert_into_empty_fails": ("empty sequence in", "sequence length 0"),
     "empty_sequence_type_lost": ("empty sequence in",),
     "sequence_insert_default_front": ("no position",),
     "sequence_insert_negative_off_by_one": ("position -1", "position -len"),

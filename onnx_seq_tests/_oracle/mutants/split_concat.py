@@ -277,9 +277,11 @@ TARGETS = {
                                                       "scalar split"),
     "split_to_sequence_negative_axis_off_by_one": ("negative axis",),
     "split_to_sequence_remainder_dropped": ("scalar split does not divide",),
-    "split_to_sequence_zero_size_axis_one_piece": ("zero-element tensor",),
+    "split_to_sequence_zero_size_axis_one_piece": ("zero-element tensor",
+                                                   "size 0 along the axis"),
     "split_to_sequence_single_chunk_as_tensor": ("single chunk",),
-    "split_to_sequence_zero_element_parts_dropped": ("zero-element tensor",),
+    "split_to_sequence_zero_element_parts_dropped": ("zero-element tensor",
+                                                     "size 0 off the axis"),
     "split_to_sequence_strings_keep_axis": ("keepdims=0", "tensor(string)"),
     "split_to_sequence_split_input_ignored": ("split from a graph input",),
     "split_to_sequence_split_constant_ignored": ("constant split",
@@ -299,7 +301,8 @@ TARGETS = {
     "concat_from_sequence_new_axis_ignored": ("new_axis=1",),
     "concat_from_sequence_negative_axis_off_by_one": ("negative axis",),
     "concat_from_sequence_single_tensor_passthrough": ("sequence length 1", "new_axis=1"),
-    "concat_from_sequence_drops_zero_element_tensors": ("zero-element tensor",),
+    "concat_from_sequence_drops_zero_element_tensors": ("zero-element tensor",
+                                                        "size 0 off the axis"),
     "concat_from_sequence_new_axis_always_last": ("axis first", "axis interior"),
 }
 MUTANTS = targeted(MUTANTS, TARGETS)
