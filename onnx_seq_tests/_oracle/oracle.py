@@ -2,7 +2,9 @@
 interpreter that runs a case's graph on a data set, to check authored expectations.
 
 Each operator function follows the text of its schema's doc in onnx.defs (quoted beside it).
-These operators move data and do not compute, so the oracle's answers are exact. Values follow
+These operators move data and do not compute, so the oracle's answers are exact. The tensor
+operators exporters put around them (Split, Gather, Slice, Add, Cast, ...) are in tensor_ops.py
+and elementwise.py, at every version onnx.defs has. Values follow
 onnx's backend convention: an ndarray is a tensor, a list is a sequence, None is an empty
 optional, and a present optional is the value itself. `MISSING` stands for an input that was
 left off or omitted with "".
@@ -21,7 +23,6 @@ helpers the spec's entries use, public so that a variant entry reads inputs the 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -41,7 +42,9 @@ from .._core.value_types import ValueType, from_type_proto
 # MISSING is a word of the oracle's own interface (the docstring above)
 from .._core.work import MISSING as MISSING
 from .._core.work import Spent, budget_text, check_elements, elements_of, measure, work_of
-from .constants import constant, constant_of_shape
+from .constants import constant
+from .elementwise import ELEMENTWISE_OPERATORS
+from .tensor_ops import SHAPE_OPERATORS, axis_index
 
 #: The operators whose spec behaviour this module implements, beside the helpers below: every
 #: sequence/optional operator onnx.defs knows and the carriers (tests check each has a function).
@@ -114,7 +117,7 @@ def split_to_sequence(tensor: np.ndarray, split: Any = MISSING, axis: int = 0,
     rank = tensor.ndim
     if rank == 0:
         raise OracleError("SplitToSequence cannot split a 0-d tensor: it has no axis")
-    axis = _axis(axis, rank, "SplitToSequence axis")
+    axis = axis_index(axis, rank, "SplitToSequence axis")
     size = tensor.shape[axis]
     if split is MISSING:
         lengths = [1] * size
@@ -157,13 +160,13 @@ def concat_from_sequence(sequence: list[Any], axis: int, new_axis: int = 0) -> n
         raise OracleError("ConcatFromSequence's tensors differ in rank: "
                           + ", ".join(str(list(t.shape)) for t in sequence))
     if new_axis == 1:
-        axis = _axis(axis, rank + 1, "ConcatFromSequence axis (new_axis=1)")
+        axis = axis_index(axis, rank + 1, "ConcatFromSequence axis (new_axis=1)")
         if any(t.shape != sequence[0].shape for t in sequence):
             raise OracleError("ConcatFromSequence with new_axis=1 needs tensors of one shape")
         return np.stack(sequence, axis=axis)
     if rank == 0:
         raise OracleError("ConcatFromSequence with new_axis=0 cannot join 0-d tensors")
-    axis = _axis(axis, rank, "ConcatFromSequence axis")
+    axis = axis_index(axis, rank, "ConcatFromSequence axis")
     for t in sequence:
         if [d for i, d in enumerate(t.shape) if i != axis] != [
                 d for i, d in enumerate(sequence[0].shape) if i != axis]:
@@ -242,12 +245,6 @@ def position_index(position: Any, count: int, op: str, allow_end: bool) -> int:
         raise OracleError(f"{op} position {value} is out of the accepted range [{-count}, "
                           f"{high}] for a sequence of {count} tensor(s)")
     return value + count if value < 0 else value
-
-
-def _axis(axis: int, rank: int, what: str) -> int:
-    if not -rank <= axis <= rank - 1:
-        raise OracleError(f"{what} {axis} is out of the accepted range [{-rank}, {rank - 1}]")
-    return axis + rank if axis < 0 else axis
 
 
 def _same_dtype(tensors: Sequence[Any], what: str) -> None:
@@ -445,53 +442,6 @@ def loop(rules: LoopRules = LoopRules()) -> Operator:
     return run
 
 
-def _shape(tensor: Any, attributes: dict[str, Any]) -> np.ndarray:
-    shape = np.array(np.asarray(tensor).shape, dtype=np.int64)
-    rank = len(shape)
-    start = attributes.get("start", 0)
-    end = attributes.get("end", rank)
-    start, end = (min(max(v + rank if v < 0 else v, 0), rank) for v in (start, end))
-    return shape[start:end]
-
-
-def _unsqueeze(node: Node, args: list[Any], attributes: dict[str, Any],
-        context: Context) -> list[Any]:
-    data = np.asarray(args[0])
-    axes: Any = attributes.get("axes") if len(args) < 2 else [
-        int(a) for a in np.asarray(args[1]).reshape(-1)]
-    rank = data.ndim + len(axes)
-    for axis in sorted(_axis(a, rank, "Unsqueeze axis") for a in axes):
-        data = np.expand_dims(data, axis)
-    return [data]
-
-
-def _slice(node: Node, args: list[Any], attributes: dict[str, Any],
-        context: Context) -> list[Any]:
-    """Slice-10 and later (starts, ends, axes, steps as inputs), numpy's clamping rules."""
-    data, starts, ends, *rest = args + [MISSING] * (5 - len(args))
-    data = np.asarray(data)
-    axes = range(len(starts)) if rest[0] is MISSING else [int(a) for a in rest[0]]
-    steps = [1] * len(starts) if rest[1] is MISSING else [int(s) for s in rest[1]]
-    index = [slice(None)] * data.ndim
-    for start, end, axis, step in zip(starts, ends, axes, steps, strict=True):
-        index[_axis(axis, data.ndim, "Slice axis")] = slice(int(start), int(end), step)
-    return [np.array(data[tuple(index)])]
-
-
-def _binary(function: Callable[[np.ndarray, np.ndarray], Any]) -> Operator:
-    def run(node: Node, args: list[Any], attributes: dict[str, Any],
-            context: Context) -> list[Any]:
-        left, right = (np.asarray(a) for a in args)
-        if left.dtype != right.dtype:
-            raise OracleError(f"{node.op_type} inputs differ in type: {left.dtype}, "
-                              f"{right.dtype}")
-        shape = np.broadcast_shapes(left.shape, right.shape)  # ValueError if they do not
-        check_elements(math.prod(shape), f"{node.op_type}'s result")
-        with np.errstate(all="ignore"):
-            return [np.asarray(function(left, right))]
-    return run
-
-
 _SPEC_TABLE: dict[str, Operator] = {
     "SequenceConstruct": lambda n, a, at, c: [sequence_construct(*a)],
     "SequenceEmpty": lambda n, a, at, c: [sequence_empty()],
@@ -511,19 +461,10 @@ _SPEC_TABLE: dict[str, Operator] = {
     "Identity": lambda n, a, at, c: [identity(*a)],
     "If": _run_if,
     "Loop": loop(),
-    # Helpers that bodies and conditions use; ordinary numpy arithmetic in the input type.
-    "Add": _binary(np.add),
-    "Sub": _binary(np.subtract),
-    "Mul": _binary(np.multiply),
-    "Less": _binary(np.less),
-    "Greater": _binary(np.greater),
-    "Equal": _binary(np.equal),
-    "Not": lambda n, a, at, c: [np.logical_not(np.asarray(a[0]))],
     "Constant": lambda n, a, at, c: [constant(at)],
-    "ConstantOfShape": lambda n, a, at, c: [constant_of_shape(a, at)],
-    "Shape": lambda n, a, at, c: [_shape(a[0], at)],
-    "Unsqueeze": _unsqueeze,
-    "Slice": _slice,
+    # the tensor operators exporters put around sequences (tensor_ops.py, elementwise.py)
+    **SHAPE_OPERATORS,
+    **ELEMENTWISE_OPERATORS,
 }
 #: The spec's operator table, read-only: op_type -> `run(node, args, attributes, context)`.
 #: Build a variant with `{**OPERATORS, "SequenceAt": my_run}` and pass it to `run_graph`.

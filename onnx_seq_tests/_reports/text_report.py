@@ -14,6 +14,7 @@ import time
 from collections import Counter
 
 from .._core.errors import one_line
+from .._core.operators import CARRIERS, sequence_operators
 from .._core.suite_forms import SuiteForm
 from .._run.transformed import OWN_OUTCOMES
 from .._run.verifier import UNEXPECTED, Result
@@ -76,15 +77,23 @@ def _totals(results: list[Result], specs: list[str]) -> list[str]:
         [rule] if rule else [])
 
 
-def rollup_lines(results: list[Result], specs: list[str], about=None) -> list[str]:
+def rollup_lines(results: list[Result], specs: list[str], about=None,
+                 subjects_only: bool = False) -> list[str]:
     """The roll-up per operator as aligned columns: per backend and form, % passed and
-    passed/total (a tensor-boundary variant counts under the operators of its case)."""
+    passed/total (a tensor-boundary variant counts under the operators of its case). With
+    `subjects_only`, the rows of the sequence and optional operators and the carriers, and one
+    line naming the other operators the cases use (Add, Gather, ...)."""
     shown = forms(results)
     columns = [(spec, form) for spec in specs for form in shown]
     header = ["operator", *(one_line(s + _suffix(f)) for s, f in columns)]
+    table = rollup(results, about)
+    subjects = set(sequence_operators()) | set(CARRIERS)
+    others = [name for name in table if subjects_only and name not in subjects]
     rows = [[operator, *(_cell(cells.get(c, Counter())) for c in columns)]
-            for operator, cells in rollup(results, about).items()]
-    return _columns([header, *rows])
+            for operator, cells in table.items() if operator not in others]
+    tail = [f"(and {len(others)} other operator(s) the cases use, in the full report: "
+            + one_line(", ".join(others)) + ")"] if others else []
+    return _columns([header, *rows]) + tail
 
 
 def _suffix(form: SuiteForm) -> str:
@@ -143,10 +152,12 @@ def quiet_text(results: list[Result], specs: list[str]) -> str:
 
 
 def summary_text(results: list[Result], specs: list[str], about=None) -> str:
-    """`--summary`, one screen: the totals, the roll-up per operator, the failures (wrong
-    values, crashes, timeouts: at most SUMMARY_FAILURES, then a count), then errors and
-    refusals grouped by message with counts and one example (at most SUMMARY_GROUPS)."""
-    lines = _totals(results, specs) + [""] + rollup_lines(results, specs, about)
+    """`--summary`, one screen: the totals, the roll-up per sequence/optional operator and
+    carrier (the other operators named in one line), the failures (wrong values, crashes,
+    timeouts: at most SUMMARY_FAILURES, then a count), then errors and refusals grouped by
+    message with counts and one example (at most SUMMARY_GROUPS)."""
+    lines = _totals(results, specs) + [""] + rollup_lines(results, specs, about,
+                                                           subjects_only=True)
     worst = [r for r in by_severity(results) if r.outcome in ("fail", "crash", "timeout")]
     worst += [r for r in results if r.outcome == "xpass"]
     if worst:
