@@ -18,8 +18,9 @@ from foreign_suite import write_foreign_suite
 from onnx import helper, numpy_helper
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._core.value_types import parse_type
-from onnx_seq_tests._read.show import array_text, value_lines
+from onnx_seq_tests._core.value_kinds import parse_type
+from onnx_seq_tests._core.value_kinds.text import array_text
+from onnx_seq_tests._read.show import value_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"

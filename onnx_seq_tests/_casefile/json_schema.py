@@ -28,7 +28,7 @@ from typing import Any, cast
 
 from .._core import operators
 from .._core.elements import ELEMENTS
-from .._core.value_types import TYPE_FORMS
+from .._core.value_kinds import TYPE_FORMS
 from . import vocabulary as casefile
 
 #: What the loader refuses and the schema lets through (the schema sees YAML 1.2 data, not the

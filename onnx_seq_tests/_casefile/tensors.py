@@ -17,7 +17,7 @@ from .._core.budgets import MAX_TENSOR_ELEMENTS
 from .._core.elements import ELEMENTS
 from .._core.errors import ScalarError
 from .._core.problems import quote
-from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, innermost
+from .._core.value_kinds import OptionalType, SequenceType, TensorType, ValueType, innermost
 from .nodes import INVALID, NodeReader, did_you_mean, is_null, keys, plain
 from .vocabulary import EMPTY_MARKER_KEY, EMPTY_MARKER_VALUE, TYPE_GROUPS
 
@@ -76,7 +76,7 @@ class DataReader(NodeReader):
                                     f"element {i} of {what}")
                         for i, item in enumerate(items)]
             return INVALID if any(e is INVALID for e in elements) else elements
-        return self.tensor(node, value_type, what)
+        return self.tensor(node, cast(TensorType, value_type), what)
 
     def by_type_element(self, node, value_type: ValueType, what: str):
         """A sequence element may be {by_type: ...} too, so per-type tensors compose into

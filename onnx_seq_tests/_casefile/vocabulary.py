@@ -11,7 +11,7 @@ import re
 
 from onnx import AttributeProto as A
 
-from .._core.value_types import TYPE_FORMS
+from .._core.value_kinds import TYPE_FORMS
 
 CASE_KEYS = ("name", "doc", "opset", "for_each", "inputs", "initializers", "outputs", "nodes",
              "data_sets", "tolerance")

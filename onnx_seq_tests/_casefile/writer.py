@@ -24,7 +24,7 @@ from .._core.cases import Case, Graph, Node
 from .._core.elements import BY_DTYPE, nan_bits, nan_text
 from .._core.errors import NotExpressible
 from .._core.problems import quote
-from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, innermost
+from .._core.value_kinds import OptionalType, SequenceType, TensorType, ValueType, innermost
 from .vocabulary import ATTRIBUTE_FORMS, EMPTY_MARKER_KEY, EMPTY_MARKER_VALUE
 
 # -- cases ----------------------------------------------------------------------------------------
@@ -185,7 +185,7 @@ def value_data(value, value_type: ValueType, what: str):
     if isinstance(value_type, SequenceType):
         return Flow(value_data(v, value_type.element, what) for v in value)
     array = np.asarray(value)
-    if value_type.shape == array.shape and not _nests(array.shape):
+    if cast(TensorType, value_type).shape == array.shape and not _nests(array.shape):
         return Flow()  # no elements in a fixed shape such as [0, 3]: `[]` fills it
     return tensor_data(array, what)
 

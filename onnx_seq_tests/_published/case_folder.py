@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import onnx
@@ -21,15 +22,17 @@ from onnx import ModelProto, OptionalProto, SequenceProto
 
 from .._core.errors import ArgumentError, MissingFile, ReadError, Unreadable, Unsupported, one_line
 from .._core.problems import quote
-from .._core.value_types import (
+from .._core.value_kinds import (
     UNREADABLE_KINDS,
     OptionalType,
     SequenceType,
+    TensorType,
     ValueType,
+    decode,
     from_type_proto,
     type_text,
 )
-from .._suite.codec import decode, proto_class
+from .._suite.codec import proto_class
 from .bounded import (
     LIMITS,
     Limits,
@@ -264,6 +267,7 @@ def _mismatch(value, value_type: ValueType) -> str | None:
     if not isinstance(value, np.ndarray):
         return "holds a sequence where a tensor belongs"
     got = value.dtype
+    value_type = cast(TensorType, value_type)
     if value_type.element.kind == "string":
         return None if got.kind == "O" else f"holds {got.name} values where strings belong"
     if got != np.dtype(value_type.element.dtype):

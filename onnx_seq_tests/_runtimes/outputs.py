@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.value_types import OptionalType, SequenceType, ValueType
+from .._core.value_kinds import OptionalType, SequenceType, ValueType
 
 #: The message of a contract violation starts with this.
 PREFIX = "adapter error: "

@@ -44,7 +44,7 @@ import numpy as np
 from .._core import operators as schemas
 from .._core.cases import Case, DataSet, Graph, Node, ValueDecl, graphs
 from .._core.elements import ELEMENTS
-from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
+from .._core.value_kinds import OptionalType, SequenceType, TensorType, ValueType
 
 _INT64 = TensorType(ELEMENTS["int64"], ())
 _BOOL = TensorType(ELEMENTS["bool"], ())
@@ -166,6 +166,7 @@ class BoundaryBuilder:
             self.node(self.before, "SequenceConstruct", sources, [name],
                       [element] * len(sources), [value_type])
         else:
+            value_type = cast(OptionalType, value_type)
             if value[0] is None:
                 self.node(self.before, "Optional", [], [name], [], [value_type],
                           type=value_type.element)
@@ -205,6 +206,7 @@ class BoundaryBuilder:
                                               f"element {k} of {of}"))
                 expected.append([v[k] for v in value])
         else:
+            value_type = cast(OptionalType, value_type)
             has = self.fresh(f"{name}_has_element")
             self.node(self.after, "OptionalHasElement", [name], [has], [value_type], [_BOOL])
             self.outputs.append(self.decl(has, _BOOL, f"presence of {of}"))

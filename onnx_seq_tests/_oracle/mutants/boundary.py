@@ -10,7 +10,7 @@ import numpy as np
 
 from ..._core.elements import PACKED_PER_BYTE
 from ..._core.errors import MutantError
-from ..._core.value_types import OptionalType, SequenceType
+from ..._core.value_kinds import OptionalType, SequenceType
 from .kit import (
     Mutant,
     TensorChange,
