@@ -60,6 +60,9 @@ class TensorIO:
 
 def derive(case: Case) -> TensorIO:
     """The tensor-boundary variants of `case`, one per distinct signature of its data sets."""
+    for decl in [*case.graph.inputs, *case.graph.outputs]:
+        if decl.type.untensorable():
+            return TensorIO((), decl.type.untensorable())
     groups: dict[tuple, list[int]] = {}
     for k, data_set in enumerate(case.data_sets):
         groups.setdefault(signature(case, data_set), []).append(k)

@@ -1,5 +1,5 @@
 """The value kinds and the dispatch to them: one module per kind (tensor.py, sequence.py,
-optional.py), each a class deriving from `base.ValueType` that owns every part of its kind
+optional.py, map.py), each a class deriving from `base.ValueType` that owns every part of its kind
 (base.py lists them); the functions here find the kind and hand over.
 
 A shape belongs to the innermost tensor type; a dim is an int (fixed), a str (symbolic) or None
@@ -22,26 +22,27 @@ from typing import Any, cast
 import onnx
 from onnx import TypeProto
 
-from ..differences import Difference
+from ..differences import Difference, Place
 from ..elements import BY_PROTO
 from ..errors import TypeTextError
 from ..problems import quote
 from .base import Comparing, Shape, ValueType
+from .map import MapType
 from .optional import OptionalType
 from .sequence import SequenceType
 from .tensor import TensorType
 from .text import shown
 
-__all__ = ["KINDS", "TYPE_FORMS", "UNREADABLE_KINDS", "OptionalType", "SequenceType", "Shape",
-           "TensorType", "ValueType", "boundary_types", "decode", "describe", "differ",
+__all__ = ["KINDS", "TYPE_FORMS", "UNREADABLE_KINDS", "MapType", "OptionalType", "SequenceType",
+           "Shape", "TensorType", "ValueType", "boundary_types", "decode", "describe", "differ",
            "encode", "from_type_proto", "innermost", "kind_of_value", "parse_type",
            "to_type_proto", "type_text"]
 
 #: Every value kind, in the order a value of unknown type is matched against them (`holds`).
-KINDS: tuple[type[ValueType], ...] = (OptionalType, TensorType, SequenceType)
+KINDS: tuple[type[ValueType], ...] = (OptionalType, TensorType, SequenceType, MapType)
 
 #: Every form a value type takes, T an element type name; `parse_type` reads exactly these.
-TYPE_FORMS = tuple(form for kind in (TensorType, SequenceType, OptionalType)
+TYPE_FORMS = tuple(form for kind in (TensorType, MapType, SequenceType, OptionalType)
                    for form in kind.FORMS)
 
 _BY_WORD = {kind.WORD: kind for kind in KINDS}
@@ -80,8 +81,7 @@ def from_type_proto(proto: TypeProto) -> ValueType:
 
 
 #: The value kinds onnx has that this tool cannot read, by TypeProto field, as messages say them.
-UNREADABLE_KINDS = {"map_type": "a map", "sparse_tensor_type": "a sparse tensor",
-                    "opaque_type": "an opaque value"}
+UNREADABLE_KINDS = {"sparse_tensor_type": "a sparse tensor", "opaque_type": "an opaque value"}
 
 
 def type_text(proto: TypeProto, depth: int = 64) -> str:
@@ -148,7 +148,7 @@ def describe(value: Any) -> str:
 
 
 def differ(expected: Any, actual: Any, value_type: ValueType | None, atol: float, rtol: float,
-           elements: tuple[int, ...] = ()) -> list[Difference]:
+           elements: Place = ()) -> list[Difference]:
     """The differences between one expected value and one actual value, inside the sequence
     `elements` of an output; with no type, the kind of `expected` decides."""
     comparing = Comparing(atol, rtol, lambda e, a, t, inside: _differ(e, a, t, inside, comparing),
@@ -156,7 +156,7 @@ def differ(expected: Any, actual: Any, value_type: ValueType | None, atol: float
     return _differ(expected, actual, value_type, elements, comparing)
 
 
-def _differ(expected: Any, actual: Any, value_type: ValueType | None, elements: tuple[int, ...],
+def _differ(expected: Any, actual: Any, value_type: ValueType | None, elements: Place,
             comparing: Comparing) -> list[Difference]:
     if value_type is None:
         value_type = kind_of_value(expected).bare()

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from onnx import TypeProto
 
-from ..differences import Difference
+from ..differences import Difference, Place
 from ..errors import TypeTextError
 from ..problems import quote
 
@@ -27,7 +27,7 @@ Dim = int | str | None
 Shape = tuple[Dim, ...] | None
 
 #: How a comparison goes on inside a value: (expected, actual, type or None, sequence elements).
-Differ = Callable[[Any, Any, "ValueType | None", tuple[int, ...]], list[Difference]]
+Differ = Callable[[Any, Any, "ValueType | None", Place], list[Difference]]
 #: A named dim's first size and where it was seen, shared by the values of one data set.
 Bindings = dict[str, tuple[int, str]]
 
@@ -41,7 +41,7 @@ class Comparing:
     inside: Differ
     describe: Callable[[Any], str]
 
-    def other_kind(self, expected: Any, actual: Any, elements: tuple[int, ...]) -> Difference:
+    def other_kind(self, expected: Any, actual: Any, elements: Place) -> Difference:
         """`actual` is not the kind of value `expected` is; an empty optional where a value is
         expected is kind optional."""
         return Difference("optional" if actual is None else "kind", self.describe(expected),
@@ -109,7 +109,7 @@ class ValueType(ABC):
         """The kind alone, elements unknown: how a value is compared when no type is known."""
 
     @abstractmethod
-    def differ(self, expected: Any, actual: Any, elements: tuple[int, ...],
+    def differ(self, expected: Any, actual: Any, elements: Place,
                comparing: Comparing) -> list[Difference]:
         """The differences of `actual` from `expected` (the structure of this kind; the
         values inside through `comparing.inside`), inside the sequence `elements`."""
@@ -117,6 +117,11 @@ class ValueType(ABC):
     @abstractmethod
     def check(self, value: Any, label: str, bindings: Bindings, messages: list[str]) -> None:
         """Append to `messages` each way `value` breaks this type (ONNX IR.md)."""
+
+    @abstractmethod
+    def untensorable(self) -> str:
+        """Why the tensor-boundary form (`_suite/tensor_io.py`) cannot carry a value of this
+        type; "" when it can (it builds it from tensors and takes it apart into tensors)."""
 
     @abstractmethod
     def render(self, head: str, value: Any, full: bool) -> list[str]:
@@ -157,6 +162,9 @@ class Holder(ValueType):
 
     def innermost(self) -> ValueType:
         return self.element.innermost()
+
+    def untensorable(self) -> str:
+        return self.element.untensorable()
 
     @classmethod
     def bare(cls) -> ValueType:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from onnx import OptionalProto
 
-from ..differences import Difference
+from ..differences import Difference, Place
 from .base import Bindings, Comparing, Holder
 
 #: OptionalProto's field and elem_type of each element kind, by the kind's word.
@@ -28,8 +28,9 @@ class OptionalType(Holder):
     WORD: ClassVar[str] = "optional"
     TYPE_FIELD: ClassVar[str] = "optional_type"
     PROTO: ClassVar[type] = OptionalProto
-    FORMS: ClassVar[tuple[str, ...]] = ("optional(tensor(T))", "optional(seq(tensor(T)))")
-    ELEMENTS: ClassVar[tuple[str, ...]] = ("tensor", "seq")
+    FORMS: ClassVar[tuple[str, ...]] = ("optional(tensor(T))", "optional(seq(tensor(T)))",
+                                        "optional(map(K, V))")
+    ELEMENTS: ClassVar[tuple[str, ...]] = ("tensor", "seq", "map")
     REFUSAL: ClassVar[str] = "an optional cannot hold an optional"
 
     def encode(self, value: Any, empty_optional: str) -> OptionalProto:
@@ -58,7 +59,7 @@ class OptionalType(Holder):
     def describe(value: Any) -> str:
         return "an empty optional (None)"
 
-    def differ(self, expected: Any, actual: Any, elements: tuple[int, ...],
+    def differ(self, expected: Any, actual: Any, elements: Place,
                comparing: Comparing) -> list[Difference]:
         if expected is None:
             if actual is None:

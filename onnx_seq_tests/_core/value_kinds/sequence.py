@@ -12,13 +12,16 @@ from typing import Any, ClassVar
 
 from onnx import SequenceProto
 
-from ..differences import Difference
+from ..differences import Difference, Place
 from .base import Bindings, Comparing, Holder
 from .text import array_text, dtype_name, indented, shape_text
 
-#: SequenceProto's field of each element kind, by the kind's word.
-_FIELDS = {"tensor": ("tensor_values", SequenceProto.TENSOR),
-           "map": ("map_values", SequenceProto.MAP)}
+#: SequenceProto's field and elem_type for elements of each kind, by the kind's word (a
+#: sequence type holds tensors or maps; a map's values are a SequenceProto of any kind).
+SEQUENCE_FIELDS = {"tensor": ("tensor_values", SequenceProto.TENSOR),
+                   "seq": ("sequence_values", SequenceProto.SEQUENCE),
+                   "map": ("map_values", SequenceProto.MAP),
+                   "optional": ("optional_values", SequenceProto.OPTIONAL)}
 
 
 @dataclass(frozen=True)
@@ -26,19 +29,20 @@ class SequenceType(Holder):
     WORD: ClassVar[str] = "seq"
     TYPE_FIELD: ClassVar[str] = "sequence_type"
     PROTO: ClassVar[type] = SequenceProto
-    FORMS: ClassVar[tuple[str, ...]] = ("seq(tensor(T))",)
-    ELEMENTS: ClassVar[tuple[str, ...]] = ("tensor",)
-    REFUSAL: ClassVar[str] = "a sequence holds tensors, write seq(tensor(T))"
+    FORMS: ClassVar[tuple[str, ...]] = ("seq(tensor(T))", "seq(map(K, V))")
+    ELEMENTS: ClassVar[tuple[str, ...]] = ("tensor", "map")
+    REFUSAL: ClassVar[str] = "a sequence holds tensors or maps, write seq(tensor(T)) or " \
+        "seq(map(K, V))"
 
     def encode(self, value: Any, empty_optional: str) -> SequenceProto:
-        field, elem_type = _FIELDS[self.element.WORD]
+        field, elem_type = SEQUENCE_FIELDS[self.element.WORD]
         proto = SequenceProto(elem_type=elem_type)
         getattr(proto, field).extend(self.element.encode(v, empty_optional) for v in value)
         return proto
 
     @classmethod
     def decode(cls, proto: Any, recurse: Callable[[Any], Any]) -> list[Any]:
-        fields = {elem_type: field for field, elem_type in _FIELDS.values()}
+        fields = {elem_type: field for field, elem_type in SEQUENCE_FIELDS.values()}
         if proto.elem_type == SequenceProto.UNDEFINED:
             return [recurse(t) for t in proto.tensor_values]
         if proto.elem_type not in fields:
@@ -53,7 +57,7 @@ class SequenceType(Holder):
     def describe(value: Any) -> str:
         return f"a sequence of length {len(value)}"
 
-    def differ(self, expected: Any, actual: Any, elements: tuple[int, ...],
+    def differ(self, expected: Any, actual: Any, elements: Place,
                comparing: Comparing) -> list[Difference]:
         if not self.holds(actual):
             return [comparing.other_kind(expected, actual, elements)]

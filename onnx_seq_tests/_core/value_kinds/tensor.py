@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 from onnx import TensorProto, TypeProto, helper, numpy_helper
 
-from ..differences import Difference
+from ..differences import Difference, Place
 from ..elements import BY_DTYPE, BY_PROTO, ELEMENTS, ElementType, is_nan, nan_text
 from ..errors import TypeTextError
 from ..problems import quote
@@ -86,7 +86,7 @@ class TensorType(ValueType):
     def bare(cls) -> ValueType:
         return cls(None)  # type: ignore[arg-type]  # the kind alone: no element known
 
-    def differ(self, expected: Any, actual: Any, elements: tuple[int, ...],
+    def differ(self, expected: Any, actual: Any, elements: Place,
                comparing: Comparing) -> list[Difference]:
         if not self.holds(actual):
             return [comparing.other_kind(expected, actual, elements)]
@@ -105,6 +105,9 @@ class TensorType(ValueType):
             return
         if self.shape is not None:
             _check_shape(value, self.shape, label, bindings, messages)
+
+    def untensorable(self) -> str:
+        return ""
 
     def render(self, head: str, value: Any, full: bool) -> list[str]:
         array = np.asarray(value)
@@ -147,7 +150,7 @@ def _check_shape(array: np.ndarray, shape: tuple[Dim, ...], label: str, bindings
 
 # -- comparing values -------------------------------------------------------------------------
 
-def _compare_tensor(expected: np.ndarray, actual: np.ndarray, elements: tuple[int, ...],
+def _compare_tensor(expected: np.ndarray, actual: np.ndarray, elements: Place,
                     atol: float, rtol: float) -> list[Difference]:
     if actual.dtype != expected.dtype:
         return [Difference("dtype", dtype_text(expected.dtype), dtype_text(actual.dtype),

@@ -76,5 +76,9 @@ def dtype_text(dtype: np.dtype) -> str:
 def shown(value: Any) -> str:
     """A value as a message shows it, at most MAX_SHOWN characters: a str or bytes by its
     repr (cut like any other: a backend's long string must not make a long message)."""
-    text = repr(value) if isinstance(value, (str, bytes)) else str(value)
+    return cut(repr(value) if isinstance(value, (str, bytes)) else str(value))
+
+
+def cut(text: str) -> str:
+    """`text`, cut to at most MAX_SHOWN characters."""
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 3] + "..."
