@@ -38,9 +38,9 @@ _PUBLIC = {
     "Node": ("._core.cases", "Node"),
     "ValueDecl": ("._core.cases", "ValueDecl"),
     "DataSet": ("._core.cases", "DataSet"),
-    "TensorType": ("._core.value_types", "TensorType"),
-    "SequenceType": ("._core.value_types", "SequenceType"),
-    "OptionalType": ("._core.value_types", "OptionalType"),
+    "TensorType": ("._core.value_kinds", "TensorType"),
+    "SequenceType": ("._core.value_kinds", "SequenceType"),
+    "OptionalType": ("._core.value_kinds", "OptionalType"),
     "ElementType": ("._core.elements", "ElementType"),
     "SeqTestsError": ("._core.errors", "SeqTestsError"),
     "CaseFileError": ("._core.errors", "CaseFileError"),
@@ -63,7 +63,7 @@ if TYPE_CHECKING:  # what a type checker or an IDE sees; at run time __getattr__
     from ._core.elements import ElementType
     from ._core.errors import CannotTake, CaseFileError, OutputError, ReadError, SeqTestsError
     from ._core.problems import Problem
-    from ._core.value_types import OptionalType, SequenceType, TensorType
+    from ._core.value_kinds import OptionalType, SequenceType, TensorType
     from ._published.case_folder import CaseFolder, read_case_folder
     from ._published.resources import suite_dir
     from ._run.backend_test import backend_test

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import onnx
 
-from onnx_seq_tests._core.value_types import boundary_types
+from onnx_seq_tests._core.value_kinds import boundary_types
 from onnx_seq_tests._suite.codec import encode
 
 SEQUENCE_OR_OPTIONAL = ("Sequence", "Optional", "ConcatFromSequence", "SplitToSequence")

@@ -190,7 +190,8 @@ def test_required_attribute_left_out(refuse):
 def test_malformed_type_string(refuse):
     refuse("malformed_type.yaml",
            "malformed_type.yaml:4:23: 'tensor(float' is not a type; write tensor(T), "
-           "seq(tensor(T)), optional(tensor(T)) or optional(seq(tensor(T)))")
+           "map(K, V), seq(tensor(T)), seq(map(K, V)), optional(tensor(T)), "
+           "optional(seq(tensor(T))) or optional(map(K, V))")
 
 
 def test_type_the_schema_does_not_allow(refuse):

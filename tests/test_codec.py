@@ -7,16 +7,17 @@ import pytest
 from onnx import OptionalProto, SequenceProto, numpy_helper
 
 from onnx_seq_tests._core.elements import ELEMENTS
-from onnx_seq_tests._core.value_types import (
+from onnx_seq_tests._core.value_kinds import (
     OptionalType,
     SequenceType,
     TensorType,
+    decode,
     from_type_proto,
     innermost,
     parse_type,
     to_type_proto,
 )
-from onnx_seq_tests._suite.codec import decode, encode, parse
+from onnx_seq_tests._suite.codec import encode, parse
 
 
 def sample(name: str) -> np.ndarray:

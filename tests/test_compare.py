@@ -13,7 +13,7 @@ from onnx.backend.test.runner import Runner
 
 from onnx_seq_tests._core.compare import assert_outputs_match, compare_outputs
 from onnx_seq_tests._core.errors import OutputMismatch
-from onnx_seq_tests._core.value_types import parse_type
+from onnx_seq_tests._core.value_kinds import parse_type
 
 f32 = np.float32
 

@@ -13,7 +13,7 @@ import pytest
 
 from onnx_seq_tests._core.compare import compare_outputs, differences
 from onnx_seq_tests._core.differences import KINDS, SIGNATURE_KIND, Difference
-from onnx_seq_tests._core.value_types import parse_type
+from onnx_seq_tests._core.value_kinds import parse_type
 from onnx_seq_tests._fuzz.judge import Verdict
 from onnx_seq_tests._run.verifier import verify
 

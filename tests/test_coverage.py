@@ -197,7 +197,7 @@ def test_graph_inputs_as_positions_and_splits_are_structural_features():
     """A position or split that is a graph input (of the graph or read by a body inside it),
     not one from an initializer or another node."""
     from onnx_seq_tests._core.cases import Graph, ValueDecl
-    from onnx_seq_tests._core.value_types import parse_type
+    from onnx_seq_tests._core.value_kinds import parse_type
 
     def graph(nodes, inputs):
         return Graph(tuple(ValueDecl(n, parse_type("tensor(int64)"), HERE) for n in inputs),

@@ -15,7 +15,7 @@ from onnx import TensorProto, helper
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.errors import NotJudged
-from onnx_seq_tests._core.value_types import parse_type
+from onnx_seq_tests._core.value_kinds import parse_type
 from onnx_seq_tests._published.case_folder import read_case_folder
 from onnx_seq_tests._published.discovery import find_cases
 from onnx_seq_tests._run.inference import InferenceFinding, judge

@@ -8,7 +8,7 @@ import numpy as np
 from onnx_seq_tests._core import ir_checks
 from onnx_seq_tests._core.cases import Case, DataSet, Graph, Initializer, ValueDecl
 from onnx_seq_tests._core.problems import Where
-from onnx_seq_tests._core.value_types import parse_type
+from onnx_seq_tests._core.value_kinds import parse_type
 
 HERE = Where("cases/x.yaml", 3, 5)
 

@@ -15,7 +15,6 @@ import onnx
 import pytest
 from click.testing import CliRunner
 from conftest import MINI_CASES
-from map_models import MAP_FOLDERS, write_dict_vectorizer_folder, write_zipmap_folder
 from onnx import SequenceProto, helper, numpy_helper
 
 from onnx_seq_tests._cli import main
@@ -54,27 +53,29 @@ def _wrong_type(folder: Path) -> None:  # a sequence where the graph declares a 
         .SerializeToString())
 
 
+def _sparse_input(folder: Path) -> None:  # a kind of value this tool cannot read
+    model = onnx.load(folder / "model.onnx")
+    model.graph.input[0].type.CopyFrom(onnx.TypeProto())
+    model.graph.input[0].type.sparse_tensor_type.elem_type = onnx.TensorProto.FLOAT
+    onnx.save(model, folder / "model.onnx")
+
+
 DAMAGE = {  # how a folder is damaged -> the word its line says
     "fifo": (_fifo, "unreadable", "not a regular file (a FIFO)"),
     "dev-zero": (_dev_zero, "unreadable", "not a regular file (a character device)"),
     "truncated-pb": (_truncated, "corrupt", "not a valid TensorProto"),
     "corrupt-model": (_corrupt_model, "corrupt", "not a valid ONNX model"),
     "wrong-type": (_wrong_type, "corrupt", "TensorProto"),
-    "zipmap": (write_zipmap_folder, "unsupported", "this tool cannot read a map: "
-               + MAP_FOLDERS["test_zipmap"][1]),
-    "dict-vectorizer": (write_dict_vectorizer_folder, "unsupported", "this tool cannot read a "
-                        "map: " + MAP_FOLDERS["test_dict_vectorizer"][1]),
+    "sparse": (_sparse_input, "unsupported", "this tool cannot read a sparse tensor: graph "
+               "input"),
 }
-#: The damages that write a folder of their own (a model with a map) rather than damage a copy.
-WRITTEN = {"zipmap", "dict-vectorizer"}
 
 
 def damaged_suite(mini_suite: Path, how: str) -> Path:
     """The mini-suite with one more folder, damaged as `how` says."""
     folder = mini_suite / SUITE / DAMAGED
     damage = DAMAGE[how][0]
-    if how not in WRITTEN:
-        shutil.copytree(mini_suite / SUITE / MINI_CASES[0], folder)
+    shutil.copytree(mini_suite / SUITE / MINI_CASES[0], folder)
     damage(folder)
     return mini_suite
 
@@ -109,7 +110,7 @@ def test_show_of_good_folders_exits_0(mini_suite):
     assert result.exit_code == 0 and result.stderr == ""
 
 
-@pytest.mark.parametrize("how", ["fifo", "zipmap"])
+@pytest.mark.parametrize("how", ["fifo", "sparse"])
 def test_coverage_counts_every_readable_folder_beside_a_bad_one(mini_suite, tmp_path, how):
     good = CliRunner().invoke(main, ["coverage", str(mini_suite)])
     assert good.exit_code == 0, good.output
@@ -125,7 +126,7 @@ def test_coverage_counts_every_readable_folder_beside_a_bad_one(mini_suite, tmp_
     assert markdown.read_text(encoding="utf-8") == good.stdout
 
 
-@pytest.mark.parametrize("how", ["truncated-pb", "zipmap"])
+@pytest.mark.parametrize("how", ["truncated-pb", "sparse"])
 def test_docs_writes_the_pages_of_every_readable_folder_beside_a_bad_one(mini_suite, tmp_path,
                                                                         how):
     good_out, out = tmp_path / "good", tmp_path / "pages"
@@ -160,8 +161,7 @@ def damaged_suite_of_one(tmp_path: Path, how: str) -> Path:
     suite = tmp_path / "suite"
     folder = suite / SUITE / DAMAGED
     damage = DAMAGE[how][0]
-    if how not in WRITTEN:
-        shutil.copytree(ROOT / "generated" / SUITE / MINI_CASES[0], folder)
+    shutil.copytree(ROOT / "generated" / SUITE / MINI_CASES[0], folder)
     damage(folder)
     return suite
 
@@ -315,12 +315,12 @@ def test_docs_of_a_suite_it_cannot_read_at_all_writes_nothing(tmp_path):
 
 
 def test_coverage_of_a_suite_it_cannot_read_at_all_writes_nothing(tmp_path):
-    suite = damaged_suite_of_one(tmp_path, "zipmap")
+    suite = damaged_suite_of_one(tmp_path, "sparse")
     markdown = tmp_path / "coverage.md"
     markdown.write_text("# the committed report\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["coverage", str(suite), "--markdown", str(markdown)])
     assert result.exit_code == 1, result.output
-    _skip_line(result.stderr, "zipmap")
+    _skip_line(result.stderr, "sparse")
     assert result.stderr.splitlines()[-1] == \
         "error: no case folder could be read (1 unsupported); nothing was written"
     assert markdown.read_text(encoding="utf-8") == "# the committed report\n"

@@ -29,7 +29,7 @@ from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.elements import BY_PROTO
 from onnx_seq_tests._core.errors import ReadError, SeqTestsError
 from onnx_seq_tests._core.suite_forms import SuiteForm
-from onnx_seq_tests._core.value_types import TensorType
+from onnx_seq_tests._core.value_kinds import TensorType
 from onnx_seq_tests._published.bounded import Limits, parse_json
 from onnx_seq_tests._published.case_folder import read_case_folder, read_value
 from onnx_seq_tests._published.coverage import suite_coverage

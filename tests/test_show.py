@@ -18,8 +18,9 @@ from foreign_suite import write_foreign_suite
 from onnx import helper, numpy_helper
 
 from onnx_seq_tests._cli import main
-from onnx_seq_tests._core.value_types import parse_type
-from onnx_seq_tests._read.show import array_text, value_lines
+from onnx_seq_tests._core.value_kinds import parse_type
+from onnx_seq_tests._core.value_kinds.text import array_text
+from onnx_seq_tests._read.show import value_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
@@ -184,12 +185,13 @@ def test_model_that_does_not_parse(good_folder):
     _one_error(show(good_folder), "model.onnx", "not a valid ONNX model")
 
 
-def test_model_with_a_map_input(good_folder):
+def test_model_with_a_map_input_whose_data_is_no_map(good_folder):
+    """A map is a kind this tool reads: the data set's .pb must hold a MapProto."""
     model = onnx.load(good_folder / "model.onnx")
     model.graph.input[0].type.CopyFrom(helper.make_map_type_proto(
         onnx.TensorProto.INT64, helper.make_tensor_type_proto(1, [])))
     (good_folder / "model.onnx").write_bytes(model.SerializeToString())
-    _one_error(show(good_folder), "model.onnx", "cannot read")
+    _one_error(show(good_folder), "input_0.pb", "does not hold a MapProto")
 
 
 def test_manifest_names_each_case_source_line():

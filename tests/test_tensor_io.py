@@ -22,7 +22,7 @@ from onnx_seq_tests._cli import main
 from onnx_seq_tests._core import operators as schemas
 from onnx_seq_tests._core.elements import ELEMENTS
 from onnx_seq_tests._core.suite_forms import SuiteForm
-from onnx_seq_tests._core.value_types import OptionalType, SequenceType, TensorType
+from onnx_seq_tests._core.value_kinds import OptionalType, SequenceType, TensorType
 from onnx_seq_tests._published.pack import pack
 from onnx_seq_tests._run.verifier import verify
 from onnx_seq_tests._suite import tensor_io

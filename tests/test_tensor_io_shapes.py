@@ -10,7 +10,7 @@ import pytest
 
 from onnx_seq_tests._core.elements import ELEMENTS
 from onnx_seq_tests._core.suite_forms import SuiteForm
-from onnx_seq_tests._core.value_types import TensorType
+from onnx_seq_tests._core.value_kinds import TensorType
 from onnx_seq_tests._published.case_folder import read_case_folder
 from onnx_seq_tests._suite import tensor_io
 

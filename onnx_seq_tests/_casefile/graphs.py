@@ -16,7 +16,7 @@ from .._core.cases import Graph, Initializer, Node, ValueDecl
 from .._core.elements import BY_DTYPE
 from .._core.errors import TypeTextError
 from .._core.problems import Where, quote
-from .._core.value_types import TensorType, parse_type
+from .._core.value_kinds import TensorType, parse_type
 from .nodes import INVALID, did_you_mean, is_null, keys, misspelled, plain
 from .nodes import kind as kind_of
 from .tensors import DataReader

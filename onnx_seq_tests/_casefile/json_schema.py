@@ -28,7 +28,7 @@ from typing import Any, cast
 
 from .._core import operators
 from .._core.elements import ELEMENTS
-from .._core.value_types import TYPE_FORMS
+from .._core.value_kinds import TYPE_FORMS
 from . import vocabulary as casefile
 
 #: What the loader refuses and the schema lets through (the schema sees YAML 1.2 data, not the
@@ -143,6 +143,11 @@ def _value_definitions() -> dict:
     empty = {"type": "object", "additionalProperties": False, "required": ["optional"],
              "properties": {"optional": {"const": casefile.EMPTY_MARKER_VALUE}},
              "description": "An empty optional: {optional: empty}."}
+    pair = {"type": "array", "minItems": 2, "maxItems": 2,
+            "items": [{"type": ["string", "integer"]}, _ref("value")]}
+    a_map = {"type": "object", "additionalProperties": False, "required": [casefile.MAP_KEY],
+             "properties": {casefile.MAP_KEY: {"type": "array", "items": pair}},
+             "description": "A map: {map: [[key, value], ...]}."}
     groups = sorted(ELEMENTS) + sorted(set(casefile.TYPE_GROUPS.values())) + ["default"]
     by_type = {
         "type": "object", "additionalProperties": False, "required": ["by_type"],
@@ -153,11 +158,14 @@ def _value_definitions() -> dict:
                            "(integers, floats, complexes, bool, string) or default."}}}
     return {
         "data": {"anyOf": [leaf, {"type": "array",
-                                  "items": {"anyOf": [_ref("data"), _ref("by_type")]}}],
+                                  "items": {"anyOf": [_ref("data"), _ref("by_type"),
+                                                      _ref("map")]}}],
                  "description": "A tensor as nested lists (a scalar for rank 0), or a "
-                                "sequence as a list of tensors (each may be a by_type)."},
+                                "sequence as a list of tensors (each may be a by_type) or of "
+                                "maps."},
         "by_type": by_type,
-        "value": {"anyOf": [_ref("data"), empty, _ref("by_type")]},
+        "map": a_map,
+        "value": {"anyOf": [_ref("data"), empty, _ref("by_type"), _ref("map")]},
         "values": {"type": "object", "additionalProperties": _ref("value"),
                    "description": "Graph value name -> value."},
     }
@@ -187,7 +195,7 @@ def _scalar_definitions() -> dict[str, Any]:
                               {"type": "string", "pattern": f"^.*{_PLACEHOLDER}.*$"}]},
         "type": {"type": "string", "pattern": _type_pattern(),
                  "description": ", ".join(TYPE_FORMS[:-1]) + f" or {TYPE_FORMS[-1]}; T an "
-                                "element type or {type}."},
+                                "element type or {type}, K a map's key type, V a type."},
         "shape": {"type": "array", "description": "Dims of the innermost tensor: integers, "
                   "names, or ~ for unknown.",
                   "items": {"anyOf": [

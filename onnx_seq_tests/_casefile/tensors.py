@@ -17,9 +17,16 @@ from .._core.budgets import MAX_TENSOR_ELEMENTS
 from .._core.elements import ELEMENTS
 from .._core.errors import ScalarError
 from .._core.problems import quote
-from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, innermost
+from .._core.value_kinds import (
+    MapType,
+    OptionalType,
+    SequenceType,
+    TensorType,
+    ValueType,
+    innermost,
+)
 from .nodes import INVALID, NodeReader, did_you_mean, is_null, keys, plain
-from .vocabulary import EMPTY_MARKER_KEY, EMPTY_MARKER_VALUE, TYPE_GROUPS
+from .vocabulary import EMPTY_MARKER_KEY, EMPTY_MARKER_VALUE, MAP_KEY, TYPE_GROUPS
 
 
 class DataReader(NodeReader):
@@ -56,9 +63,11 @@ class DataReader(NodeReader):
             if node is INVALID:
                 return INVALID
         if isinstance(value_type, OptionalType):
-            if isinstance(node, yaml.MappingNode):
+            if isinstance(node, yaml.MappingNode) and keys(node) != [MAP_KEY]:
                 return None if self.empty_marker(node, what) else INVALID
             return self.value(node, value_type.element, what)
+        if isinstance(value_type, MapType):
+            return self.map(node, value_type, what)
         if isinstance(node, yaml.MappingNode):
             if keys(node) == [EMPTY_MARKER_KEY]:
                 self.fail(node, f"{what} is {value_type}, not an optional; the empty-optional "
@@ -72,11 +81,47 @@ class DataReader(NodeReader):
                 return INVALID
             items = [self.by_type_element(item, value_type, what) for item in items]
             elements = [INVALID if item is INVALID else
+                        self.value(item, value_type.element, f"element {i} of {what}")
+                        if isinstance(value_type.element, MapType) else
                         self.tensor(item, cast(TensorType, value_type.element),
                                     f"element {i} of {what}")
                         for i, item in enumerate(items)]
             return INVALID if any(e is INVALID for e in elements) else elements
-        return self.tensor(node, value_type, what)
+        return self.tensor(node, cast(TensorType, value_type), what)
+
+    def map(self, node, map_type: MapType, what: str):
+        """A map, `{map: [[key, value], ...]}`, as a dict in the pairs' order; INVALID when a
+        pair, a key (of the key type, once) or a value is not right."""
+        if not (isinstance(node, yaml.MappingNode) and keys(node) == [MAP_KEY]):
+            return self.fail(node, f"{what} is {map_type}: write it {{{MAP_KEY}: [[key, value], "
+                                   "...]}")
+        pairs = self.sequence(node.value[0][1], f"{what} ({map_type}, a list of [key, value])")
+        if pairs is INVALID:
+            return INVALID
+        found: dict = {}
+        ok = True
+        for i, pair in enumerate(pairs):
+            if not (isinstance(pair, yaml.SequenceNode) and len(pair.value) == 2
+                    and isinstance(pair.value[0], yaml.ScalarNode)):
+                self.fail(pair, f"entry {i} of {what} must be a pair [key, value]")
+                ok = False
+                continue
+            key_node, value_node = pair.value
+            try:
+                key = map_type.key.parse(key_node.value, quoted=not plain(key_node))
+            except ScalarError as error:
+                self.fail(key_node, f"key of entry {i} of {what}: {error}")
+                ok = False
+                continue
+            key = key if isinstance(key, str) else int(key)  # type: ignore[call-overload]
+            if key in found:
+                self.fail(key_node, f"{what} has the key {key!r} twice")
+                ok = False
+                continue
+            found[key] = self.value(value_node, map_type.value, f"the value of key {key!r} of "
+                                                                f"{what}")
+            ok = ok and found[key] is not INVALID
+        return found if ok else INVALID
 
     def by_type_element(self, node, value_type: ValueType, what: str):
         """A sequence element may be {by_type: ...} too, so per-type tensors compose into

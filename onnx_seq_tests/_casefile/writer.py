@@ -24,8 +24,15 @@ from .._core.cases import Case, Graph, Node
 from .._core.elements import BY_DTYPE, nan_bits, nan_text
 from .._core.errors import NotExpressible
 from .._core.problems import quote
-from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, innermost
-from .vocabulary import ATTRIBUTE_FORMS, EMPTY_MARKER_KEY, EMPTY_MARKER_VALUE
+from .._core.value_kinds import (
+    MapType,
+    OptionalType,
+    SequenceType,
+    TensorType,
+    ValueType,
+    innermost,
+)
+from .vocabulary import ATTRIBUTE_FORMS, EMPTY_MARKER_KEY, EMPTY_MARKER_VALUE, MAP_KEY
 
 # -- cases ----------------------------------------------------------------------------------------
 
@@ -184,8 +191,11 @@ def value_data(value, value_type: ValueType, what: str):
         return value_data(value, value_type.element, what)
     if isinstance(value_type, SequenceType):
         return Flow(value_data(v, value_type.element, what) for v in value)
+    if isinstance(value_type, MapType):
+        return {MAP_KEY: [Flow([key, value_data(item, value_type.value, what)])
+                          for key, item in value.items()]}
     array = np.asarray(value)
-    if value_type.shape == array.shape and not _nests(array.shape):
+    if cast(TensorType, value_type).shape == array.shape and not _nests(array.shape):
         return Flow()  # no elements in a fixed shape such as [0, 3]: `[]` fills it
     return tensor_data(array, what)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .problems import Where
-from .value_types import ValueType
+from .value_kinds import ValueType
 
 #: The type of a declaration whose type is not known: the oracle's graphs read from protos
 #: where onnx gives none, the fuzzer's drafts before their types are inferred; the interpreter

@@ -18,18 +18,25 @@ from dataclasses import dataclass
 #:   optional  an empty optional where a value is expected, or a value where none is
 #:   kind      another value kind (a tensor for a sequence, a str for a tensor, ...)
 #:   length    a sequence of another length
+#:   keys      a map of other keys (or keys of another type: 0 is not '0')
 #:   dtype     a tensor of another element type
 #:   shape     a tensor of another shape
 #:   value     a tensor's values differ (`index` is the first, `differ` of `size` do)
 #:   bits      as value, but the first differing value is equal as a number and differs in
 #:             its bits only (the sign of a zero, a NaN's sign or payload)
-KINDS = ("outputs", "count", "optional", "kind", "length", "dtype", "shape", "value", "bits")
+KINDS = ("outputs", "count", "optional", "kind", "length", "keys", "dtype", "shape", "value",
+         "bits")
 
 #: The words of the fuzzer's signatures for each kind (`backend:outcome:KIND:...`): a finding's
 #: signature names its file, so these stay as they were when they were read from the messages.
 SIGNATURE_KIND = {"outputs": "count", "count": "count", "optional": "optional", "kind": "kind",
-                  "length": "length", "dtype": "dtype", "shape": "shape", "value": "value",
-                  "bits": "value"}
+                  "length": "length", "keys": "keys", "dtype": "dtype", "shape": "shape",
+                  "value": "value", "bits": "value"}
+
+
+#: Where inside an output a difference is, outermost first: a sequence element (its int
+#: position) or a map entry (a str, `key 0` or `key 'a'`).
+Place = tuple[int | str, ...]
 
 
 @dataclass(frozen=True)
@@ -41,7 +48,7 @@ class Difference:
     got: str  # a short text of what came, alike
     output: int | None = None  # the output's position; None: the list of outputs as a whole
     name: str = ""  # the output's graph name, when known
-    elements: tuple[int, ...] = ()  # the sequence elements it is inside, outermost first
+    elements: Place = ()  # the sequence elements and map entries it is inside
     index: tuple[int, ...] = ()  # kind value or bits: the first differing value's index
     differ: int = 0  # kind value or bits: how many values differ
     size: int = 0  # kind value or bits: how many values the tensor has
@@ -60,7 +67,8 @@ class Difference:
                 return ""
             base = f"output {self.output} ({self.name})" if self.name else \
                 f"output {self.output}"
-        place = base + "".join(f", element {k}" for k in self.elements)
+        place = base + "".join(f", element {k}" if isinstance(k, int) else f", {k}"
+                               for k in self.elements)
         if self.index:
             place += f", index {list(self.index)}"
         return place
@@ -89,6 +97,7 @@ _TEMPLATES = {
     "outputs": "expected a list of {e} output(s), got {g}",
     "count": "expected {e} output(s), got {g}",
     "length": "expected a sequence of length {e}, got length {g}",
+    "keys": "expected a map of keys {e}, got keys {g}",
     "dtype": "expected dtype {e}, got {g}",
     "shape": "expected shape {e}, got {g}",
 }

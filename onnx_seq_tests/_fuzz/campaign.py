@@ -22,7 +22,7 @@ from typing import Any
 
 from .._core.errors import FindingError, FuzzUsageError, NoResult
 from .._core.suite_forms import SuiteForm
-from .._core.value_types import innermost
+from .._core.value_kinds import innermost
 from .._suite.layout import SUITE
 from .._suite.tensor_io import derive
 from . import judge, packing, shrink

@@ -11,7 +11,7 @@ from onnx import shape_inference
 
 from .._core.cases import Graph, Node, ValueDecl
 from .._core.errors import ModelError, NoResult
-from .._core.value_types import SequenceType, TensorType
+from .._core.value_kinds import SequenceType, TensorType
 from .._suite.model import build_model
 from . import schemas
 from .draw import BOOL, INT64, Draw

@@ -12,7 +12,7 @@ import numpy as np
 from .._core.cases import UNTYPED, Graph, Node, ValueDecl
 from .._core.elements import ELEMENTS, ElementType
 from .._core.errors import NoResult, OracleError
-from .._core.value_types import SequenceType, ValueType
+from .._core.value_kinds import SequenceType, ValueType
 from .._oracle import oracle
 from .recipes import WHERE, Source
 from .schemas import seq, tensor

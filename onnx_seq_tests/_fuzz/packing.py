@@ -38,7 +38,7 @@ from pathlib import Path
 
 from .._core.cases import Case, DataSet, Graph, Node, ValueDecl
 from .._core.problems import Problems
-from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType, innermost
+from .._core.value_kinds import OptionalType, SequenceType, TensorType, ValueType, innermost
 from .._run.worker_main import MAX_MESSAGES
 from .._runtimes.records import record
 from .._suite.compiling import compile_case

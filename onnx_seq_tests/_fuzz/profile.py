@@ -29,7 +29,7 @@ from pathlib import Path
 from .._core.atomic import write_atomic
 from .._core.cases import Case, Graph, walk
 from .._core.errors import ProfileError
-from .._core.value_types import OptionalType, SequenceType, innermost
+from .._core.value_kinds import OptionalType, SequenceType, innermost
 
 #: A feature is refused after this many refusals and no acceptance.
 REFUSALS = 3

@@ -26,7 +26,7 @@ import numpy as np
 from .._core.cases import Graph, Node, ValueDecl
 from .._core.elements import ELEMENTS, ElementType
 from .._core.errors import NoResult
-from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
+from .._core.value_kinds import OptionalType, SequenceType, TensorType, ValueType, innermost
 from . import schemas
 from .carriers import CARRIERS
 from .draw import BOOL, INT32, INT64, Draw
@@ -72,7 +72,7 @@ def _last_sequence(d: Draw):
     for name in reversed(list(d.types)):
         value_type = d.types[name]
         if isinstance(value_type, SequenceType):
-            return name, value_type.element.element
+            return name, innermost(value_type).element
     return None, None
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from .._core.cases import UNTYPED, Case, DataSet, Graph, Initializer, Node, ValueDecl
 from .._core.errors import NoResult, OracleError
 from .._core.problems import Where
-from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
+from .._core.value_kinds import OptionalType, SequenceType, TensorType, ValueType
 from .._oracle import oracle
 
 WHERE = Where("fuzz", 1, 1)
@@ -60,7 +60,8 @@ def _shaped(value_type: ValueType, value, fixed: bool) -> ValueType:
                      else None for i in range(ranks.pop()))
         return SequenceType(TensorType(cast(TensorType, value_type.element).element, dims))
     shape = np.asarray(value).shape
-    return TensorType(value_type.element, tuple(shape) if fixed else (None,) * len(shape))
+    element = cast(TensorType, value_type).element
+    return TensorType(element, tuple(shape) if fixed else (None,) * len(shape))
 
 
 def _expressible(value) -> bool:

@@ -12,7 +12,7 @@ import functools
 
 from .._core import operators
 from .._core.elements import ELEMENTS, ElementType
-from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
+from .._core.value_kinds import OptionalType, SequenceType, TensorType, ValueType
 
 #: The lowest opset a program imports: the sequence operators start at 11.
 FIRST_OPSET = 11

@@ -27,7 +27,7 @@ import numpy as np
 
 from .._core.cases import Graph, Node, walk
 from .._core.errors import NoResult
-from .._core.value_types import OptionalType, SequenceType, TensorType, innermost
+from .._core.value_kinds import OptionalType, SequenceType, TensorType, innermost
 from . import inprocess, judge
 from .recipes import Recipe, Source, node_values, to_case
 

@@ -37,7 +37,7 @@ from .._core.budgets import MAX_LOOP_ITERATIONS, NODE_WORK, TENSOR_WORK
 from .._core.cases import UNTYPED, Graph, Initializer, Node, ValueDecl
 from .._core.errors import BudgetError, OracleError
 from .._core.problems import Where, quote
-from .._core.value_types import ValueType, from_type_proto
+from .._core.value_kinds import ValueType, from_type_proto
 
 # MISSING is a word of the oracle's own interface (the docstring above)
 from .._core.work import MISSING as MISSING

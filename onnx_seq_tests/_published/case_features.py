@@ -22,7 +22,7 @@ from .._core import operators
 from .._core.cases import proto_subgraphs, walk
 from .._core.elements import BY_DTYPE, PACKED_PER_BYTE
 from .._core.errors import OracleError
-from .._core.value_types import from_type_proto
+from .._core.value_kinds import from_type_proto
 from .._oracle import oracle
 from .structure import static, traced
 

@@ -13,23 +13,27 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import onnx
 from google.protobuf import unknown_fields
-from onnx import ModelProto, OptionalProto, SequenceProto
+from onnx import MapProto, ModelProto, OptionalProto, SequenceProto
 
 from .._core.errors import ArgumentError, MissingFile, ReadError, Unreadable, Unsupported, one_line
 from .._core.problems import quote
-from .._core.value_types import (
+from .._core.value_kinds import (
     UNREADABLE_KINDS,
+    MapType,
     OptionalType,
     SequenceType,
+    TensorType,
     ValueType,
+    decode,
     from_type_proto,
     type_text,
 )
-from .._suite.codec import decode, proto_class
+from .._suite.codec import proto_class
 from .bounded import (
     LIMITS,
     Limits,
@@ -134,7 +138,8 @@ def read_case_folder(path: Path, *, strict: bool = True, limits: Limits = LIMITS
 
 def _graph_types(model: ModelProto, role: str, model_path: str) -> list[ValueType]:
     """The types of the graph's inputs (`role` "input") or outputs. Unsupported naming the
-    first value of a kind this tool cannot read (a map, also inside a sequence or optional),
+    first value of a kind this tool cannot read (a sparse tensor, also inside a sequence, optional
+    or map),
     ReadError for a type that is no type (none, an unknown element type)."""
     types = []
     for value in getattr(model.graph, role):
@@ -146,18 +151,22 @@ def _graph_types(model: ModelProto, role: str, model_path: str) -> list[ValueTyp
         which = f"graph {role} {quote(value.name)} is {type_text(value.type)}"
         kind = UNREADABLE_KINDS.get(_innermost_kind(value.type) or "")
         if kind:
-            what = f"this tool cannot read {kind}: {which}; it reads tensors, and sequences " \
-                   "and optionals of them"
+            what = f"this tool cannot read {kind}: {which}; it reads tensors and maps, and " \
+                   "sequences and optionals of them"
             raise Unsupported(f"{_shown(model_path)}: {what}", what=what, model=model)
         raise ReadError(f"{_shown(model_path)}: {which}, a type this tool cannot read "
-                        f"({problem}); every one needs a tensor, sequence or optional type")
+                        f"({problem}); every one needs a tensor, sequence, optional or map type")
     return types
 
 
 def _innermost_kind(type_proto) -> str | None:
-    """The kind of value inside a TypeProto's sequences and optionals (`map_type`, ...)."""
+    """The kind of value inside a TypeProto's sequences, optionals and maps
+    (`sparse_tensor_type`, ...)."""
     for _ in range(64):
         which = type_proto.WhichOneof("value")
+        if which == "map_type":
+            type_proto = type_proto.map_type.value_type
+            continue
         if which not in ("sequence_type", "optional_type"):
             return which
         type_proto = getattr(type_proto, which).elem_type
@@ -241,9 +250,11 @@ def _has_unknown_fields(proto) -> bool:
     if len(unknown_fields.UnknownFieldSet(proto)):
         return True
     if isinstance(proto, SequenceProto):
-        return any(_has_unknown_fields(t) for t in proto.tensor_values)
+        return any(_has_unknown_fields(t) for t in [*proto.tensor_values, *proto.map_values])
+    if isinstance(proto, MapProto):
+        return _has_unknown_fields(proto.values)
     if isinstance(proto, OptionalProto):
-        for which in ("tensor_value", "sequence_value"):
+        for which in ("tensor_value", "sequence_value", "map_value"):
             if proto.HasField(which):
                 return _has_unknown_fields(getattr(proto, which))
     return False
@@ -253,6 +264,10 @@ def _mismatch(value, value_type: ValueType) -> str | None:
     """What is wrong with a decoded value for its graph type, or None."""
     if isinstance(value_type, OptionalType):
         return None if value is None else _mismatch(value, value_type.element)
+    if isinstance(value_type, MapType):
+        messages: list[str] = []
+        value_type.check(value, "the map", {}, messages)
+        return messages[0] if messages else None
     if isinstance(value_type, SequenceType):
         if not isinstance(value, list):
             return "holds a tensor where a sequence belongs"
@@ -264,6 +279,7 @@ def _mismatch(value, value_type: ValueType) -> str | None:
     if not isinstance(value, np.ndarray):
         return "holds a sequence where a tensor belongs"
     got = value.dtype
+    value_type = cast(TensorType, value_type)
     if value_type.element.kind == "string":
         return None if got.kind == "O" else f"holds {got.name} values where strings belong"
     if got != np.dtype(value_type.element.dtype):

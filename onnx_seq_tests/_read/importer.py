@@ -43,11 +43,10 @@ from .._core.elements import BY_PROTO
 from .._core.errors import NotExpressible, ReadError, one_line
 from .._core.problems import Problems, quote
 from .._core.suite_forms import is_derived_folder
-from .._core.value_types import from_type_proto
+from .._core.value_kinds import decode, from_type_proto
 from .._published.bounded import as_paths
 from .._published.bounded import shown as shown_path
 from .._published.discovery import Skipped, case_folders, read_each
-from .._suite.codec import decode
 from .load import read_folder
 from .show import Shown
 

@@ -12,7 +12,7 @@ from .._casefile.reader import case_files, load_cases, load_file
 from .._core.cases import Case
 from .._core.errors import CaseFileError, ModelError, ReadError, Unreadable, one_line
 from .._core.problems import Problems, quote
-from .._core.value_types import ValueType
+from .._core.value_kinds import ValueType, decode
 from .._published.bounded import as_path, as_paths
 from .._published.bounded import shown as shown_path
 from .._published.case_folder import read_case_folder, read_value
@@ -23,7 +23,7 @@ from .._published.discovery import (
     nearest_manifest,
     read_each,
 )
-from .._suite.codec import decode, encode
+from .._suite.codec import encode
 from .._suite.manifest import CaseEntry, source_path
 from .._suite.model import build_model
 from .show import Shown

@@ -3,45 +3,21 @@
 The layout is the one of onnx's operator pages (`Node:`, `Inputs:`, `Outputs:`, each value as
 `name: shape=(2, 3), dtype=float32` and the array as numpy's `array2string` prints it), with
 every node in order (attributes and subgraphs indented below it), every data set, and the
-source of the case when it comes from a case file. Values:
-
-    tensor      name: shape=(2, 3), dtype=float32        then the array, 4 spaces in
-    sequence    name: sequence(len=N), element_shape=(2, 3), element_dtype=float32
-                then `[`, one `[i] <array>` line per element, `]`; `element_shape=mixed` and
-                `[i] shape=(..) <array>` when the elements' shapes differ
-    optional    name: optional(empty), type=optional(tensor(float)), or
-                name: optional of <the tensor or sequence header>, then the value
-Strings print quoted; float8/float6/float4/bfloat16 print by value (widened to float32, which
-holds each exactly) with their own dtype name; int4/uint4/int2/uint2 likewise (as int8/uint8).
-Arrays over numpy's threshold are summarised as numpy does unless `full`.
+source of the case when it comes from a case file. Each value is shown as its kind renders
+it (`render` of `_core/value_kinds/`: a tensor as `name: shape=(2, 3), dtype=float32` and
+its array, a sequence as `name: sequence(len=N), ...` and its elements, ...).
 """
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
-from typing import cast
 
-import ml_dtypes
-import numpy as np
 import onnx
 from onnx import helper
 
 from .._core.errors import ReadError, one_line
-from .._core.value_types import (
-    OptionalType,
-    SequenceType,
-    TensorType,
-    ValueType,
-    from_type_proto,
-)
-from .._suite.codec import decode
-
-#: numpy's default: arrays with more elements than this are summarised (`...`).
-THRESHOLD = 1000
-_NARROW_INTS = {np.dtype(getattr(ml_dtypes, n)): np.dtype(w) for n, w in (
-    ("int4", "int8"), ("uint4", "uint8"), ("int2", "int8"), ("uint2", "uint8"))
-    if hasattr(ml_dtypes, n)}
+from .._core.value_kinds import ValueType, decode, from_type_proto, innermost
+from .._core.value_kinds.text import array_text, dtype_name, indented, shape_text
 
 
 @dataclass
@@ -63,75 +39,9 @@ class Shown:
 
 # -- values ---------------------------------------------------------------------------------
 
-def array_text(array: np.ndarray, full: bool = False) -> str:
-    """`array` as numpy's array2string prints it (`, ` between items, numpy's line width)."""
-    array = np.asarray(array)
-    if array.dtype.kind in "OSU":
-        array = np.vectorize(_text_of, otypes=[object])(array) if array.size else array
-    elif array.dtype in _NARROW_INTS:
-        array = array.astype(_NARROW_INTS[array.dtype])
-    elif array.dtype.kind not in "biufc":  # bfloat16, float8/6/4 kinds: exact in float32
-        array = array.astype(np.float32)
-    return np.array2string(array, separator=", ", threshold=sys.maxsize if full else THRESHOLD,
-                           max_line_width=75, precision=8, floatmode="maxprec",
-                           suppress_small=False, sign="-", legacy=False)
-
-
-def _text_of(item) -> str:
-    return item.decode("utf-8", "backslashreplace") if isinstance(item, bytes) else str(item)
-
-
-def dtype_name(array: np.ndarray) -> str:
-    """numpy's name of the dtype; `string` for text."""
-    array = np.asarray(array)
-    if array.dtype.kind in "OSU":
-        return "string"
-    return array.dtype.name
-
-
-def _indent(text: str, first: str, rest: str) -> list[str]:
-    lines = text.split("\n")
-    return [first + lines[0]] + [rest + line if line else "" for line in lines[1:]]
-
-
-def _shape(array: np.ndarray) -> str:
-    return repr(tuple(int(d) for d in np.shape(array)))
-
-
 def value_lines(name: str, value, value_type: ValueType, full: bool = False) -> list[str]:
     """The lines of one named value at 2 spaces in, as under `Inputs:` / `Outputs:`."""
-    head = f"  {name}: "
-    if isinstance(value_type, OptionalType):
-        if value is None:
-            return [f"{head}optional(empty), type={value_type}"]
-        lines = value_lines(name, value, value_type.element, full)
-        return [f"{head}optional of {lines[0][len(head):]}"] + lines[1:]
-    if isinstance(value_type, SequenceType):
-        element = value_type.element
-        shapes = {np.shape(v) for v in value}
-        dtype = dtype_name(value[0]) if value else _declared_dtype(cast(TensorType, element))
-        if len(shapes) == 1:
-            shape_text = f"element_shape={_shape(value[0])}, "
-        elif shapes:
-            shape_text = "element_shape=mixed, "
-        else:
-            shape_text = ""
-        lines = [f"{head}sequence(len={len(value)}), {shape_text}element_dtype={dtype}"]
-        if not value:
-            return lines + ["    []"]
-        lines.append("    [")
-        for i, item in enumerate(value):
-            first = f"      [{i}] " + ("" if len(shapes) == 1 else f"shape={_shape(item)} ")
-            lines += _indent(array_text(item, full), first, " " * len(first))
-        return lines + ["    ]"]
-    array = np.asarray(value)
-    return ([f"{head}shape={_shape(array)}, dtype={dtype_name(array)}"]
-            + _indent(array_text(array, full), "    ", "    "))
-
-
-def _declared_dtype(tensor_type: TensorType) -> str:
-    dtype = tensor_type.element.dtype
-    return "string" if tensor_type.element.kind == "string" else np.dtype(dtype).name
+    return value_type.render(f"  {name}: ", value, full)
 
 
 # -- graphs ---------------------------------------------------------------------------------
@@ -156,9 +66,9 @@ def attribute_lines(attribute: onnx.AttributeProto, indent: str, full: bool) -> 
         return [f"{indent}{attribute.name}: {_type_text(attribute.tp)}"]
     if kind == onnx.AttributeProto.TENSOR:
         array = decode(attribute.t)
-        return ([f"{indent}{attribute.name}: tensor shape={_shape(array)}, "
+        return ([f"{indent}{attribute.name}: tensor shape={shape_text(array)}, "
                  f"dtype={dtype_name(array)}"]
-                + _indent(array_text(array, full), indent + "  ", indent + "  "))
+                + indented(array_text(array, full), indent + "  ", indent + "  "))
     if kind == onnx.AttributeProto.GRAPHS:
         lines = []
         for k, graph in enumerate(attribute.graphs):
@@ -191,16 +101,10 @@ def _type_text(type_proto: onnx.TypeProto) -> str:
     except (TypeError, KeyError):
         return "?"
     text = str(value_type)
-    shape = _innermost_shape(value_type)
+    shape = innermost(value_type).shape
     if shape is not None:
         text += "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
     return text
-
-
-def _innermost_shape(value_type: ValueType):
-    while not isinstance(value_type, TensorType):
-        value_type = value_type.element
-    return value_type.shape
 
 
 # -- a whole case ---------------------------------------------------------------------------
@@ -249,8 +153,8 @@ def _render(shown: Shown, full: bool) -> str:
         lines += ["", "Initializers:"]
     for initializer in graph.initializer:
         array = decode(initializer)
-        lines += ([f"  {initializer.name}: shape={_shape(array)}, dtype={dtype_name(array)}"]
-                  + _indent(array_text(array, full), "    ", "    "))
+        lines += ([f"  {initializer.name}: shape={shape_text(array)}, dtype={dtype_name(array)}"]
+                  + indented(array_text(array, full), "    ", "    "))
     many = len(shown.data_sets) > 1
     for k, (inputs, outputs) in enumerate(shown.data_sets):
         which = f" (data set {k})" if many else ""

@@ -32,7 +32,7 @@ from onnx.backend.test.runner import Runner
 from .._core.compare import DEFAULT_ATOL, DEFAULT_RTOL, assert_outputs_match
 from .._core.errors import BackendSpecError, OutputMismatch
 from .._core.problems import path_argument
-from .._core.value_types import from_type_proto
+from .._core.value_kinds import from_type_proto
 from .._published.case_folder import read_tolerance, read_value
 from .._published.discovery import CaseRef, find_cases
 from .._runtimes.backends import check_backend, resolve

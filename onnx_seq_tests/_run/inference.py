@@ -28,7 +28,7 @@ from onnx import ModelProto
 
 from .._core.errors import NotJudged, one_line
 from .._core.problems import shorten
-from .._core.value_types import (
+from .._core.value_kinds import (
     OptionalType,
     SequenceType,
     ValueType,

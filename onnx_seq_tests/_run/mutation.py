@@ -21,7 +21,7 @@ from .._core.cases import Graph, walk
 from .._core.compare import compare_outputs
 from .._core.operators import model_opset
 from .._core.suite_forms import SuiteForm
-from .._core.value_types import ValueType, from_type_proto
+from .._core.value_kinds import ValueType, from_type_proto
 from .._oracle import oracle
 from .._oracle.mutants import CATALOGUE
 from .._oracle.mutants.kit import Mutant, operator_table

@@ -21,6 +21,7 @@ from onnx import ModelProto, TypeProto
 from onnx.backend.base import Backend, BackendRep
 
 from .._core.errors import CannotTake
+from .._core.value_kinds import type_text
 
 
 class CPUBackend(Backend):
@@ -33,6 +34,7 @@ class CPUBackend(Backend):
     # holds what it keeps for the process (backends.load_backend keeps one per process)
     def prepare(self, model: ModelProto, device: str = "CPU",  # type: ignore[override]
                 **kwargs: Any) -> BackendRep:
+        refuse_maps(type(self).__module__.rsplit(".", 1)[-1], model)
         return self.rep(model, self)
 
     @classmethod
@@ -79,6 +81,17 @@ def refuse_containers(runtime: str, model: ModelProto, why: str,
     for name, what in outputs:
         if what != "tensor":
             raise CannotTake(f"{runtime} cannot give {_a(what)} output ({name!r}): {why}")
+
+
+def refuse_maps(runtime: str, model: ModelProto) -> None:
+    """CannotTake for the first graph input or output that holds a map (also inside a
+    sequence or optional): no third-party runtime's API here takes or gives maps."""
+    for role, values in (("input", model.graph.input), ("output", model.graph.output)):
+        for value in values:
+            text = type_text(value.type)
+            if "map(" in text:
+                raise CannotTake(f"{runtime}'s API has no maps: graph {role} {value.name!r} is "
+                                 f"{text}")
 
 
 def _a(word: str) -> str:

@@ -29,10 +29,19 @@ import types
 from functools import cache
 from typing import Any
 
+import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import Backend, BackendRep
 
 from .._core.errors import BackendSpecError
+from .._core.value_kinds import (
+    MapType,
+    OptionalType,
+    SequenceType,
+    ValueType,
+    from_type_proto,
+    type_text,
+)
 from .records import Record, names, record
 from .specs import REGISTRY
 
@@ -83,13 +92,43 @@ class OnnxruntimeBackend(Backend):
         import onnxruntime.backend
 
         kwargs.setdefault("intra_op_num_threads", 1)
-        return onnxruntime.backend.prepare(model, device, **kwargs)
+        rep = onnxruntime.backend.prepare(model, device, **kwargs)
+        outputs = [from_type_proto(o.type) if "map(" in type_text(o.type) else None
+                   for o in model.graph.output]
+        return MapValues(rep, outputs) if any(outputs) else rep
 
     @classmethod
     def supports_device(cls, device: str) -> bool:
         import onnxruntime.backend
 
         return onnxruntime.backend.supports_device(device)
+
+
+class MapValues(BackendRep):
+    """onnxruntime's rep for a model that gives maps: onnxruntime's Python API gives a map's
+    tensor values as Python scalars (ZipMap's `{0: 0.2, ...}`); they become 0-d arrays of the
+    map's value type, as the value convention has them (a map's values are tensors)."""
+
+    def __init__(self, rep: BackendRep, types: list[ValueType | None]):
+        self.rep, self.types = rep, types
+
+    def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:
+        outputs = self.rep.run(inputs, **kwargs)
+        return tuple(_arrays(value, value_type)
+                     for value, value_type in zip(outputs, self.types, strict=True))
+
+
+def _arrays(value: Any, value_type: ValueType | None) -> Any:
+    """`value` with each map's Python scalar values made arrays of the map's value type."""
+    if isinstance(value_type, OptionalType) and value is not None:
+        return _arrays(value, value_type.element)
+    if isinstance(value_type, SequenceType) and isinstance(value, list):
+        return [_arrays(item, value_type.element) for item in value]
+    if isinstance(value_type, MapType) and isinstance(value, dict):
+        dtype = value_type.value.innermost().element.dtype  # type: ignore[attr-defined]
+        return {key: _arrays(item, value_type.value) if value_type.value.WORD != "tensor"
+                else np.asarray(item, dtype=dtype) for key, item in value.items()}
+    return value
 
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")

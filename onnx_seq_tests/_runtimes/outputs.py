@@ -5,6 +5,7 @@ must be made of
   numpy.ndarray (or a numpy scalar, read as a 0-d tensor)   for a tensor
   list or tuple of such values                               for a sequence
   None (empty) or the value itself (present)                 for an optional
+  dict of key (int or str) -> such values                    for a map
 which is onnx's backend convention and what the comparator reads. A value of another Python
 type (a jax or torch array, a Python int, a dict) breaks the contract: that is a fault of the
 adapter, not of the runtime, and `contract_problem` names it. A value of the right Python types
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.value_types import OptionalType, SequenceType, ValueType
+from .._core.value_kinds import MapType, OptionalType, SequenceType, ValueType
 
 #: The message of a contract violation starts with this.
 PREFIX = "adapter error: "
@@ -47,6 +48,13 @@ def _value_problem(value, value_type: ValueType | None, where: str) -> str | Non
             if problem:
                 return problem
         return None
+    if isinstance(value, dict):
+        inner = value_type.value if isinstance(value_type, MapType) else None
+        for key, item in value.items():
+            problem = _value_problem(item, inner, f"{where}, key {key!r}")
+            if problem:
+                return problem
+        return None
     return f"{where} is {_a(type_name(value))}, expected {_expected(value_type)}"
 
 
@@ -61,6 +69,8 @@ def _expected(value_type: ValueType | None) -> str:
         return f"None or {_expected(value_type.element)}"
     if isinstance(value_type, SequenceType):
         return "a list"
+    if isinstance(value_type, MapType):
+        return "a dict"
     return "numpy.ndarray"
 
 

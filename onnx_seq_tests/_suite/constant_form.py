@@ -26,7 +26,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from .._core.cases import Case, DataSet, Initializer
-from .._core.value_types import TensorType
+from .._core.value_kinds import TensorType
 from .tensor_io import BoundaryBuilder, first_opset, specific_type
 
 #: Data sets of a constant variant: the same one, run again on the same prepared model.

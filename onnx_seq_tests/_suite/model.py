@@ -10,7 +10,7 @@ from .._core import operators
 from .._core.cases import Case, Graph, Node, graph_protos, walk
 from .._core.elements import BY_DTYPE, BY_PROTO
 from .._core.errors import ModelError
-from .._core.value_types import TensorType, ValueType, from_type_proto, to_type_proto
+from .._core.value_kinds import TensorType, ValueType, from_type_proto, to_type_proto
 from .codec import encode
 
 PRODUCER = "onnx-seq-tests"

@@ -44,7 +44,7 @@ import numpy as np
 from .._core import operators as schemas
 from .._core.cases import Case, DataSet, Graph, Node, ValueDecl, graphs
 from .._core.elements import ELEMENTS
-from .._core.value_types import OptionalType, SequenceType, TensorType, ValueType
+from .._core.value_kinds import OptionalType, SequenceType, TensorType, ValueType
 
 _INT64 = TensorType(ELEMENTS["int64"], ())
 _BOOL = TensorType(ELEMENTS["bool"], ())
@@ -60,6 +60,9 @@ class TensorIO:
 
 def derive(case: Case) -> TensorIO:
     """The tensor-boundary variants of `case`, one per distinct signature of its data sets."""
+    for decl in [*case.graph.inputs, *case.graph.outputs]:
+        if decl.type.untensorable():
+            return TensorIO((), decl.type.untensorable())
     groups: dict[tuple, list[int]] = {}
     for k, data_set in enumerate(case.data_sets):
         groups.setdefault(signature(case, data_set), []).append(k)
@@ -166,6 +169,7 @@ class BoundaryBuilder:
             self.node(self.before, "SequenceConstruct", sources, [name],
                       [element] * len(sources), [value_type])
         else:
+            value_type = cast(OptionalType, value_type)
             if value[0] is None:
                 self.node(self.before, "Optional", [], [name], [], [value_type],
                           type=value_type.element)
@@ -205,6 +209,7 @@ class BoundaryBuilder:
                                               f"element {k} of {of}"))
                 expected.append([v[k] for v in value])
         else:
+            value_type = cast(OptionalType, value_type)
             has = self.fresh(f"{name}_has_element")
             self.node(self.after, "OptionalHasElement", [name], [has], [value_type], [_BOOL])
             self.outputs.append(self.decl(has, _BOOL, f"presence of {of}"))

@@ -11,7 +11,7 @@ import numpy as np
 from ..._core.elements import PACKED_PER_BYTE
 from ..._core.errors import MutantError
 from ..._core.suite_forms import GRAPH_INPUT, SEQUENCE_AT_BOUNDARY
-from ..._core.value_types import OptionalType, SequenceType
+from ..._core.value_kinds import OptionalType, SequenceType
 from .kit import (
     Mutant,
     TensorChange,

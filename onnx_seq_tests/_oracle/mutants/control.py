@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..._core.cases import Graph, Node, outer_names
-from ..._core.value_types import OptionalType
+from ..._core.value_kinds import OptionalType
 from .. import oracle
 from ..oracle import Context, Operator
 from .kit import MISSING, Mutant, in_place, present, refusing, spec, targeted

@@ -28,7 +28,7 @@ import numpy as np
 from ..._core import work
 from ..._core.cases import Node
 from ..._core.errors import MutantError
-from ..._core.value_types import OptionalType, SequenceType
+from ..._core.value_kinds import OptionalType, SequenceType
 from .. import oracle
 from ..oracle import Context, Operator
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..._core.cases import Node, outer_names
 from ..._core.errors import MutantError
-from ..._core.value_types import SequenceType
+from ..._core.value_kinds import SequenceType
 from .. import oracle
 from ..oracle import Context, Operator
 from .kit import MISSING, Mutant, after, present, refusing, spec, targeted
