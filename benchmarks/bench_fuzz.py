@@ -236,7 +236,8 @@ def _refusal_line(spec: str, label: str, stats, options: Options) -> None:
                      f"{100 * share:5.1f}% ({rate * share:5.1f}/s)")
     refused = len(options.profile.refused(spec))
     print(f"refusal {spec:12s} {label:10s} {rate:6.1f} valid "
-          f"programs/s, {stats.valid} in {stats.seconds:.0f} s; accepted: "
+          f"programs/s, {stats.valid} in {stats.seconds:.0f} s ({stats.generated} drawn); "
+          f"accepted: "
           f"{'; '.join(parts) or 'none judged'}; {stats.avoided} avoided, "
           f"{refused} refused feature(s); {load()}", flush=True)
     if stats.packing:

@@ -29,7 +29,6 @@ unknown dim at its boundary (`_chunks`).
 
 from __future__ import annotations
 
-import math
 import re
 import shutil
 from collections import Counter
@@ -50,6 +49,8 @@ from .profile import Profile, features
 #: share of the verdicts that held it (`risk`): a pack holding one refused program is run again
 #: program by program, so the likely refused ones are run alone at once.
 RISK = 0.8
+#: The outcomes of a program that do not run its whole pack again (`_decided`).
+KEPT = ("pass", "fail")
 #: A quoted name in a tensor-boundary variant's doc string (`element 2 of output 's'`).
 _QUOTED = re.compile(r"'(.+)'$")
 
@@ -217,13 +218,15 @@ def _chunks(group: list[Member], size: int) -> list[list[Member]]:
 
 
 def adapted(size: int, tally: Counter, spec: str, form: str) -> int:
-    """At most `size` programs per model, fewer as packed programs of `form` pass less often on
-    `spec` (the campaign's `tally`): the most with which a pack passes whole at least half the
-    time, were each program to pass as often as those before (8 passes assumed at the
-    start)."""
-    passed = tally[f"{spec}|{form} packed pass"] + 8
-    share = passed / (tally[f"{spec}|{form} packed"] + 8)
-    return size if share >= 1 else max(1, min(size, int(math.log(0.5) / math.log(share))))
+    """At most `size` programs per model, fewer as packed programs of `form` on `spec` (the
+    campaign's `tally`) more often run their whole pack again (refused, error, crash,
+    timeout: a fail runs only its own program again): about 1/sqrt(r) programs for a share r
+    of them, which makes fewest runs per program (a pack of n costs about one run, and n more
+    with the chance r * n that one of its programs runs it again: 1/n + r * n runs a program;
+    8 packed programs kept in their pack assumed at the start)."""
+    packed = tally[f"{spec}|{form} packed"]
+    share = (packed - tally[f"{spec}|{form} packed kept"]) / (packed + 8)
+    return size if share <= 0 else max(1, min(size, round(share ** -0.5)))
 
 
 # -- judging packs ----------------------------------------------------------------------------
@@ -299,7 +302,8 @@ def judge_packed(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: fl
     for member in packed:  # how often packed programs pass, per form (adapted)
         verdict = next(v for v in found[member.program] if v.folder == member.folder)
         tally.update({f"{spec}|{member.form} packed": 1,
-                      f"{spec}|{member.form} packed pass": verdict.outcome == "pass"})
+                      f"{spec}|{member.form} packed pass": verdict.outcome == "pass",
+                      f"{spec}|{member.form} packed kept": verdict.outcome in KEPT})
     return found
 
 
