@@ -24,7 +24,7 @@ comes first).
 Which programs share a model decides the speed only: a program the refusal profile says is
 likely refused (`risk`) runs alone at once, the programs per model of a form fall as its
 packed programs pass less often (`adapted`), and a pack holds at most one program with an
-unknown dim at its boundary (`_chunks`).
+unknown dim at its graph inputs (`_chunks`).
 """
 
 from __future__ import annotations
@@ -191,9 +191,10 @@ def units(found: list[Member], sizes: dict[str, int], counts: dict | None = None
 
 
 def _loose(case: Case) -> bool:
-    """Whether a graph input or output of `case` declares a dim (or a rank) unknown."""
-    return any(shape is None or None in shape for decl in (*case.graph.inputs,
-                                                          *case.graph.outputs)
+    """Whether a graph input of `case` declares a dim (or a rank) unknown (what TVM binds to
+    one symbol: its parameters; an output's unknown dims bind nothing, and most programs as
+    written declare their outputs so)."""
+    return any(shape is None or None in shape for decl in case.graph.inputs
                for shape in [innermost(decl.type).shape])
 
 

@@ -466,9 +466,12 @@ def _readable(d: Draw, name: str) -> None:
     `_READERS` that the draw may choose, the schema admits and the value allows."""
     value_type, value = d.types[name], d.values[name]
     kind = value_kind(value_type)
-    readers = [op for op in _READERS[kind] if d.within.takes("op", op)
-               and (value is not None if op == "OptionalGetElement" else
-                    bool(value) or op != "SequenceAt" and op != "ConcatFromSequence")]
+    if kind not in _READERS:
+        raise NoResult(f"a {kind} output is refused")
+    needs = {"OptionalGetElement": value is not None,  # what the value allows
+             "SequenceAt": kind == "sequence" and len(value) > 0}
+    needs["ConcatFromSequence"] = needs["SequenceAt"]
+    readers = [op for op in _READERS[kind] if d.within.takes("op", op) and needs.get(op, True)]
     if not readers:
         raise NoResult(f"no reader of a {kind} output may be drawn")
     op, out = d.rng.choice(readers), d.name("r")
