@@ -206,7 +206,7 @@ def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, .
     if pack is not None:
         labels = ("aware", "primed", "packed")
     for spec in specs:
-        learned = None
+        learned, outcomes = None, {}
         for label in labels:
             # primed, packed: refusal-aware from the profile the aware run learned (--profile)
             size = (pack or pack_size(spec)) if label == "packed" else 1
@@ -220,6 +220,11 @@ def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, .
                 print("    refused: " + ", ".join(options.profile.refused(spec)), flush=True)
             _refusal_line(spec, f"{label} x{size}" if pack is not None else label, stats,
                           options)
+            outcomes[label] = stats.runs
+        if pack is not None:  # the same programs, so the same verdicts (packing.py: exact)
+            same = outcomes["primed"] == outcomes["packed"]
+            print(f"    one program per model and packed: {'the same' if same else 'OTHER'} "
+                  f"outcomes per form", flush=True)
 
 
 def _refusal_line(spec: str, label: str, stats, options: Options) -> None:
