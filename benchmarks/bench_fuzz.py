@@ -206,7 +206,7 @@ def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, .
     if pack is not None:
         labels = ("aware", "primed", "packed")
     for spec in specs:
-        learned = None
+        learned, outcomes = None, {}
         for label in labels:
             # primed, packed: refusal-aware from the profile the aware run learned (--profile)
             size = (pack or pack_size(spec)) if label == "packed" else 1
@@ -220,6 +220,11 @@ def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, .
                 print("    refused: " + ", ".join(options.profile.refused(spec)), flush=True)
             _refusal_line(spec, f"{label} x{size}" if pack is not None else label, stats,
                           options)
+            outcomes[label] = stats.runs
+        if pack is not None:  # the same programs, so the same verdicts (packing.py: exact)
+            same = outcomes["primed"] == outcomes["packed"]
+            print(f"    one program per model and packed: {'the same' if same else 'OTHER'} "
+                  f"outcomes per form", flush=True)
 
 
 def _refusal_line(spec: str, label: str, stats, options: Options) -> None:
@@ -236,7 +241,8 @@ def _refusal_line(spec: str, label: str, stats, options: Options) -> None:
                      f"{100 * share:5.1f}% ({rate * share:5.1f}/s)")
     refused = len(options.profile.refused(spec))
     print(f"refusal {spec:12s} {label:10s} {rate:6.1f} valid "
-          f"programs/s, {stats.valid} in {stats.seconds:.0f} s; accepted: "
+          f"programs/s, {stats.valid} in {stats.seconds:.0f} s ({stats.generated} drawn); "
+          f"accepted: "
           f"{'; '.join(parts) or 'none judged'}; {stats.avoided} avoided, "
           f"{refused} refused feature(s); {load()}", flush=True)
     if stats.packing:

@@ -119,10 +119,12 @@ def test_likely_refused_programs_run_alone_and_sizes_follow_how_often_packs_pass
     assert all(len(u.members) == 1 for u in units), "nothing known: every program alone"
     units = packing.units(members, {m.form: 4 for m in members})
     assert max(len(u.members) for u in units) == 4
-    tally: Counter = Counter({"b|f packed": 100, "b|f packed pass": 100})
+    tally: Counter = Counter({"b|f packed": 100, "b|f packed kept": 100})
     assert packing.adapted(16, tally, "b", "f") == 16
-    tally = Counter({"b|f packed": 100, "b|f packed pass": 80})
-    assert 1 < packing.adapted(16, tally, "b", "f") < 16
+    tally = Counter({"b|f packed": 100, "b|f packed kept": 97})  # 3% run their pack again
+    assert packing.adapted(64, tally, "b", "f") == round((3 / 108) ** -0.5) == 6
+    tally = Counter({"b|f packed": 100, "b|f packed kept": 20})
+    assert packing.adapted(16, tally, "b", "f") == 1
     assert packing.adapted(16, Counter(), "b", "f") == 16
 
 
@@ -149,3 +151,15 @@ def test_a_record_may_say_how_many_programs_to_pack(pack, expected):
     else:
         found = parse_record(source, "rt.py")
         assert found is not None and found.pack == expected
+
+
+def test_batches_grow_to_four_of_the_largest_pack_a_record_gives():
+    """A campaign's batches double from campaign.BATCH up to PACKS_PER_BATCH packs of the
+    largest `pack` of its runtimes' records, whatever --pack says; a runtime that does not
+    pack keeps campaign.BATCH."""
+    largest = campaign.PACKS_PER_BATCH * packing.pack_size("tvm")
+    sizes = [campaign.batch_size(["tvm"], k) for k in range(8)]
+    assert sizes[0] == campaign.BATCH and sizes[1] == min(largest, 2 * campaign.BATCH)
+    assert sizes == sorted(sizes) and sizes[-1] == largest
+    assert campaign.batch_size(["onnxruntime", "oracle"], 5) == campaign.BATCH
+    assert campaign.batch_size(["onnxruntime", "tvm"], 7) == largest

@@ -10,9 +10,15 @@ import shutil
 from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
+from onnx_seq_tests._core.errors import NoResult
+from onnx_seq_tests._core.suite_forms import SuiteForm
 from onnx_seq_tests._fuzz import campaign
 from onnx_seq_tests._fuzz.campaign import Options
-from onnx_seq_tests._fuzz.profile import Profile, case_features
+from onnx_seq_tests._fuzz.profile import Profile, Within, case_features, features, probed
+from onnx_seq_tests._fuzz.programs import generate
+from onnx_seq_tests._fuzz.recipes import to_case
+from onnx_seq_tests._suite.layout import SUITE
+from onnx_seq_tests._suite.tensor_io import derive
 
 SPEC = "faulty_backends:RefuseFloat"
 FLOAT = "sequence_optional|element:float"
@@ -46,8 +52,9 @@ def test_a_campaign_draws_around_a_refused_element_type_and_still_reprobes(monke
     assert FLOAT in profile.refused(SPEC)
     assert aware.invalid == 0 and aware.valid > 0  # still 100% valid
     assert with_float < with_float_free / 2, (with_float, with_float_free)
-    # re-probes: programs drawn freely after float was learned, some of them refused again
-    assert aware.reprobes > 0 and profile.counts[SPEC][FLOAT][0] > profile.k
+    # float learned from the first batches, then left out by the draw; re-probes drawn
+    # (test_a_reprobe_takes_one_refused_feature_again: what they take again)
+    assert aware.reprobes > 0 and profile.counts[SPEC][FLOAT][0] >= profile.k
 
 
 def _fuzz(tmp_path, name, *extra):
@@ -129,12 +136,8 @@ def test_a_profile_the_disk_refuses_at_the_end_is_kept_elsewhere(tmp_path):
 def test_a_seed_replayed_from_the_database_is_judged_as_it_is(tmp_path):
     """A finding's seed in --database is judged unchanged even when its program holds a feature
     the profile refuses (it is never redrawn)."""
-    from onnx_seq_tests._core.errors import NoResult
     from onnx_seq_tests._fuzz.campaign import DATABASE_KEY, campaign_seeds
     from onnx_seq_tests._fuzz.database import open_database
-    from onnx_seq_tests._fuzz.programs import generate
-    from onnx_seq_tests._fuzz.recipes import to_case
-    from onnx_seq_tests._suite.layout import SUITE
 
     def holds_float(seed):
         try:
@@ -153,3 +156,67 @@ def test_a_seed_replayed_from_the_database_is_judged_as_it_is(tmp_path):
     assert list(campaign_seeds(options)) == [seed]
     stats = campaign.run(options)
     assert stats.valid == 1 and stats.avoided == 0 and stats.runs[SPEC][SUITE]["refused"] == 1
+
+
+#: Refused features the draw leaves out by construction (in any form).
+WITHIN = {"sequence_optional|input:sequence", "sequence_optional|output:sequence",
+          "sequence_optional|input:optional", "sequence_optional|output:optional",
+          "sequence_optional_tensor_io|element:float", "sequence_optional|op:If",
+          "sequence_optional|op:Loop", "sequence_optional|source:SequenceAt.1:input"}
+
+
+def _forms(case):
+    return [(SUITE, case)] + [(SuiteForm.TENSOR_BOUNDARY.folder, v)
+                              for v in derive(case).variants]
+
+
+def test_a_refusal_aware_draw_stays_within_the_accepted_space_by_construction():
+    """Every program drawn within a space holds none of its refused features, in either form
+    (no rejection: generate alone), and the seed text that names the space gives the same
+    program again without any profile (a finding's seed replays)."""
+    within = Within.of(WITHIN)
+    held, drawn = set(), 0
+    for i in range(150):
+        text = within.seed_text(f"2:{i}")
+        assert text.startswith(f"2:{i} within ") and "element:float" in text
+        try:
+            case = to_case(generate(text), "x")
+        except NoResult:
+            continue
+        drawn += 1
+        assert repr(to_case(generate(text), "x")) == repr(case)
+        held |= features(_forms(case))
+    assert drawn > 100
+    assert not held & WITHIN, held & WITHIN
+    # what the free draw of the same seeds holds: the space is not empty by accident
+    free = set()
+    for i in range(150):
+        try:
+            free |= features(_forms(to_case(generate(f"2:{i}"), "x")))
+        except NoResult:
+            pass
+    assert WITHIN <= free
+    assert {"sequence_optional|op:SequenceAt", "sequence_optional|op:SequenceConstruct",
+            "sequence_optional_tensor_io|element:int64"} <= held
+
+
+def test_a_reprobe_takes_one_refused_feature_again():
+    """A re-probe draws within the space but for one refused feature (chosen by its seed
+    text), so a feature refused by chance comes back even where a free draw would hold
+    another refused one."""
+    profile = Profile(share=1.0)  # every program a re-probe
+    options = Options([SPEC], profile=profile, refusal_aware=True)
+    within, stats = Within.of(WITHIN), campaign.Stats()
+    taken = set()
+    for i in range(60):
+        feature = probed(f"4:{i}", WITHIN)
+        assert feature in WITHIN
+        drawn = campaign._drawn(f"4:{i}", options, stats, WITHIN, within, "x")
+        if drawn is None:
+            continue
+        text, _, case = drawn
+        assert feature.split("|")[1] not in text.split(" within ")[1].split(",")
+        held = features(_forms(case)) & WITHIN
+        assert held <= {f for f in WITHIN if f.split("|")[1] == feature.split("|")[1]}
+        taken |= held
+    assert stats.reprobes == 60 and len(taken) >= 3, taken

@@ -13,6 +13,7 @@ the program seeds of earlier findings are judged first and the new ones saved.
 
 from __future__ import annotations
 
+import itertools
 import tempfile
 import time
 from collections import Counter
@@ -28,13 +29,17 @@ from .._suite.tensor_io import derive
 from . import judge, packing, shrink
 from .findings import case_text, file_stem, write
 from .packing import pack_size
-from .profile import REDRAWS, Profile, features, reprobe
+from .profile import REDRAWS, Profile, Within, features, probed, reprobe
 from .programs import OPERATORS, generate
 from .recipes import Recipe, to_case
 from .schemas import opsets as known_opsets
 
-#: Programs judged per verify run.
+#: Programs judged per verify run (the first batch; see `batch_size`).
 BATCH = 64
+#: A batch grows, doubling, to this many of the largest pack a runtime's record gives: a
+#: verify run starts its worker and loads the runtime (IREE: about 1.5 s), and programs of
+#: one opset only share a model, so small batches make small packs.
+PACKS_PER_BATCH = 4
 #: At most this many disagreements of one (backend, outcome, kind) are shrunk per campaign;
 #: the others of that kind are counted.
 SHRINKS_PER_KIND = 4
@@ -194,11 +199,11 @@ def run(options: Options, progress=None) -> Stats:
         # (ignore_cleanup_errors: on Ctrl-C a batch may still be being written in its thread)
         state.work = Path(scratch) / "suite"  # where shrinking judges its candidates
         pending = None  # (batch, its draw's counts, judging) of the batch in flight
-        while True:
+        for index in itertools.count():
             batch, drawn = None, Stats()  # counted once judged, so progress shows judged ones
             if options.time_budget is None or \
                     time.monotonic() - state.start < options.time_budget:
-                batch = _draw(seeds, options, drawn)
+                batch = _draw(seeds, options, drawn, batch_size(options.specs, index))
             if pending is not None:
                 judged, counts, judging = pending
                 _add_counts(state.stats, counts)
@@ -274,13 +279,23 @@ def _judge_batch(state: _State, batch: list, verdicts: dict) -> None:
                 stats.saved.append(seed.encode())
 
 
-def _draw(seeds, options: Options, stats: Stats):
+def batch_size(specs: list[str], index: int) -> int:
+    """Programs in batch `index` (from 0) of a campaign on `specs`: BATCH, doubling batch by
+    batch up to PACKS_PER_BATCH times the largest `pack` of their runtimes' records (whatever
+    --pack says, so campaigns packed and not draw the same programs; a fresh refusal profile
+    still learns from the small first batches)."""
+    largest = PACKS_PER_BATCH * max((pack_size(s) for s in specs), default=1)
+    return max(BATCH, min(largest, BATCH << min(index, 16)))
+
+
+def _draw(seeds, options: Options, stats: Stats, size: int = BATCH):
     """The next batch of valid programs: (seed, recipe, built); None when none are left."""
     batch: list[tuple[Any, Recipe, Any]] = []
     refused = (options.profile.refused_set()
                if options.refusal_aware and options.profile is not None else set())
+    within = Within.of(refused)
     for seed in seeds:
-        drawn = _drawn(seed, options, stats, refused, f"fuzz_{len(batch)}")
+        drawn = _drawn(seed, options, stats, refused, within, f"fuzz_{len(batch)}")
         if drawn is None:
             continue
         seed, recipe, case = drawn
@@ -291,22 +306,30 @@ def _draw(seeds, options: Options, stats: Stats):
             continue
         stats.valid += 1
         batch.append((seed, recipe, built))
-        if len(batch) >= BATCH:
+        if len(batch) >= size:
             break
     return batch or None
 
 
-def _drawn(seed: str, options: Options, stats: Stats, refused: set, name: str):
+def _drawn(seed: str, options: Options, stats: Stats, refused: set, within: Within,
+           name: str):
     """(seed text, recipe, case) of the program of `seed`, or None (no spec result, or
-    avoided). With refused features, a program holding one is drawn again from `seed~1`,
+    avoided). With refused features, the draw stays `within` what no backend refuses
+    (programs.generate leaves out their choices; the seed text says the space:
+    Within.seed_text), and a program still holding one is drawn again from `seed~1`,
     `seed~2`, ... (profile.REDRAWS tries in all), and dropped as avoided when every try holds
-    one; a re-probe (profile.reprobe) and a seed replayed from the database are drawn
-    freely."""
-    free = not refused or isinstance(seed, Replayed) or (
-        options.profile is not None and reprobe(seed, options.profile.share))
-    stats.reprobes += bool(refused) and free and not isinstance(seed, Replayed)
+    one. A re-probe (profile.reprobe) is drawn within the space but for one refused feature
+    (profile.probed) and kept whatever it holds; a seed replayed from the database is drawn
+    as its text says."""
+    replayed = isinstance(seed, Replayed)
+    probe = bool(refused) and not replayed and options.profile is not None and reprobe(
+        seed, options.profile.share)
+    stats.reprobes += probe
+    space = within.but(probed(seed, refused)) if probe else within
+    free = not refused or replayed or probe
     for attempt in range(1 if free else REDRAWS):
         text = f"{seed}~{attempt}" if attempt else seed
+        text = text if replayed else space.seed_text(text)
         stats.generated += 1
         try:
             recipe = generate(text, options.operators or None, options.opsets or None)

@@ -14,6 +14,7 @@ from .._core.elements import ELEMENTS, ElementType
 from .._core.errors import NoResult, OracleError
 from .._core.value_kinds import SequenceType, ValueType
 from .._oracle import oracle
+from .profile import FREE, Within
 from .recipes import WHERE, Source
 from .schemas import seq, tensor
 from .values import draw_shape, draw_tensor
@@ -29,9 +30,11 @@ _KEEP_RANK = ("SequenceInsert", "SequenceErase", "Identity", "If", "Loop")
 class Draw:
     """One program being drawn: its nodes, sources and every value so far."""
 
-    def __init__(self, rng: random.Random, opset: int, wider: random.Random | None = None):
+    def __init__(self, rng: random.Random, opset: int, wider: random.Random | None = None,
+                 within: Within = FREE):
         self.rng, self.opset = rng, opset
         self.wider = wider  # the wider grammar's own stream (generate's `wider`), or None
+        self.within = within  # what a refusal-aware draw leaves out (FREE: nothing)
         self.nodes: list[Node] = []
         self.sources: list[Source] = []
         self.values: dict[str, Any] = {}
@@ -69,7 +72,21 @@ class Draw:
         first = draw_shape(rng, rank)
         value = [draw_tensor(rng, element, first if same else draw_shape(rng, rank))
                  for _ in range(length)]
+        if not self.within.takes("input", "sequence"):
+            return self._built_sequence(element, value, rank)
         name = self.source(seq(element), value, "s")
+        self.ranks[name] = rank
+        return name
+
+    def _built_sequence(self, element: ElementType, value: list, rank: int) -> str:
+        """The sequence `value` made inside the graph (a backend refuses sequence graph
+        inputs): SequenceConstruct of tensor inputs, or SequenceEmpty when empty."""
+        name = self.name("s")
+        if value:
+            parts = [self.source(tensor(element), v) for v in value]
+            self.node("SequenceConstruct", parts, [name], [seq(element)])
+        else:
+            self.node("SequenceEmpty", [], [name], [seq(element)], dtype=element.proto)
         self.ranks[name] = rank
         return name
 
@@ -81,17 +98,23 @@ class Draw:
             return np.asarray(value[0]).ndim
         return self.ranks.get(name, default)
 
-    def constant_int(self, value, element: ElementType, stem: str = "p") -> str:
+    def constant_int(self, value, element: ElementType, stem: str = "p", use: str = "") -> str:
         """An integer tensor as a graph input, an initializer or a Constant node: its tensor
         attribute `value` (any integer type, as exporters write it) or, for a non-empty int64
-        scalar or 1-D tensor from Constant-12 on, `value_int` / `value_ints`."""
+        scalar or 1-D tensor from Constant-12 on, `value_int` / `value_ints`. `use` (`OP.K`,
+        the input it feeds) leaves out the origins `within` refuses there."""
         array = np.array(value, dtype=element.dtype)
-        how = self.rng.choice(("input", "input", "initializer", "constant"))
+        hows = [h for h in self.within.only("source", ("input", "input", "initializer",
+                                                       "constant"), lambda how: f"{use}:{how}")
+                if h != "constant" or self.within.takes("op", "Constant")]
+        if not hows:
+            raise NoResult(f"every origin of {use} is refused")
+        how = self.rng.choice(hows)
         if how != "constant":
             return self.source(tensor(element), array, stem, initializer=how == "initializer")
         name = self.name(stem)
         if element == INT64 and array.ndim <= 1 and array.size and self.opset >= 12 \
-                and self.rng.random() < 0.5:
+                and self.rng.random() < 0.5 and self._short_constant():
             if array.ndim == 0:
                 self.node("Constant", [], [name], [tensor(element)], value_int=int(array))
             else:
@@ -100,6 +123,11 @@ class Draw:
         else:
             self.node("Constant", [], [name], [tensor(element)], value=array)
         return name
+
+    def _short_constant(self) -> bool:
+        """Whether a Constant node may give its value as `value_int` / `value_ints`."""
+        return self.within.takes("attribute", "Constant.value_int") and \
+            self.within.takes("attribute", "Constant.value_ints")
 
     def node(self, op_type: str, inputs, outputs, out_types, **attributes) -> None:
         """Add a node and run it on the oracle; NoResult when the spec gives no result."""
@@ -119,11 +147,12 @@ class Draw:
             elif isinstance(value_type, SequenceType) and known and op_type in _KEEP_RANK:
                 self.ranks[name] = known[0]
 
-    def omit_tail(self, inputs: list) -> list:
+    def omit_tail(self, inputs: list, op_type: str = "") -> list:
         """Trailing inputs left off: either dropped or given as ""."""
-        return inputs + [""] if self.rng.random() < 0.3 else inputs
+        given = self.rng.random() < 0.3 and self.within.takes("omitted", op_type)
+        return inputs + [""] if given else inputs
 
-    def position(self, count: int, allow_end: bool, allowed) -> str:
+    def position(self, count: int, allow_end: bool, allowed, use: str = "") -> str:
         """A position for a sequence of `count`: in range, sometimes -n, n or out of range."""
         rng = self.rng
         high = count if allow_end else count - 1
@@ -135,4 +164,4 @@ class Draw:
             self.node("Sub", [self.constant_int(value + 1, element),
                               self.constant_int(1, element)], [out], [tensor(element)])
             return out
-        return self.constant_int(value, element)
+        return self.constant_int(value, element, use=use)

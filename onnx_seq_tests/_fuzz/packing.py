@@ -24,12 +24,11 @@ comes first).
 Which programs share a model decides the speed only: a program the refusal profile says is
 likely refused (`risk`) runs alone at once, the programs per model of a form fall as its
 packed programs pass less often (`adapted`), and a pack holds at most one program with an
-unknown dim at its boundary (`_chunks`).
+unknown dim at its graph inputs (`_chunks`).
 """
 
 from __future__ import annotations
 
-import math
 import re
 import shutil
 from collections import Counter
@@ -50,6 +49,8 @@ from .profile import Profile, features
 #: share of the verdicts that held it (`risk`): a pack holding one refused program is run again
 #: program by program, so the likely refused ones are run alone at once.
 RISK = 0.8
+#: The outcomes of a program that do not run its whole pack again (`_decided`).
+KEPT = ("pass", "fail")
 #: A quoted name in a tensor-boundary variant's doc string (`element 2 of output 's'`).
 _QUOTED = re.compile(r"'(.+)'$")
 
@@ -190,9 +191,10 @@ def units(found: list[Member], sizes: dict[str, int], counts: dict | None = None
 
 
 def _loose(case: Case) -> bool:
-    """Whether a graph input or output of `case` declares a dim (or a rank) unknown."""
-    return any(shape is None or None in shape for decl in (*case.graph.inputs,
-                                                          *case.graph.outputs)
+    """Whether a graph input of `case` declares a dim (or a rank) unknown (what TVM binds to
+    one symbol: its parameters; an output's unknown dims bind nothing, and most programs as
+    written declare their outputs so)."""
+    return any(shape is None or None in shape for decl in case.graph.inputs
                for shape in [innermost(decl.type).shape])
 
 
@@ -217,13 +219,15 @@ def _chunks(group: list[Member], size: int) -> list[list[Member]]:
 
 
 def adapted(size: int, tally: Counter, spec: str, form: str) -> int:
-    """At most `size` programs per model, fewer as packed programs of `form` pass less often on
-    `spec` (the campaign's `tally`): the most with which a pack passes whole at least half the
-    time, were each program to pass as often as those before (8 passes assumed at the
-    start)."""
-    passed = tally[f"{spec}|{form} packed pass"] + 8
-    share = passed / (tally[f"{spec}|{form} packed"] + 8)
-    return size if share >= 1 else max(1, min(size, int(math.log(0.5) / math.log(share))))
+    """At most `size` programs per model, fewer as packed programs of `form` on `spec` (the
+    campaign's `tally`) more often run their whole pack again (refused, error, crash,
+    timeout: a fail runs only its own program again): about 1/sqrt(r) programs for a share r
+    of them, which makes fewest runs per program (a pack of n costs about one run, and n more
+    with the chance r * n that one of its programs runs it again: 1/n + r * n runs a program;
+    8 packed programs kept in their pack assumed at the start)."""
+    packed = tally[f"{spec}|{form} packed"]
+    share = (packed - tally[f"{spec}|{form} packed kept"]) / (packed + 8)
+    return size if share <= 0 else max(1, min(size, round(share ** -0.5)))
 
 
 # -- judging packs ----------------------------------------------------------------------------
@@ -299,7 +303,8 @@ def judge_packed(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: fl
     for member in packed:  # how often packed programs pass, per form (adapted)
         verdict = next(v for v in found[member.program] if v.folder == member.folder)
         tally.update({f"{spec}|{member.form} packed": 1,
-                      f"{spec}|{member.form} packed pass": verdict.outcome == "pass"})
+                      f"{spec}|{member.form} packed pass": verdict.outcome == "pass",
+                      f"{spec}|{member.form} packed kept": verdict.outcome in KEPT})
     return found
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import dataclass
 from pathlib import Path
 
 from .._core.atomic import write_atomic
@@ -42,7 +43,8 @@ _POSITIONS = {"SequenceAt": 1, "SequenceInsert": 2, "SequenceErase": 1, "SplitTo
 _FORMAT = "gen-seq-tests fuzz refusal profile"
 
 
-def _kind(value_type) -> str:
+def value_kind(value_type) -> str:
+    """The kind of a graph input or output: tensor, sequence or optional."""
     if isinstance(value_type, SequenceType):
         return "sequence"
     if isinstance(value_type, OptionalType):
@@ -56,10 +58,10 @@ def case_features(case: Case) -> set[str]:
     found = {f"opset:{case.opset}"}
     for side, decls in (("input", graph.inputs), ("output", graph.outputs)):
         for index, decl in enumerate(decls):
-            found.add(f"{side}:{_kind(decl.type)}")
+            found.add(f"{side}:{value_kind(decl.type)}")
             found.add(f"element:{innermost(decl.type).element.name}")
             if isinstance(decl.type, OptionalType):
-                found.add(f"{side}:optional.{_kind(decl.type.element)}")
+                found.add(f"{side}:optional.{value_kind(decl.type.element)}")
                 if side == "input" and any(d.inputs[index] is None for d in case.data_sets):
                     found.add("input:optional.empty")
     inputs = {d.name for d in graph.inputs}
@@ -86,9 +88,65 @@ def features(forms) -> set[str]:
     return {f"{form}|{f}" for form, case in forms for f in case_features(case)}
 
 
+@dataclass(frozen=True)
+class Within:
+    """The space a refusal-aware draw stays in by construction (programs.generate): the
+    features some backend refuses, in any form (the prefix dropped), as the choices the draw
+    leaves out. `op` operators (bodies and carriers included), `opset` opsets, `element`
+    element types, `input` and `output` the kinds of graph inputs and outputs (sequence,
+    optional), `source` where a position or split comes from (`OP.K:ORIGIN`), `attribute`
+    attributes (`OP.NAME`), `omitted` the operators given an optional input as ""."""
+
+    refused: frozenset[str]
+
+    @classmethod
+    def of(cls, refused) -> Within:
+        return cls(frozenset(f.split("|", 1)[-1] for f in refused))
+
+    def takes(self, kind: str, what) -> bool:
+        """Whether the draw may choose `what` of `kind` (`op`, `opset`, `element`, ...)."""
+        return f"{kind}:{what}" not in self.refused
+
+    def only(self, kind: str, choices, key=str):
+        """The `choices` of `kind` the draw may make (by `key(choice)`), as a list; all of
+        them, the same list, when none is refused."""
+        return [c for c in choices if self.takes(kind, key(c))]
+
+    def seed_text(self, text: str) -> str:
+        """The seed text of the program drawn from `text` within this space: `text` itself
+        when nothing is refused, else `text within F1,F2,...` (`drawn_from` reads it back),
+        so a finding's seed gives its program again, with or without the profile."""
+        return f"{text}{WITHIN}{','.join(sorted(self.refused))}" if self.refused else text
+
+    def but(self, feature: str) -> Within:
+        """This space with `feature` (any form) taken again."""
+        return Within(self.refused - {feature.split("|", 1)[-1]})
+
+
+#: What separates a seed text from the space it was drawn within (Within.seed_text).
+WITHIN = " within "
+
+
+def drawn_from(seed) -> tuple:
+    """(the seed the random draws start from, the Within) of a seed text (Within.seed_text)."""
+    if isinstance(seed, str) and WITHIN in seed:
+        text, refused = seed.split(WITHIN, 1)
+        return text, Within(frozenset(refused.split(",")))
+    return seed, FREE
+
+
+#: Nothing refused: the free draw (every choice taken, the same random draws as ever).
+FREE = Within(frozenset())
+
+
 def reprobe(seed_text: str, share: float = REPROBE) -> bool:
-    """Whether the program of `seed_text` is drawn freely (depends on the seed text only)."""
+    """Whether the program of `seed_text` is a re-probe (depends on the seed text only)."""
     return random.Random(f"reprobe:{seed_text}").random() < share
+
+
+def probed(seed_text: str, refused: set[str]) -> str:
+    """The refused feature a re-probe of `seed_text` takes again (by the seed text only)."""
+    return random.Random(f"probed:{seed_text}").choice(sorted(refused))
 
 
 class Profile:

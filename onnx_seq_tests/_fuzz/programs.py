@@ -30,6 +30,7 @@ from .._core.value_kinds import OptionalType, SequenceType, TensorType, ValueTyp
 from . import schemas
 from .carriers import CARRIERS
 from .draw import BOOL, INT32, INT64, Draw
+from .profile import drawn_from, value_kind
 from .recipes import WHERE, Recipe
 from .schemas import opt, seq, tensor
 from .values import draw_shape
@@ -39,11 +40,17 @@ def _position_types(op_type: str, opset: int, role) -> list[ElementType]:
     return [e for e in (INT32, INT64) if schemas.admits(op_type, opset, *role(e))]
 
 
-def _pick(rng, op_type: str, opset: int, role) -> ElementType:
-    found = schemas.elements_for(op_type, opset, role)
+def _pick(d: Draw, op_type: str, role) -> ElementType:
+    found = _elements(d, op_type, role)
     if not found:
-        raise NoResult(f"{op_type} at opset {opset} admits no element type for this role")
-    return rng.choice(found)
+        raise NoResult(f"{op_type} at opset {d.opset} admits no element type for this role")
+    return d.rng.choice(found)
+
+
+def _elements(d: Draw, op_type: str, role) -> list[ElementType]:
+    """The element types `op_type` admits in `role` that the draw may choose."""
+    return d.within.only("element", schemas.elements_for(op_type, d.opset, role),
+                         lambda e: e.name)
 
 
 # -- one operator on values the draw already holds (or new sources) ----------------------------
@@ -57,7 +64,7 @@ def _sequence_of(d: Draw, element: ElementType) -> str:
     if made < 0.6:
         return d.sequence_input(element)
     if made < 0.8 and schemas.admits("SequenceConstruct", d.opset, [tensor(element)],
-                                      [seq(element)]):
+                                      [seq(element)]) and d.within.takes("op", "SequenceConstruct"):
         rank = d.rng.choice((0, 1, 2))
         parts = [d.tensor_input(element, draw_shape(d.rng, rank))
                  for _ in range(d.rng.randint(1, 3))]
@@ -78,7 +85,7 @@ def _last_sequence(d: Draw):
 
 def op_sequence_construct(d: Draw, element=None):
     role = lambda e: ([tensor(e)], [seq(e)])  # noqa: E731
-    element = element or _pick(d.rng, "SequenceConstruct", d.opset, role)
+    element = element or _pick(d, "SequenceConstruct", role)
     rank = d.rng.choice((0, 1, 1, 2, 3))
     rank = 4 if rank == 3 and d.wide(0.5) else rank
     parts = [d.tensor_input(element, draw_shape(d.rng, rank))
@@ -92,10 +99,11 @@ def op_sequence_empty(d: Draw, element=None):
         return [], [seq(e)]
 
     out = d.name("s")
-    if element is None and d.rng.random() < 0.2:  # dtype left off: float
+    if element is None and d.rng.random() < 0.2 and d.within.takes("element", "float") \
+            and d.within.takes("attribute", "SequenceEmpty.dtype"):  # dtype left off: float
         d.node("SequenceEmpty", [], [out], [seq(ELEMENTS["float"])])
         return
-    element = element or _pick(d.rng, "SequenceEmpty", d.opset, role)
+    element = element or _pick(d, "SequenceEmpty", role)
     d.node("SequenceEmpty", [], [out], [seq(element)], dtype=element.proto)
 
 
@@ -108,7 +116,8 @@ def op_sequence_at(d: Draw, element=None):
     positions = _position_types("SequenceAt", d.opset,
                                 lambda p: ([seq(element), tensor(p)], [tensor(element)]))
     out = d.name("t")
-    d.node("SequenceAt", [name, d.position(count, False, positions)], [out], [tensor(element)])
+    d.node("SequenceAt", [name, d.position(count, False, positions, "SequenceAt.1")], [out],
+           [tensor(element)])
 
 
 def op_sequence_insert(d: Draw, element=None):
@@ -135,9 +144,9 @@ def _with_position(d: Draw, op_type: str, inputs: list[str], element: Any, count
         types = [seq(element), *([tensor(element)] if len(inputs) > 1 else [])]
         positions = _position_types(op_type, d.opset,
                                     lambda p: ([*types, tensor(p)], [seq(element)]))
-        inputs = [*inputs, d.position(count, end, positions)]
+        inputs = [*inputs, d.position(count, end, positions, f"{op_type}.{len(inputs)}")]
     else:
-        inputs = d.omit_tail(inputs)
+        inputs = d.omit_tail(inputs, op_type)
     d.node(op_type, inputs, [d.name("s")], [seq(element)])
 
 
@@ -150,7 +159,7 @@ def op_sequence_length(d: Draw, element=None):
 
 def op_split_to_sequence(d: Draw, element=None):
     role = lambda e: ([tensor(e)], [seq(e)])  # noqa: E731
-    element = element or _pick(d.rng, "SplitToSequence", d.opset, role)
+    element = element or _pick(d, "SplitToSequence", role)
     rng = d.rng
     rank = rng.choice((1, 1, 2, 3))
     shape = draw_shape(rng, 4 if rank == 3 and d.wide(0.5) else rank)
@@ -158,26 +167,28 @@ def op_split_to_sequence(d: Draw, element=None):
     axis = rng.randrange(-len(shape), len(shape))
     size = shape[axis]
     attributes = {}
-    if rng.random() < 0.5:
+    if rng.random() < 0.5 and d.within.takes("attribute", "SplitToSequence.axis"):
         attributes["axis"] = axis
     else:
         axis = 0
         size = shape[0]
     inputs = [source]
     kind = rng.choice(("none", "scalar", "list", "list"))
+    keepdims = d.within.takes("attribute", "SplitToSequence.keepdims")
     splits = [e for e in (INT32, INT64) if schemas.admits(
         "SplitToSequence", d.opset, [tensor(element), tensor(e)], [seq(element)])]
     if kind == "scalar" and size:
-        inputs.append(d.constant_int(rng.randint(1, max(1, size)), rng.choice(splits), "k"))
+        inputs.append(d.constant_int(rng.randint(1, max(1, size)), rng.choice(splits), "k",
+                                     "SplitToSequence.1"))
     elif kind == "list" and size:
         cuts = sorted(rng.sample(range(1, size), rng.randint(0, size - 1))) if size > 1 else []
         pieces = [b - a for a, b in zip([0, *cuts], [*cuts, size], strict=True)]
-        inputs.append(d.constant_int(pieces, rng.choice(splits), "k"))
+        inputs.append(d.constant_int(pieces, rng.choice(splits), "k", "SplitToSequence.1"))
     elif rng.random() < 0.35:  # (onnx's inference reads a split given as "" as present)
-        inputs = d.omit_tail(inputs)
-    elif rng.random() < 0.8:
+        inputs = d.omit_tail(inputs, "SplitToSequence")
+    elif rng.random() < 0.8 and keepdims:
         attributes["keepdims"] = rng.choice((0, 1))
-    if len(inputs) > 1 and inputs[1] and rng.random() < 0.3:  # keepdims is ignored with a split
+    if len(inputs) > 1 and inputs[1] and rng.random() < 0.3 and keepdims:  # then ignored
         attributes["keepdims"] = rng.choice((0, 1))
     out = d.name("s")
     d.node("SplitToSequence", inputs, [out], [seq(element)], **attributes)
@@ -193,6 +204,8 @@ def op_concat_from_sequence(d: Draw, element=None):
     new_axis = d.rng.choice((0, 0, 1))
     if rank == 0:
         new_axis = 1
+    if new_axis and not d.within.takes("attribute", "ConcatFromSequence.new_axis"):
+        raise NoResult("new_axis is refused")
     top = rank + 1 if new_axis else rank
     axis = d.rng.randrange(-top, top)
     attributes = {"axis": axis}
@@ -202,6 +215,11 @@ def op_concat_from_sequence(d: Draw, element=None):
     d.node("ConcatFromSequence", [name], [out], [tensor(element)], **attributes)
 
 
+#: The operator of each kind of SequenceMap body op_sequence_map draws.
+_BODY_OPS = {"identity": "Identity", "shape": "Shape", "pair": "Identity", "pairs": "Identity",
+             "constant": "Constant", "outer": "Identity"}
+
+
 def op_sequence_map(d: Draw, element=None):
     role = lambda e: ([seq(e)], [seq(e)])  # noqa: E731
     name, element = _use_or_new(d, "SequenceMap", element, role)
@@ -209,7 +227,11 @@ def op_sequence_map(d: Draw, element=None):
     body_in = d.name("b")
     inputs = [name]
     body_inputs = [ValueDecl(body_in, TensorType(element), WHERE)]
-    kind = rng.choice(("identity", "shape", "pair", "pair", "pairs", "constant", "outer"))
+    kinds = d.within.only("op", ("identity", "shape", "pair", "pair", "pairs", "constant",
+                                 "outer"), _BODY_OPS.__getitem__)
+    if not kinds:
+        raise NoResult("every SequenceMap body is refused")
+    kind = rng.choice(kinds)
     body_out = d.name("bo")
     if kind in ("pair", "pairs"):  # one or two additional inputs; the body returns the last
         for _ in range(1 if kind == "pair" else 2):
@@ -260,9 +282,9 @@ def op_optional(d: Draw, element=None, inner: ValueType | None = None):
     if inner is None:
         wrap = rng.choice((tensor, seq))
         role = lambda e: ([wrap(e)], [opt(wrap(e))])  # noqa: E731
-        element = element or _pick(rng, "Optional", d.opset, role)
+        element = element or _pick(d, "Optional", role)
     out = d.name("o")
-    if rng.random() < 0.4:  # an empty optional, of the type the attribute gives
+    if rng.random() < 0.4 and d.within.takes("attribute", "Optional.type"):  # empty
         inner = inner or wrap(element)
         d.node("Optional", [], [out], [opt(inner)], type=inner)
         return
@@ -290,8 +312,8 @@ def _optional_input(d: Draw, op_type: str) -> str:
     wanted = d.rng.random() < 0.25
     found, plain = [], False
     for plain in (wanted, False):  # noqa: B007 - the one found is used below
-        found = [e for e in ELEMENTS.values()
-                 if _admits_input(op_type, d.opset, wrap(e) if plain else opt(wrap(e)))]
+        found = d.within.only("element", [e for e in ELEMENTS.values() if _admits_input(
+            op_type, d.opset, wrap(e) if plain else opt(wrap(e)))], lambda e: e.name)
         if found:
             break
     if not found:
@@ -300,6 +322,11 @@ def _optional_input(d: Draw, op_type: str) -> str:
     inner = d.sequence_input(element) if wrap is seq else d.tensor_input(element)
     if plain:
         return inner
+    if not d.within.takes("input", "optional") or not d.sources \
+            or d.sources[-1].name != inner:  # made in the graph
+        out = d.name("o")
+        d.node("Optional", [inner], [out], [opt(d.types[inner])])
+        return out
     value = d.values.pop(inner)
     d.types.pop(inner)
     d.sources.pop()
@@ -340,11 +367,11 @@ def _use_or_new(d: Draw, op_type: str, element, role):
     """The newest sequence of an admitted element type, else a new sequence; with its
     element type."""
     name, found = _last_sequence(d)
-    allowed = schemas.elements_for(op_type, d.opset, role)
+    allowed = _elements(d, op_type, role)
     if name is not None and found in allowed and (element is None or element == found):
         return name, found
     element = element if element in allowed else None
-    element = element or _pick(d.rng, op_type, d.opset, role)
+    element = element or _pick(d, op_type, role)
     return _sequence_of(d, element), element
 
 
@@ -370,18 +397,25 @@ def generate(seed: int | str, operators=None, opsets=None, wider: bool = False) 
     none. `operators` and `opsets` narrow what is drawn (--op, --opset). `wider` adds the
     choices of the wider grammar (`fuzz --distil`): ranks 3 and 4, positions computed by a
     node, conditions and trip counts from initializers; drawn from a stream of their own, so
-    the plain grammar's programs (and the committed seeds naming them) stay as they are."""
+    the plain grammar's programs (and the committed seeds naming them) stay as they are.
+    A seed text `S within F1,F2,...` (profile.Within.seed_text: refusal-aware drawing) draws
+    from `S` leaving out the choices a backend refuses: its operators, opsets, element types,
+    sources, attributes, sequence and optional graph inputs (made in the graph instead) and
+    outputs (read in the graph instead: `_readable`); a plain seed draws every choice."""
+    seed, within = drawn_from(seed)
     rng = random.Random(seed)
-    names = sorted(operators or OPERATORS)
+    names = within.only("op", sorted(operators or OPERATORS))
+    if not names:
+        raise NoResult("every operator is refused")
     op_type = rng.choice(names)
     version_map = schemas.version_opsets(op_type)
-    choices = [o for v in sorted(version_map) for o in version_map[v]
-               if not opsets or o in opsets]
+    choices = within.only("opset", [o for v in sorted(version_map) for o in version_map[v]
+                                    if not opsets or o in opsets])
     if not choices:
         raise NoResult(f"{op_type} exists at none of the opsets {sorted(opsets or [])}")
     version = rng.choice(sorted({schemas_version(op_type, o) for o in choices}))
     opset = rng.choice([o for o in choices if schemas_version(op_type, o) == version])
-    d = Draw(rng, opset, random.Random(f"{seed}+wider") if wider else None)
+    d = Draw(rng, opset, random.Random(f"{seed}+wider") if wider else None, within)
     OPERATORS[op_type](d)
     shape = rng.random()
     if shape < 0.45:  # a chain: the next operators read what the last one made
@@ -392,18 +426,69 @@ def generate(seed: int | str, operators=None, opsets=None, wider: bool = False) 
     elif shape < 0.65:  # through a carrier
         carried = [n for n in d.types if isinstance(d.types[n], (SequenceType, OptionalType))
                    and n in {o for node in d.nodes for o in node.outputs}]
-        if carried:
-            carrier = rng.choice(sorted(CARRIERS))
-            CARRIERS[carrier](d, carried[-1])
-    if shape > 0.9 and schemas.version_opsets("Optional") and opset >= 15:
+        carriers = within.only("op", sorted(CARRIERS))
+        if carried and carriers:
+            CARRIERS[rng.choice(carriers)](d, carried[-1])
+    if shape > 0.9 and schemas.version_opsets("Optional") and opset >= 15 \
+            and within.takes("op", "Optional"):
         op_optional(d)  # one more output: an optional, often empty
-    produced = [o for node in d.nodes for o in node.outputs]
-    used = {i for node in d.nodes for i in node.inputs}
-    outputs = [n for n in produced if n not in used] or produced[-1:]
-    if rng.random() < 0.3 and len(produced) > len(outputs):
-        outputs = sorted(set(outputs) | {rng.choice(produced)}, key=produced.index)
+    outputs = _outputs(d)
     return Recipe(opset, tuple(d.nodes), tuple(d.sources), tuple(outputs), dict(d.types),
                   fixed=rng.random() < 0.5)
+
+
+def _outputs(d: Draw) -> list[str]:
+    """The program's outputs: the values no node reads (else the last one made), and 3 times
+    in 10 one more value made; a sequence or optional of a kind `d.within` refuses as a graph
+    output is read in the graph first (`_readable`)."""
+    while True:
+        produced = [o for node in d.nodes for o in node.outputs]
+        used = {i for node in d.nodes for i in node.inputs}
+        outputs = [n for n in produced if n not in used] or produced[-1:]
+        refused = [n for n in outputs if not d.within.takes("output", value_kind(d.types[n]))]
+        if not refused:
+            break
+        for name in refused:
+            _readable(d, name)
+    more = d.within.only("output", produced, lambda n: value_kind(d.types[n]))
+    if d.rng.random() < 0.3 and len(produced) > len(outputs) and more:
+        outputs = sorted(set(outputs) | {d.rng.choice(more)}, key=produced.index)
+    return outputs
+
+
+#: The operators that read a sequence or an optional into a tensor (or an optional's value).
+_READERS = {"sequence": ("SequenceAt", "SequenceLength", "ConcatFromSequence"),
+            "optional": ("OptionalGetElement", "OptionalHasElement")}
+
+
+def _readable(d: Draw, name: str) -> None:
+    """A node reading the sequence or optional `name` (an output a backend refuses): one of
+    `_READERS` that the draw may choose, the schema admits and the value allows."""
+    value_type, value = d.types[name], d.values[name]
+    kind = value_kind(value_type)
+    if kind not in _READERS:
+        raise NoResult(f"a {kind} output is refused")
+    needs = {"OptionalGetElement": value is not None,  # what the value allows
+             "SequenceAt": kind == "sequence" and len(value) > 0}
+    needs["ConcatFromSequence"] = needs["SequenceAt"]
+    readers = [op for op in _READERS[kind] if d.within.takes("op", op) and needs.get(op, True)]
+    if not readers:
+        raise NoResult(f"no reader of a {kind} output may be drawn")
+    op, out = d.rng.choice(readers), d.name("r")
+    inner = value_type.element if isinstance(value_type, (SequenceType, OptionalType)) \
+        else value_type
+    if op in ("SequenceLength", "OptionalHasElement"):
+        out_type = tensor(INT64 if op == "SequenceLength" else BOOL)
+        d.node(op, [name], [out], [out_type])
+    elif op == "SequenceAt":
+        positions = _position_types("SequenceAt", d.opset,
+                                    lambda p: ([value_type, tensor(p)], [inner]))
+        d.node(op, [name, d.position(len(value), False, positions, "SequenceAt.1")], [out],
+               [inner])
+    elif op == "ConcatFromSequence":
+        d.node(op, [name], [out], [inner], axis=0, new_axis=1)
+    else:
+        d.node(op, [name], [out], [inner])
 
 
 def schemas_version(op_type: str, opset: int) -> int:
