@@ -42,6 +42,8 @@ WITNESSES = {
     "Optional with both an input and a type attribute": "test_optional_with_input_and_type",
     "Optional returns a list (tensor-boundary variants)":
         f"{TENSOR_IO}/test_optional_has_element_v18_optional_tensor_float__none",
+    "Optional returns a list (an empty sequence taken out of an optional)":
+        "test_hidden_empty_sequence_type_through_optional",
     "Optional returns a list (constant variants)":
         f"{CONSTANT}/test_optional_get_element_v15_optional_seq_float__constant0",
     "complex64 and complex128 initializers (constant form)":
