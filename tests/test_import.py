@@ -91,8 +91,8 @@ def _import_and_build(tmp_path: Path, suite: Path):
 def test_foreign_suite_imports_with_equal_values(tmp_path):
     """Bytes differ where the format keeps no detail: this suite's models have no producer and
     another IR version, and one case writes the typed empty-optional encoding; values match.
-    The case with Div is expressed (its Constant's float scalar `value` as a tensor, kept) but
-    the builder refuses it: the oracle computes no Div."""
+    The case with Div is expressed (its Constant's float scalar `value` as a tensor, kept) and
+    builds with the folder's values."""
     suite = write_foreign_suite(tmp_path / "foreign")
     written = import_folders([suite])
     assert written.skipped == []
@@ -103,11 +103,8 @@ def test_foreign_suite_imports_with_equal_values(tmp_path):
         "op_type": "Constant", "outputs": {"output": "three"},
         "attributes": {"value": {"type": "tensor(float)", "shape": [], "value": 3.0}}}
     imported = _import_and_build(tmp_path, suite)
-    skipped, = imported.skipped
-    folder = skipped.folder
-    assert folder == divide and "the oracle does not implement Div" in skipped.reason
-    assert skipped.kind == "not expressible"
-    originals = {p.name: p for p in case_folders(suite) if p.as_posix() != folder}
+    assert imported.skipped == []
+    originals = {p.name: p for p in case_folders(suite)}
     rebuilt = {p.name: p for p in case_folders(tmp_path / "out" / SUITE)}
     assert sorted(rebuilt) == sorted(originals)
     for name, folder in originals.items():
@@ -116,13 +113,14 @@ def test_foreign_suite_imports_with_equal_values(tmp_path):
 
 
 def _write_folder(root: Path, name: str, graph: onnx.GraphProto, data_sets,
-                  opset: int = OPSET) -> Path:
+                  opset: int = OPSET, full_check: bool = True) -> Path:
     """A case folder from a graph (with its initializers) and data sets of protos, in the
-    graph's input and output order; checked by onnx's checker like any model."""
+    graph's input and output order; checked by onnx's checker like any model (its shape
+    inference too, with `full_check`)."""
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
                               ir_version=helper.find_min_ir_version_for(
                                   [helper.make_opsetid("", opset)]))
-    onnx.checker.check_model(model, full_check=True)
+    onnx.checker.check_model(model, full_check=full_check)
     folder = root / name
     folder.mkdir(parents=True)
     (folder / "model.onnx").write_bytes(model.SerializeToString())
@@ -364,3 +362,95 @@ def test_cli_import_of_a_truncated_pb(tmp_path):
     assert alone.exit_code == 2 and "Traceback" not in alone.output
     assert "input_0.pb: not a valid TensorProto" in alone.output
     assert not (tmp_path / "y.yaml").exists()
+
+
+def _untyped(name: str) -> onnx.ValueInfoProto:
+    return helper.make_empty_tensor_value_info(name)  # a name and no type, as onnxscript writes
+
+
+def _loop_of(body: onnx.GraphProto) -> onnx.GraphProto:
+    """Loop(count, true, SequenceEmpty) with `body`; inputs x float[2], count int64 scalar."""
+    return helper.make_graph(
+        [helper.make_node("Constant", [], ["yes"], value=tensor(np.array(True))),
+         helper.make_node("SequenceEmpty", [], ["empty"], dtype=F32),
+         helper.make_node("Loop", ["count", "yes", "empty"], ["items"], body=body)],
+        "loop", [_info("x", tensor_type(F32, [2])), _info("count", tensor_type(I64, []))],
+        [_info("items", seq_type(F32, None))])
+
+
+def test_untyped_subgraph_values_are_typed_by_inference(tmp_path):
+    """onnxscript's Loop body: the loop-carried sequence and the body's outputs have no type.
+    Import types them as onnx shape inference does (seq(float) with the body's x, the condition
+    bool), keeps every node and every typed value, and the case builds with the folder's
+    values (SequenceInsert appends x once per iteration: two iterations give [x, x])."""
+    body = helper.make_graph(
+        [helper.make_node("SequenceInsert", ["acc_in", "x"], ["acc_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])], "body",
+        [_info("i", tensor_type(I64, [])), _info("cond_in", tensor_type(TensorProto.BOOL, [])),
+         _untyped("acc_in")], [_untyped("cond_out"), _untyped("acc_out")])
+    x = np.float32([1, 2])
+    folder = _write_folder(tmp_path / "suite", "test_untyped_loop", _loop_of(body),
+                           [([tensor(x), tensor(np.int64(2))], [sequence([x, x])])])
+    imported = _import_and_build(tmp_path, tmp_path / "suite")
+    assert imported.skipped == []
+    (_, case), = imported.cases
+    loop_body = case["nodes"][2]["attributes"]["body"]
+    assert [(v["name"], v["type"]) for v in loop_body["inputs"] + loop_body["outputs"]] == [
+        ("i", "tensor(int64)"), ("cond_in", "tensor(bool)"), ("acc_in", "seq(tensor(float))"),
+        ("cond_out", "tensor(bool)"), ("acc_out", "seq(tensor(float))")]
+    rebuilt, = case_folders(tmp_path / "out" / SUITE)
+    assert _values_equal(folder, rebuilt) == []
+    original, built = read_folder(folder).model.graph, read_folder(rebuilt).model.graph
+    assert [n.op_type for n in built.node] == [n.op_type for n in original.node]
+    assert built.node[2].attribute[0].g.node == original.node[2].attribute[0].g.node
+    assert built.input == original.input and built.output == original.output
+
+
+def test_an_untyped_subgraph_value_inference_cannot_type_is_refused_with_its_name(tmp_path):
+    """An If whose branches give bool and float has no type: onnx shape inference leaves the
+    Identity of it, the body's condition, untyped, and import says which value and why."""
+    def branch(name, value, elem):
+        return helper.make_graph([helper.make_node("Constant", [], [name], value=tensor(value))],
+                                 name, [], [_info(name, tensor_type(elem, []))])
+    body = helper.make_graph(
+        [helper.make_node("SequenceInsert", ["acc_in", "x"], ["acc_out"]),
+         helper.make_node("If", ["cond_in"], ["mixed"],
+                          then_branch=branch("t", np.array(True), TensorProto.BOOL),
+                          else_branch=branch("e", np.float32(1), F32)),
+         helper.make_node("Identity", ["mixed"], ["cond_out"])], "body",
+        [_info("i", tensor_type(I64, [])), _info("cond_in", tensor_type(TensorProto.BOOL, [])),
+         _untyped("acc_in")], [_untyped("cond_out"), _untyped("acc_out")])
+    x = np.float32([1, 2])
+    _write_folder(tmp_path / "suite", "test_untypable", _loop_of(body),
+                  [([tensor(x), tensor(np.int64(0))], [sequence([])])], full_check=False)
+    imported = import_folders([tmp_path / "suite"])
+    skipped, = imported.skipped
+    assert skipped.kind == "not expressible"
+    assert "value 'cond_out' of the subgraph of Loop attribute 'body' has no type, and onnx " \
+        "shape inference gives it none" in skipped.reason, skipped.reason
+    result = CliRunner().invoke(main, ["import", str(tmp_path / "suite" / "test_untypable"),
+                                       "-o", str(tmp_path / "out.yaml")])
+    assert result.exit_code != 0 and "cond_out" in result.stderr
+    assert "Traceback" not in result.output + result.stderr
+
+
+def test_dim_names_with_dots_and_slashes_survive_import_and_build(tmp_path):
+    """TorchScript names dims after values; onnx takes any string as a dim_param. Import writes
+    them, the case format reads them back, and the built model keeps the same dim_params.
+    SequenceConstruct of x is the one-element sequence [x]."""
+    dims = ["Looptotal.7_dim_0", "Mul/Mul_output_0_dim_0"]
+    graph = helper.make_graph([helper.make_node("SequenceConstruct", ["x"], ["parts"])],
+                              "dims", [_info("x", tensor_type(F32, dims))],
+                              [_info("parts", seq_type(F32, dims))])
+    x = np.float32([[1, 2, 3]])
+    folder = _write_folder(tmp_path / "suite", "test_dotted_dims", graph,
+                           [([tensor(x)], [sequence([x])])])
+    imported = _import_and_build(tmp_path, tmp_path / "suite")
+    assert imported.skipped == []
+    rebuilt, = case_folders(tmp_path / "out" / SUITE)
+    assert _values_equal(folder, rebuilt) == []
+    built = read_folder(rebuilt).model.graph
+    assert [d.dim_param for d in built.input[0].type.tensor_type.shape.dim] == dims
+    element = built.output[0].type.sequence_type.elem_type.tensor_type
+    assert [d.dim_param for d in element.shape.dim] == dims
+    assert built.input == graph.input and built.output == graph.output

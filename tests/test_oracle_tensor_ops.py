@@ -23,7 +23,7 @@ from onnx_seq_tests._oracle import oracle
 
 OPS = ("Split", "Squeeze", "Unsqueeze", "Concat", "Cast", "Gather", "Shape", "Slice",
        "ReduceSum", "Add", "Sub", "Mul", "Equal", "Less", "Greater", "Not", "And", "Where",
-       "Range", "ConstantOfShape", "Reshape", "Size", "CastLike")
+       "Range", "ConstantOfShape", "Reshape", "Size", "CastLike", "Div", "Neg", "Abs", "Ceil")
 
 
 def model(op: str, opset: int, inputs: list, outputs: int = 1, **attributes) -> onnx.ModelProto:
@@ -168,6 +168,26 @@ def test_arithmetic_wraps_in_the_element_type_and_keeps_it():
         run("Add", 13, [a([1], np.int8), a([1], np.int8)])  # int8 comes at Add-14
     with pytest.raises(OracleError, match="do not broadcast"):
         run("Add", 14, [f([1, 2]), f([1, 2, 3])])
+
+
+def test_division_truncates_integers_and_unary_ops_keep_the_type():
+    """Div: 'For integer inputs, the result is computed using truncating division (rounding
+    toward zero).' Neg and Abs wrap as the element type does; Ceil rounds up."""
+    got, = run("Div", 14, [a([7, -7, 7, -7, 0], np.int32), a([2, 2, -2, -2, -3], np.int32)])
+    assert same(a([3, -3, -3, 3, 0], np.int32), got)
+    assert same(a([-3], np.int8), run("Div", 14, [a([-7], np.int8), a([2], np.int8)])[0])
+    assert same(f([3.5, -0.5]), run("Div", 13, [f([7, -1]), f([2])])[0])
+    with pytest.raises(OracleError, match="by zero"):
+        run("Div", 13, [a([1]), a([0])])
+    with pytest.raises(OracleError, match="out of its range"):
+        run("Div", 14, [a([-128], np.int8), a([-1], np.int8)])
+    with pytest.raises(OracleError, match="does not admit"):
+        run("Div", 13, [a([1], np.int8), a([1], np.int8)])  # int8 comes at Div-14
+    assert same(a([-128, 5, -3], np.int8), run("Neg", 13, [a([-128, -5, 3], np.int8)])[0])
+    assert same(a([-128, 5, 3], np.int8), run("Abs", 13, [a([-128, -5, 3], np.int8)])[0])
+    assert same(f([2, -1, -0.0]), run("Ceil", 13, [f([1.5, -1.5, -0.5])])[0])
+    with pytest.raises(OracleError, match="does not admit"):
+        run("Neg", 13, [a([1], np.uint8)])  # Neg has no unsigned types
 
 
 def test_comparisons_and_logic_broadcast_to_bool():
@@ -327,7 +347,7 @@ def _draw(op: str, version: int, rng: random.Random) -> tuple[list, int, dict]:
     dtype = _element(rng, op, version) if op not in ("Not", "And", "Where", "Range",
                                                      "ConstantOfShape", "Cast",
                                                      "CastLike") else None
-    if op in ("Add", "Sub", "Mul", "Equal", "Less", "Greater", "And"):
+    if op in ("Add", "Sub", "Mul", "Div", "Equal", "Less", "Greater", "And"):
         dtype = dtype or np.dtype(bool)
         left = _shape(rng)
         right = left[rng.randint(0, len(left)):] if version < 7 else tuple(
@@ -336,6 +356,9 @@ def _draw(op: str, version: int, rng: random.Random) -> tuple[list, int, dict]:
         return [_values(rng, dtype, left), _values(rng, dtype, right)], 1, attributes
     if op == "Not":
         return [_values(rng, bool, _shape(rng))], 1, {}
+    if op in ("Neg", "Abs", "Ceil"):
+        values = _values(rng, dtype, _shape(rng))
+        return [values / 4 if dtype.kind == "f" else values], 1, {}
     if op == "Where":
         dtype = _element(rng, op, version, 1)
         shape = _shape(rng)

@@ -22,6 +22,7 @@ from .nodes import kind as kind_of
 from .tensors import DataReader
 from .vocabulary import (
     ATTRIBUTE_FORMS,
+    DIM_NAME,
     GRAPH_KEYS,
     INITIALIZER_KEYS,
     NODE_KEYS,
@@ -154,11 +155,11 @@ class GraphReader(DataReader):
                 if dim is INVALID or dim < 0:
                     return self.fail(item, "a fixed dim must be an integer >= 0")
                 dims.append(dim)
-            elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.fill(item.value)):
+            elif DIM_NAME.fullmatch(self.fill(item.value)):
                 dims.append(self.fill(item.value))
             else:
                 return self.fail(item, f"dim {quote(item.value)} is not an integer, a name "
-                                       "([A-Za-z_][A-Za-z0-9_]*), or ~ for unknown")
+                                       f"({DIM_NAME.pattern}), or ~ for unknown")
         return tuple(dims)
 
     def node(self, node, opset: int):

@@ -46,6 +46,8 @@ LOADER_ONLY = (
 
 _DRAFT = "http://json-schema.org/draft-07/schema#"
 _PLACEHOLDER = casefile.PLACEHOLDER_TEXT
+_DIM_FIRST, _DIM_REST = casefile.DIM_NAME_CHARACTERS
+_DIM_NAME_PATTERN = rf"^([{_DIM_FIRST}]|{_PLACEHOLDER})([{_DIM_REST}]|{_PLACEHOLDER})*$"
 _FLOAT_WORD = {"type": "string",  # nan, inf, -inf, or a NaN by its bits: nan(0x7fa00001)
                "pattern": r"^([-+]?\.?([nN][aA][nN]|[iI][nN][fF])|nan\(0x[0-9a-fA-F]+\))$"}
 
@@ -200,8 +202,7 @@ def _scalar_definitions() -> dict[str, Any]:
                   "names, or ~ for unknown.",
                   "items": {"anyOf": [
                       {"type": "integer", "minimum": 0}, {"type": "null"},
-                      {"type": "string",
-                       "pattern": rf"^([A-Za-z_]|{_PLACEHOLDER})([A-Za-z0-9_]|{_PLACEHOLDER})*$"},
+                      {"type": "string", "pattern": _DIM_NAME_PATTERN},
                   ]}},
     }
 

@@ -32,6 +32,12 @@ TOLERANCE_KEYS = ("atol", "rtol")
 PLACEHOLDER_TEXT = r"\{(type|opset|dtype)\}"
 PLACEHOLDER = re.compile(PLACEHOLDER_TEXT)
 
+#: A symbolic dim's name: an opaque identifier (onnx takes any string as a dim_param); `.` and
+#: `/` too, as exporters name dims after values (`Looptotal.7_dim_0`, `Mul/Mul_output_0_dim_0`).
+#: The first character keeps it apart from YAML's numbers and `.inf`; (first, rest) for patterns.
+DIM_NAME_CHARACTERS = ("A-Za-z_", "A-Za-z0-9_./")
+DIM_NAME = re.compile("[{}][{}]*".format(*DIM_NAME_CHARACTERS))
+
 EMPTY_MARKER_KEY = "optional"
 EMPTY_MARKER_VALUE = "empty"
 #: A map value is written `{map: [[key, value], ...]}`: the one key of its mapping.

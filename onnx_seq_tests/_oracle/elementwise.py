@@ -1,6 +1,6 @@
-"""The element-wise operators exporters put around sequences (Add, Sub, Mul, Equal, Less,
-Greater, Not, And, Where), ReduceSum, Cast and CastLike, as the oracle runs them at every version
-onnx.defs has, inside their schemas' type rules (tensor_ops.typed).
+"""The element-wise operators exporters put around sequences (Add, Sub, Mul, Div, Neg, Abs,
+Ceil, Equal, Less, Greater, Not, And, Where), ReduceSum, Cast and CastLike, as the oracle runs
+them at every version onnx.defs has, inside their schemas' type rules (tensor_ops.typed).
 
 Results keep the element type: integer arithmetic wraps as the element type does (numpy with
 the exact dtype), float arithmetic rounds once to the declared type (float16 and bfloat16 are
@@ -70,6 +70,36 @@ def _binary(function: Callable[[np.ndarray, np.ndarray], Any]) -> Entry:
         with np.errstate(all="ignore"):
             result = np.asarray(function(left, right))
         return [result.astype(bool if node.op_type in _LOGICAL else left.dtype)]
+    return typed(run)
+
+
+def _divide(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Div: 'Performs element-wise binary division'; 'For integer inputs, the result is
+    computed using truncating division (rounding toward zero).' An integer division by zero,
+    or a quotient the element type cannot hold (its minimum by -1), has no result the spec
+    gives: OracleError."""
+    if left.dtype.kind not in "iu":
+        return np.asarray(np.divide(left, right))
+    if np.any(right == 0):
+        raise OracleError("Div of integers by zero: the spec gives no result")
+    quotient = [int(x) // int(y) if (x >= 0) == (y > 0) else -(abs(int(x)) // abs(int(y)))
+                for x, y in np.broadcast(left, right)]
+    info = np.iinfo(left.dtype)
+    if quotient and not info.min <= min(quotient) <= max(quotient) <= info.max:
+        raise OracleError(f"Div of {left.dtype}: a quotient is out of its range")
+    return np.array(quotient, dtype=left.dtype).reshape(np.broadcast_shapes(left.shape,
+                                                                              right.shape))
+
+
+def _unary(function: Callable[[np.ndarray], Any]) -> Entry:
+    """Neg ('each element flipped sign, y = -x'), Abs ('absolute value, y = abs(x)'), Ceil
+    ('the ceil is, y = ceil(x), is applied to the tensor elementwise'): X and Y of one type T;
+    integers wrap as the element type does (-(-128) is -128 in int8)."""
+    def run(node: Node, args: list[Any], attributes: dict[str, Any],
+            version: int) -> list[Any]:
+        data = np.asarray(args[0])
+        with np.errstate(all="ignore"):
+            return [np.asarray(function(data)).astype(data.dtype)]
     return typed(run)
 
 
@@ -237,6 +267,10 @@ ELEMENTWISE_OPERATORS: dict[str, Entry] = {
     "Add": _binary(np.add),
     "Sub": _binary(np.subtract),
     "Mul": _binary(np.multiply),
+    "Div": _binary(_divide),
+    "Neg": _unary(np.negative),
+    "Abs": _unary(np.absolute),
+    "Ceil": _unary(np.ceil),
     "Equal": _binary(np.equal),
     "Less": _binary(np.less),
     "Greater": _binary(np.greater),

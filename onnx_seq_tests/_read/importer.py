@@ -47,6 +47,7 @@ from .._core.value_kinds import decode, from_type_proto
 from .._published.bounded import as_paths
 from .._published.bounded import shown as shown_path
 from .._published.discovery import Skipped, case_folders, read_each
+from .inferred_types import with_subgraph_types
 from .load import read_folder
 from .show import Shown
 
@@ -142,6 +143,7 @@ def case_mapping(shown: Shown, prefix: str = "", notes: list[str] | None = None)
         raise NotExpressible("imports no ai.onnx opset")
     if model.functions:
         raise NotExpressible("defines model-local functions; case files cannot hold them")
+    model = with_subgraph_types(model)
     graph = model.graph
     case: dict = {"name": case_name(Path(shown.folder or shown.name).name, prefix)}
     defaults = {t.name for t in model.graph.initializer} & {i.name for i in model.graph.input}
