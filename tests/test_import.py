@@ -426,7 +426,7 @@ def test_an_untyped_subgraph_value_inference_cannot_type_is_refused_with_its_nam
     imported = import_folders([tmp_path / "suite"])
     skipped, = imported.skipped
     assert skipped.kind == "not expressible"
-    assert "value 'cond_out' of the subgraph of Loop attribute 'body' has no type, and onnx " \
+    assert "value 'cond_out' of subgraph 'body' has no type, and onnx " \
         "shape inference gives it none" in skipped.reason, skipped.reason
     result = CliRunner().invoke(main, ["import", str(tmp_path / "suite" / "test_untypable"),
                                        "-o", str(tmp_path / "out.yaml")])

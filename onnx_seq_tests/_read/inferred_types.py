@@ -7,25 +7,16 @@ A value inference cannot type is refused (NotExpressible) with its name and the 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import onnx
-from onnx import AttributeProto
 
+from .._core.cases import graph_protos
 from .._core.errors import NotExpressible, one_line
 from .._core.problems import quote
 
 
-def _subgraphs(graph: onnx.GraphProto) -> Iterator[tuple[str, onnx.GraphProto]]:
-    """Every subgraph below `graph`, depth first in node order, with the node that holds it."""
-    for node in graph.node:
-        for attribute in node.attribute:
-            bodies = [attribute.g] if attribute.type == AttributeProto.GRAPH else list(
-                attribute.graphs) if attribute.type == AttributeProto.GRAPHS else []
-            for body in bodies:
-                where = f"{node.op_type} {quote(node.name)}" if node.name else node.op_type
-                yield f"{where} attribute {quote(attribute.name)}", body
-                yield from _subgraphs(body)
+def _subgraphs(graph: onnx.GraphProto) -> list[onnx.GraphProto]:
+    """Every subgraph below `graph`, depth first in node order."""
+    return list(graph_protos(graph))[1:]
 
 
 def _untyped(graph: onnx.GraphProto) -> list[onnx.ValueInfoProto]:
@@ -35,7 +26,7 @@ def _untyped(graph: onnx.GraphProto) -> list[onnx.ValueInfoProto]:
 def with_subgraph_types(model: onnx.ModelProto) -> onnx.ModelProto:
     """`model` itself when every subgraph input and output has a type; otherwise a copy whose
     untyped ones carry the type onnx.shape_inference.infer_shapes gives them."""
-    if not any(_untyped(body) for _, body in _subgraphs(model.graph)):
+    if not any(_untyped(body) for body in _subgraphs(model.graph)):
         return model
     try:
         inferred = onnx.shape_inference.infer_shapes(model)
@@ -45,14 +36,14 @@ def with_subgraph_types(model: onnx.ModelProto) -> onnx.ModelProto:
     typed = onnx.ModelProto()
     typed.CopyFrom(model)
     pairs = zip(_subgraphs(typed.graph), _subgraphs(inferred.graph), strict=True)
-    for (where, body), (_, inferred_body) in pairs:
+    for body, inferred_body in pairs:
         found = {v.name: v.type for v in [*inferred_body.input, *inferred_body.output]}
         for value in _untyped(body):
             kind = found[value.name].WhichOneof("value") if value.name in found else None
             if kind is None:
                 why = f"shape inference failed: {failure}" if failure else \
                     "onnx shape inference gives it none"
-                raise NotExpressible(f"value {quote(value.name)} of the subgraph of {where} has "
-                                     f"no type, and {why}; give it a type in the model")
+                raise NotExpressible(f"value {quote(value.name)} of subgraph {quote(body.name)} "
+                                     f"has no type, and {why}; give it a type in the model")
             value.type.CopyFrom(found[value.name])
     return typed
