@@ -26,7 +26,7 @@ browser:
 PYTEST_WORKERS ?= 2
 
 test: $(STAMP) browser
-	$(BIN)/ruff check onnx_seq_tests tests benchmarks || exit 1; \
+	$(BIN)/ruff check onnx_seq_tests tests benchmarks scripts || exit 1; \
 	$(BIN)/gen-seq-tests build --check > $(VENV)/drift.log 2>&1 & drift=$$!; \
 	$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & mypy=$$!; \
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile; tests=$$?; \
@@ -35,7 +35,7 @@ test: $(STAMP) browser
 	test $$tests = 0 && test $$fresh = 0 && test $$types = 0
 
 lint: $(STAMP)
-	$(BIN)/ruff check onnx_seq_tests tests benchmarks
+	$(BIN)/ruff check onnx_seq_tests tests benchmarks scripts
 
 install: $(STAMP)
 

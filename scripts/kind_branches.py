@@ -6,7 +6,8 @@ it does not see branches on a value's Python form (`isinstance(value, list)`).
 
     python3 scripts/kind_branches.py onnx_seq_tests
 """
-import ast, sys
+import ast
+import sys
 from pathlib import Path
 
 KIND_CLASSES = {"TensorType", "SequenceType", "OptionalType", "MapType"}
@@ -17,7 +18,16 @@ ATTRS = {"sequence_type", "optional_type", "map_type", "tensor_type", "elem_type
 KIND_WORDS = {"tensor", "sequence", "optional", "seq", "map", "sequence_type", "optional_type",
               "tensor_type", "map_type"}
 
-def hits(fn):
+KIND_TEXT = ("seq(", "optional(", "map(")
+
+
+def _is_text(node, test) -> bool:
+    """Whether `node` is a string constant for which `test(text)` holds."""
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and test(node.value)
+
+
+def hits(fn) -> set[str]:
+    """Why the function `fn` (an ast node) branches on the value kind: the signs found in it."""
     why = set()
     for n in ast.walk(fn):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "isinstance":
@@ -30,35 +40,42 @@ def hits(fn):
             why.add(n.attr)
         elif isinstance(n, ast.Compare):
             for side in [n.left, *n.comparators]:
-                for c in ast.walk(side):
-                    if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value in KIND_WORDS:
-                        why.add(f"=={c.value!r}")
-        elif isinstance(n, ast.Constant) and isinstance(n.value, str) and (
-                n.value.startswith(("seq(", "optional(", "map(")) ):
+                why |= {f"=={c.value!r}" for c in ast.walk(side)
+                        if _is_text(c, KIND_WORDS.__contains__)}
+        elif _is_text(n, lambda text: text.startswith(KIND_TEXT)):
             why.add("text " + n.value[:10])
-        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("startswith",):
-            for c in ast.walk(n):
-                if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value.startswith(("seq", "optional", "map")):
-                    why.add("startswith")
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                n.func.attr == "startswith":
+            if any(_is_text(c, lambda text: text.startswith(("seq", "optional", "map")))
+                   for c in ast.walk(n)):
+                why.add("startswith")
     return why
 
-root = Path(sys.argv[1])
-total, files = 0, {}
-for path in sorted(root.rglob("*.py")):
-    tree = ast.parse(path.read_text())
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            # innermost only: skip if a nested function accounts for all hits? keep simple
+
+def main(root: Path) -> None:
+    """Print each file's branching functions (the innermost function holding each sign)."""
+    total, files = 0, {}
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
             why = hits(node)
-            nested = [m for m in ast.walk(node) if m is not node and isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            nested = [m for m in ast.walk(node) if m is not node
+                      and isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
             own = why - set().union(*(hits(m) for m in nested)) if nested else why
             if own:
-                files.setdefault(str(path.relative_to(root.parent)), []).append((node.name, sorted(own)))
-for f, fns in files.items():
-    print(f"{f} ({len(fns)})")
-    for name, why in fns:
-        print(f"    {name}: {', '.join(why)}")
-    total += len(fns)
-outside = {f: fns for f, fns in files.items() if "/value_kinds/" not in f}
-print(f"TOTAL {total} functions in {len(files)} files; outside _core/value_kinds/: "
-      f"{sum(map(len, outside.values()))} in {len(outside)} files")
+                files.setdefault(str(path.relative_to(root.parent)), []).append(
+                    (node.name, sorted(own)))
+    for name, functions in files.items():
+        print(f"{name} ({len(functions)})")
+        for function, why in functions:
+            print(f"    {function}: {', '.join(why)}")
+        total += len(functions)
+    outside = {f: fns for f, fns in files.items() if "/value_kinds/" not in f}
+    print(f"TOTAL {total} functions in {len(files)} files; outside _core/value_kinds/: "
+          f"{sum(map(len, outside.values()))} in {len(outside)} files")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
