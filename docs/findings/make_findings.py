@@ -142,6 +142,18 @@ UPSTREAM = {
         f"[openvino#34249]({OV}/pull/34249)",
     "openvino_if_sequence_of_one_tensor_length":
         f"not reported; related: sequences from If outputs in [openvino#36228]({OV}/pull/36228)",
+    "openvino_if_branches_change_outer_sequence":
+        f"not reported; related: sequences from If outputs in [openvino#36228]({OV}/pull/36228)",
+    "openvino_loop_constant_false_condition":
+        "not reported; related (zero iterations, a different bug): "
+        f"[openvino#37247]({OV}/pull/37247)",
+    "openvino_concat_from_sequence_constant_last_empty":
+        "not reported; related: the cases `SequenceConcatReplacer` matches, in "
+        f"[openvino#36015]({OV}/pull/36015)",
+    "tvm_size_of_shape":
+        f"not reported for Size; the same error for Resize, fixed by [tvm#18209]({TVM}/pull/"
+        f"18209); Gather and Where take Shape outputs since [tvm#20179]({TVM}/pull/20179) and "
+        f"[tvm#20210]({TVM}/pull/20210)",
     "tvm_sequence_insert_negative_position":
         "not reported; the same arithmetic (`len(input_sequence) + position + 1`) is in the "
         f"older Relay converter of [tvm#13865]({TVM}/pull/13865); the Relax converters came with "
@@ -187,6 +199,16 @@ def _const(name, value):
 def _three_floats():
     return ([_t(n, F32, [2]) for n in ("x0", "x1", "x2")],
             helper.make_node("SequenceConstruct", ["x0", "x1", "x2"], ["seq"]))
+
+
+def _insert_body(tensor, elem, shape):
+    """A Loop body that passes its condition on and inserts `tensor` into its carried sequence."""
+    return helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("SequenceInsert", ["seq_in", tensor], ["seq_out"])], "body",
+        [_t("i", I64, []), _t("cond_in", BOOL, []),
+         helper.make_tensor_sequence_value_info("seq_in", elem, shape)],
+        [_t("cond_out", BOOL, []), helper.make_tensor_sequence_value_info("seq_out", elem, shape)])
 
 
 def findings() -> list[Finding]:
@@ -243,12 +265,7 @@ def findings() -> list[Finding]:
         expected_values='[np.array(0)]',
         got='[array(2)]'))
 
-    body = helper.make_graph(
-        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
-         helper.make_node("SequenceInsert", ["seq_in", "x"], ["seq_out"])], "body",
-        [_t("i", I64, []), _t("cond_in", BOOL, []),
-         helper.make_tensor_sequence_value_info("seq_in", F32, [2])],
-        [_t("cond_out", BOOL, []), helper.make_tensor_sequence_value_info("seq_out", F32, [2])])
+    body = _insert_body("x", F32, [2])
     found.append(Finding(
         "openvino_loop_zero_trips", "openvino",
         "Loop whose condition input is false runs its body once",
@@ -342,9 +359,82 @@ def findings() -> list[Finding]:
         "the model loads; n = 1", crash=True,
         expected_values="[np.array(1)]",
         got="the process is killed by signal 11 (segmentation fault)"))
+    found += openvino_sequence_findings()
     found += tvm_findings() + iree_findings() + other_findings()
     for f in found:
         f.upstream = UPSTREAM.get(f.name, "")
+    return found
+
+
+def openvino_sequence_findings() -> list[Finding]:
+    """OpenVINO: found by the structural mutants (cases/structural_mutants.yaml), their
+    sequences built here from tensor inputs (the runtime takes tensors only)."""
+    found = []
+    then_branch = helper.make_graph(
+        [helper.make_node("SequenceErase", ["seq"], ["shorter"])], "then", [],
+        [helper.make_tensor_sequence_value_info("shorter", F32, [2])])
+    else_branch = helper.make_graph(
+        [helper.make_node("SequenceInsert", ["seq", "extra"], ["longer"])], "else", [],
+        [helper.make_tensor_sequence_value_info("longer", F32, [2])])
+    found.append(Finding(
+        "openvino_if_branches_change_outer_sequence", "openvino",
+        "If whose then branch erases from an outer sequence and whose else branch inserts into "
+        "it gives, with the condition true, the else branch's tensor in a sequence of three",
+        "Graph to run if condition is true. Has N outputs: values you wish to be live-out to "
+        "the enclosing scope.",
+        _model([helper.make_node("SequenceConstruct", ["x0", "x1"], ["seq"]),
+                helper.make_node("If", ["cond"], ["changed"], then_branch=then_branch,
+                                 else_branch=else_branch),
+                helper.make_node("SequenceLength", ["changed"], ["n"]), _const("zero", 0),
+                helper.make_node("SequenceAt", ["changed", "zero"], ["y0"])],
+               [_t("cond", BOOL, []), _t("x0", F32, [2]), _t("x1", F32, [2]),
+                _t("extra", F32, [2])], [_t("n", I64, []), _t("y0", F32, [2])], opset=16),
+        "{'cond': np.array(True), 'x0': np.array([1., 2.], np.float32), "
+        "'x1': np.array([3., 4.], np.float32), 'extra': np.array([5., 6.], np.float32)}",
+        "n = 1, y0 = [1., 2.] (x0: the then branch erased x1)",
+        expected_values="[np.array(1), np.array([1., 2.], np.float32)]",
+        got="[array(3), array([5., 6.], dtype=float32)] (a sequence of three tensors, the else "
+            "branch's inserted tensor first)"))
+    body = _insert_body("i", I64, [])
+    found.append(Finding(
+        "openvino_loop_constant_false_condition", "openvino",
+        "Loop with a constant false condition over a carried sequence: the compiled model "
+        "loses its inputs' names (the seed input takes the name of the output read from the "
+        "sequence, and a model read from memory loses the trip-count input), so the inputs "
+        "cannot be fed by name",
+        "This is an input to the op that determines whether to run the first iteration and "
+        "also a loop-carried dependency for the body graph.",
+        _model([helper.make_node("Constant", [], ["go"],
+                                 value=helper.make_tensor("go", BOOL, [], [False])),
+                helper.make_node("SequenceConstruct", ["x"], ["seed"]),
+                helper.make_node("Loop", ["trips", "go", "seed"], ["grown"], body=body),
+                helper.make_node("SequenceLength", ["grown"], ["n"]), _const("zero", 0),
+                helper.make_node("SequenceAt", ["grown", "zero"], ["y0"])],
+               [_t("trips", I64, []), _t("x", I64, [])], [_t("n", I64, []), _t("y0", I64, [])],
+               opset=13),
+        "{'trips': np.array(2, np.int64), 'x': np.array(7, np.int64)}",
+        "n = 1, y0 = 7 (x: no iteration runs)",
+        expected_values="[np.array(1), np.array(7)]",
+        got=("RuntimeError: ... Port for tensor name x was not found. (the compiled model's "
+             "inputs are named trips and y0; read from memory, y0 alone, and a caller feeding "
+             "by position then gives the trip count for y0)")))
+    found.append(Finding(
+        "openvino_concat_from_sequence_constant_last_empty", "openvino",
+        "ConcatFromSequence of a sequence of constants whose last tensor has no elements is "
+        "refused (\"SequenceConcatReplacer ... Accessing out-of-range dimension\")",
+        "All input tensors must have the same shape, except for the dimension size of the axis "
+        "to concatenate on.",
+        _model([helper.make_node("Constant", [], ["a"],
+                                 value=helper.make_tensor("a", I64, [2], [1, 2])),
+                helper.make_node("Constant", [], ["b"],
+                                 value=helper.make_tensor("b", I64, [0], [])),
+                helper.make_node("SequenceConstruct", ["a", "b"], ["seq"]),
+                helper.make_node("ConcatFromSequence", ["seq"], ["joined"], axis=0)],
+               [], [_t("joined", I64, [2])], opset=11),
+        "{}", "joined = [1, 2] (a, joined with the empty b)",
+        expected_values="[np.array([1, 2])]",
+        got=("RuntimeError: ... [ov::frontend::pass::SequenceConcatReplacer] ... CALLBACK "
+             "HAS THROWN ... Accessing out-of-range dimension")))
     return found
 
 
@@ -458,6 +548,18 @@ def tvm_findings() -> list[Finding]:
         "{'x': np.array([1., 2., 3., 4.], np.float32)}", "y0 = [1., 2., 3.], y1 = [4.]",
         expected_values="[np.array([1., 2., 3.], np.float32), np.array([4.], np.float32)]",
         got="[array([1., 2.], dtype=float32), array([3., 4.], dtype=float32)]"))
+    found.append(Finding(
+        "tvm_size_of_shape", "tvm",
+        "Size of a Shape output (a tensor's rank, as torch's export of hstack reads it) is "
+        "refused (\"Node cannot handle ShapeExpr inputs\")",
+        "Takes a tensor as input and outputs a int64 scalar that equals to the total number of "
+        "elements of the input tensor.",
+        _model([helper.make_node("Shape", ["x"], ["shape"]),
+                helper.make_node("Size", ["shape"], ["rank"], name="size")],
+               [_t("x", F32, [2, 3])], [_t("rank", I64, [])]),
+        "{'x': np.zeros((2, 3), np.float32)}", "rank = 2",
+        expected_values="[np.array(2)]",
+        got="ValueError: Node size cannot handle ShapeExpr inputs."))
     return found
 
 
@@ -617,8 +719,10 @@ def reproduce(f: Finding) -> tuple[str, str]:
     if done.returncode > 0:
         errors = [line for line in done.stderr.splitlines() if "rror" in line]
         got = f"exit {done.returncode}: {(errors or ['(no message)'])[-1].strip()[:300]}"
-    recorded = f.got.split(" (")[0]  # without its comment
-    return ("still there" if recorded in got and not f.hangs else "changed"), got
+    recorded = f.got.split(" (")[0]  # without its comment; " ... " elides lines between parts
+    printed = f"{got} {' '.join(done.stderr.split())}"
+    shown = all(part in printed for part in recorded.split(" ... "))
+    return ("still there" if shown and not f.hangs else "changed"), got
 
 
 def check(found: list[Finding]) -> int:
