@@ -81,8 +81,8 @@ def suite_score(suite_root, subjects, suite_cases) -> mutation.Score:
     every = mutation.mutants()
     result = mutation.score(subjects, every, "this suite")
     result.discrimination = mutation.discrimination(result, subjects, suite_cases)
-    result.forms = [mutation.form_score(suite_root, form, every, suite_cases)
-                    for form in SuiteForm.derived()]
+    result.forms = [mutation.form_score(suite_root, d.form, every, suite_cases, d.coverages)
+                    for d in coverage.derived_forms(suite_root)]
     return result
 
 

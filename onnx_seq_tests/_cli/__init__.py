@@ -337,9 +337,10 @@ def coverage(root: Path, markdown_path: Path | None) -> None:
     cases = measure.suite_coverage(root, skipped)
     ours = measure.summarize(cases)
     theirs = measure.summarize(measure.onnx_coverage())
-    text = measure.report(ours, theirs, root.as_posix(), measure.derived_forms(root)) + \
+    derived = measure.derived_forms(root)
+    text = measure.report(ours, theirs, root.as_posix(), derived) + \
         "\n".join(hidden_markdown(root)) + "\n\n" + \
-        mutation.markdown(*mutation.scores(root, [], cases), fuzz=committed_fuzz_score())
+        mutation.markdown(*mutation.scores(root, [], cases, derived), fuzz=committed_fuzz_score())
     if markdown_path is None:
         click.echo(text, nl=False)
         left_out(skipped)

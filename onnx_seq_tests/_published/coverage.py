@@ -90,6 +90,7 @@ class DerivedForm:
     folders: int
     without: dict[str, str]  # case name -> why it has no variant of this form
     structure: list = field(default_factory=list)  # Summary.structure() of its folders
+    coverages: list = field(default_factory=list)  # the CaseCoverage of each of its folders
 
     def reasons(self) -> list[tuple[str, int]]:
         """Why cases have no variant of this form, with how many cases each: a wrapping
@@ -114,12 +115,13 @@ def derived_form(root: Path, form: SuiteForm, skipped: list | None = None) -> De
     folder that cannot be read: as in suite_coverage."""
     root = Path(root)
     folders = sum(SuiteForm.of_folder(p) is form for p in case_folders(root))
-    structure = summarize(suite_coverage(root, skipped, form)).structure() if folders else []
+    coverages = suite_coverage(root, skipped, form) if folders else []
+    structure = summarize(coverages).structure() if folders else []
     manifest = read_manifest(root)
     cases = manifest.by_name if manifest is not None else {}
     without = {n: why for n, e in sorted(cases.items())
                if (why := e.no_form(form)) is not None}
-    return DerivedForm(form, folders, without, structure)
+    return DerivedForm(form, folders, without, structure, coverages)
 
 
 def derived_forms(root: Path, skipped: list | None = None) -> list[DerivedForm]:

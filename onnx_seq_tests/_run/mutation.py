@@ -27,7 +27,7 @@ from .._oracle.mutants import CATALOGUE
 from .._oracle.mutants.kit import Mutant, operator_table
 from .._published.case_features import EDGE_CASES, CaseCoverage
 from .._published.case_folder import read_case_folder
-from .._published.coverage import onnx_sequence_tests, suite_coverage
+from .._published.coverage import DerivedForm, derived_forms, onnx_sequence_tests
 from .._published.discovery import case_folders, read_each, read_manifest
 from .._published.structure import STRUCTURE
 
@@ -137,36 +137,39 @@ def score(subjects: list[Subject], mutants, label: str = "suite") -> Score:
 
 
 def scores(root: Path, skipped: list | None = None,
-           coverages: list[CaseCoverage] | None = None) -> tuple[Score, Score]:
+           coverages: list[CaseCoverage] | None = None,
+           derived: list[DerivedForm] | None = None) -> tuple[Score, Score]:
     """The mutation scores of the suite at `root` and of onnx's own sequence/optional node
     cases, over every mutant: what `gen-seq-tests mutation` and `coverage` report (with
     `skipped`, over the folders that can be read; see suite_subjects). With `coverages` (the
     suite's, from coverage.suite_coverage) the suite's score carries its discrimination, and
-    `forms` the score and discrimination of each derived form the suite holds."""
+    `forms` the score and discrimination of each derived form the suite holds (from
+    `derived`, coverage.derived_forms of `root`, when the caller has it already)."""
     every = mutants()
     subjects = suite_subjects(root, skipped)
     ours = score(subjects, every, "this suite")
     if coverages is not None:
         ours.discrimination = discrimination(ours, subjects, coverages)
-        ours.forms = [form_score(root, form, every, coverages, skipped)
-                      for form in SuiteForm.derived()
-                      if any(SuiteForm.of_folder(p) is form for p in case_folders(Path(root)))]
+        forms = derived_forms(root, skipped) if derived is None else derived
+        ours.forms = [form_score(root, d.form, every, coverages, d.coverages, skipped)
+                      for d in forms if d.folders]
     return ours, score(onnx_subjects(), every, "onnx's node cases")
 
 
-def form_score(root: Path, form: SuiteForm, every: list[Mutant],
-               originals: list[CaseCoverage], skipped: list | None = None) -> Score:
+def form_score(root: Path, form: SuiteForm, every: list[Mutant], originals: list[CaseCoverage],
+               form_coverages: list[CaseCoverage], skipped: list | None = None) -> Score:
     """The score and discrimination of one derived form of the suite at `root`: its own
-    folders, run as they are (the form's models, not the cases as written), over the mutants
-    the form can show. A feature it does not discriminate says why the cases as written
-    (`originals`) holding it have no variant of the form, where the manifest says so."""
+    folders, run as they are (the form's models, not the cases as written; `form_coverages`
+    their coverage), over the mutants the form can show. A feature it does not discriminate
+    says why the cases as written (`originals`) holding it have no variant of the form, where
+    the manifest says so."""
     subjects = suite_subjects(root, skipped, form)
     cannot_show = {m.name: lacked for m in every
                    if (lacked := [n for n in m.needs if n in form.lacks])}
     shown = [m for m in every if m.name not in cannot_show]
     result = score(subjects, shown, f"this suite, {form.title}")
     result.cannot_show = cannot_show
-    rows = discrimination(result, subjects, suite_coverage(root, skipped, form), shown)
+    rows = discrimination(result, subjects, form_coverages, shown)
     manifest = read_manifest(Path(root))
     entries = manifest.by_name if manifest is not None else {}
     result.discrimination = [row if row.discriminated else replace(row, why_not="; ".join(sorted({
