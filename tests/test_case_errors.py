@@ -119,7 +119,7 @@ def test_unknown_key_with_did_you_mean(refuse):
     # Reported once: the missing 'op_type' is what the did-you-mean points to.
     refuse("unknown_key.yaml",
            "unknown_key.yaml:9:7: unknown key 'optype' in a node (did you mean 'op_type'?); "
-           "allowed: op_type, name, inputs, outputs, attributes")
+           "allowed: op_type, domain, name, inputs, outputs, attributes")
 
 
 def test_missing_required_key(refuse):
@@ -425,7 +425,7 @@ def test_every_problem_of_a_run_sorted_by_file_and_line(refuse):
     refuse(["yaml_syntax.yaml", "unsafe_names.yaml", "unknown_key.yaml", "empty.yaml"],
            "empty.yaml:1:1: the file holds no cases; write a YAML list of cases",
            "unknown_key.yaml:9:7: unknown key 'optype' in a node (did you mean 'op_type'?); "
-           "allowed: op_type, name, inputs, outputs, attributes",
+           "allowed: op_type, domain, name, inputs, outputs, attributes",
            *[f"unsafe_names.yaml:{line}:9: case name {name!r} may hold only lowercase letters, "
              "digits and underscores (it becomes the folder test_<name>)"
              for line, name in ((1, "../escape"), (15, ".hidden"), (29, "sub/dir"))],

@@ -15,6 +15,7 @@ from .._core import operators
 from .._core.budgets import MAX_CASE_NAME
 from .._core.cases import Case, DataSet, Expansion, Graph
 from .._core.elements import ELEMENTS
+from .._core.operators import Opsets
 from .._core.problems import quote
 from .graphs import GraphReader
 from .nodes import INVALID, did_you_mean
@@ -163,10 +164,11 @@ class CaseReader(GraphReader):
                                       "budgets.py (it becomes the folder test_<name>); shorten it")
         if opset is None:
             opset = self.opset(node, fields)
+        ml_opset = self.ml_opset(fields["ml_opset"]) if "ml_opset" in fields else None
         doc = self.text(fields["doc"], "doc") if "doc" in fields else ""
         graph: Any = INVALID
-        if opset is not INVALID and "outputs" in fields and "nodes" in fields:
-            graph = self.graph(fields, opset, "the case", top_level=True)
+        if INVALID not in (opset, ml_opset) and "outputs" in fields and "nodes" in fields:
+            graph = self.graph(fields, Opsets(opset, ml_opset), "the case", top_level=True)
         if graph is not INVALID and "initializers" in fields:
             initializers = self.initializers(fields["initializers"], graph)
             graph = INVALID if initializers is INVALID else dataclasses.replace(
@@ -178,7 +180,19 @@ class CaseReader(GraphReader):
         if len(self.problems.found) > before or graph is INVALID or data_sets is INVALID:
             return INVALID
         return Case(name=name, where=self.where(node), opset=opset, graph=graph,
-                    data_sets=tuple(data_sets), atol=atol, rtol=rtol, doc=doc)
+                    data_sets=tuple(data_sets), atol=atol, rtol=rtol, doc=doc,
+                    ml_opset=ml_opset)
+
+    def ml_opset(self, node):
+        """`ml_opset`: a released ai.onnx.ml opset, for a case with nodes of that domain."""
+        opset = self.integer(node, "ml_opset")
+        if opset is INVALID:
+            return INVALID
+        released = sorted(operators.released_ml_opsets())
+        if opset not in released:
+            return self.fail(node, f"no onnx release has ai.onnx.ml opset {opset}; released "
+                                   "ones: " + ", ".join(map(str, released)))
+        return opset
 
     def opset(self, node, fields):
         """A plain case's `opset`: a released ai.onnx opset the installed onnx knows."""

@@ -1,46 +1,42 @@
-"""The graph part of the case grammar: value declarations and types, initializers, nodes keyed by
-their schema's formal names, and attributes written by kind (`vocabulary.ATTRIBUTE_FORMS`).
+"""The graph part of the case grammar: graphs, nodes keyed by their schema's formal names (of
+the node's domain), and attributes written by kind (`vocabulary.ATTRIBUTE_FORMS`); value
+declarations and constant tensors are read by `declarations.py`.
 
-Schemas come from onnx.defs (`_core/operators.py`) at the case's opset.
+Schemas come from onnx.defs (`_core/operators.py`) at the case's opsets.
 """
 
 from __future__ import annotations
 
-import re
 from typing import cast
 
 import yaml
 
 from .._core import operators
-from .._core.cases import Graph, Initializer, Node, ValueDecl
-from .._core.elements import BY_DTYPE
-from .._core.errors import TypeTextError
+from .._core.cases import Graph, Node
+from .._core.operators import Opsets
 from .._core.problems import Where, quote
-from .._core.value_kinds import TensorType, parse_type
-from .nodes import INVALID, did_you_mean, is_null, keys, misspelled, plain
+from .declarations import DeclarationReader
+from .nodes import INVALID, did_you_mean, keys, misspelled
 from .nodes import kind as kind_of
-from .tensors import DataReader
 from .vocabulary import (
     ATTRIBUTE_FORMS,
-    DIM_NAME,
     GRAPH_KEYS,
-    INITIALIZER_KEYS,
+    NODE_DOMAINS,
     NODE_KEYS,
     TENSOR_KEYS,
-    VALUE_KEYS,
 )
 
 
-class GraphReader(DataReader):
+class GraphReader(DeclarationReader):
     """Reads graphs and what they hold; INVALID for a part it cannot read."""
 
-    def graph(self, fields, opset: int, what: str, top_level: bool = False):
+    def graph(self, fields, opsets: Opsets, what: str, top_level: bool = False):
         """A graph from the fields of its mapping (a case, or a graph attribute)."""
         inputs = self.value_decls(fields.get("inputs"), f"inputs of {what}")
         outputs = self.value_decls(fields.get("outputs"), f"outputs of {what}")
         node_list = self.sequence(fields["nodes"], f"nodes of {what}") if "nodes" in fields \
             else self.fail(fields.get("outputs"), f"{what} needs 'nodes'")
-        nodes = [self.node(n, opset) for n in ([] if node_list is INVALID else node_list)]
+        nodes = [self.node(n, opsets) for n in ([] if node_list is INVALID else node_list)]
         if top_level and node_list == []:
             self.fail(fields["nodes"], "a case needs at least one node")
         if top_level and outputs == []:
@@ -58,139 +54,72 @@ class GraphReader(DataReader):
             first.setdefault(decl.name, decl.where)
         return Graph(tuple(inputs), tuple(outputs), tuple(nodes))
 
-    def initializers(self, node, graph: Graph):
-        """`initializers:` constant tensors {name, type, shape, value}, read by name."""
-        items = self.sequence(node, "initializers (a list of {name, type, shape, value})")
-        if items is INVALID:
-            return INVALID
-        taken = {d.name: d.where for d in graph.inputs + graph.outputs}
-        found = [self.initializer(item, taken) for item in items]
-        return INVALID if any(i is INVALID for i in found) else found
-
-    def initializer(self, item, taken: dict[str, Where]):
-        """One initializer; its name joins `taken`."""
-        fields = self.mapping(item, "an initializer", INITIALIZER_KEYS,
-                              required=("name", "type", "value"))
-        if fields is INVALID or not {"name", "type", "value"} <= set(fields):
-            return INVALID
-        name = self.text(fields["name"], "an initializer name")
-        if name is INVALID or self.type(fields["type"], fields.get("shape")) is INVALID:
-            return INVALID
-        if name == "" or name in taken:
-            return self.fail(fields["name"], "an initializer needs a non-empty name of its own"
-                             if name == "" else f"{quote(name)} is already a graph value (line "
-                             f"{taken[name].line}); an initializer is not a graph input, "
-                             "rename one")
-        value = self.constant_tensor(fields, "an initializer", f"initializer {quote(name)}")
-        if value is INVALID:
-            return INVALID
-        taken[name] = self.where(item)
-        return Initializer(name, TensorType(BY_DTYPE[value.dtype], value.shape), value,
-                           self.where(item))
-
-    def constant_tensor(self, fields, noun: str, what: str):
-        """The array of a tensor written in full, `{type, shape, value}` (`TENSOR_KEYS`): an
-        initializer's or a tensor attribute's. `type` is tensor(T); `shape`, when given, has
-        fixed dims (without it the value's shape is the shape); a value `[]` fills any shape
-        of no elements ([0, 3] too). `noun` names the thing in messages about its type, `what`
-        in messages about its value."""
-        value_type = self.type(fields["type"], fields.get("shape"))
-        if value_type is INVALID:
-            return INVALID
-        if not isinstance(value_type, TensorType):
-            return self.fail(fields["type"], f"{noun} is a tensor; {value_type} is not: write "
-                                             "tensor(T)")
-        shape = value_type.shape
-        if shape is not None and not all(isinstance(d, int) for d in shape):
-            return self.fail(fields["shape"], f"{noun} has a fixed shape: give integer dims, or "
-                                              "leave 'shape' out")
-        return self.value(fields["value"], value_type, what, top_level=True)
-
-    def value_decls(self, node, what: str):
-        """Graph inputs or outputs ([] when `node` is absent)."""
-        if node is None:
-            return []
-        items = self.sequence(node, what)
-        if items is INVALID:
-            return INVALID
-        decls = [self.value_decl(item, what) for item in items]
-        return INVALID if any(d is INVALID for d in decls) else decls
-
-    def value_decl(self, node, what: str):
-        fields = self.mapping(node, f"an entry of {what}", VALUE_KEYS, required=("name", "type"))
-        if fields is INVALID or "name" not in fields or "type" not in fields:
-            return INVALID
-        name = self.text(fields["name"], "a value name")
-        value_type = self.type(fields["type"], fields.get("shape"))
-        if INVALID in (name, value_type):
-            return INVALID
-        if name == "":
-            return self.fail(fields["name"], "a graph value needs a non-empty name")
-        return ValueDecl(name, value_type, self.where(node))
-
-    def type(self, type_node, shape_node):
-        """A value type from its text and optional shape list."""
-        text = self.text(type_node, "a type")
-        shape = self.shape(shape_node) if shape_node is not None else None
-        if INVALID in (text, shape):
-            return INVALID
-        try:
-            return parse_type(text, shape)
-        except TypeTextError as error:
-            return self.fail(type_node, str(error))
-
-    def shape(self, node):
-        """Dims: integers >= 0, names, or None (`~`)."""
-        items = self.sequence(node, "shape (a list of dims: integers, names, or ~ for unknown)")
-        if items is INVALID:
-            return INVALID
-        dims = []
-        for item in items:
-            if not isinstance(item, yaml.ScalarNode):
-                return self.fail(item, "a dim must be an integer, a name, or ~ for unknown")
-            if is_null(item):
-                dims.append(None)
-            elif plain(item) and re.fullmatch(r"[-+]?[0-9]+", item.value):
-                dim = self.integer(item, "a dim")
-                if dim is INVALID or dim < 0:
-                    return self.fail(item, "a fixed dim must be an integer >= 0")
-                dims.append(dim)
-            elif DIM_NAME.fullmatch(self.fill(item.value)):
-                dims.append(self.fill(item.value))
-            else:
-                return self.fail(item, f"dim {quote(item.value)} is not an integer, a name "
-                                       f"({DIM_NAME.pattern}), or ~ for unknown")
-        return tuple(dims)
-
-    def node(self, node, opset: int):
-        """One node, checked against its schema at `opset`."""
+    def node(self, node, opsets: Opsets):
+        """One node, checked against its schema at its domain's opset in `opsets`."""
         fields = self.mapping(node, "a node", NODE_KEYS, required=("op_type",))
         if fields is INVALID or "op_type" not in fields:
             return INVALID
         op_type = self.text(fields["op_type"], "op_type")
-        if op_type is INVALID:
+        domain = self.domain(fields.get("domain"))
+        if INVALID in (op_type, domain):
             return INVALID
-        op_schema = operators.schema(op_type, opset)
-        if op_schema is None:
-            versions = operators.versions(op_type)
-            if not versions:
-                return self.fail(fields["op_type"], f"unknown op_type {quote(op_type)}"
-                                 f"{did_you_mean(op_type, operators.all_operator_names())}")
-            return self.fail(fields["op_type"], f"{op_type} is not defined at opset {opset}; it "
-                             "exists from opset " + str(versions[0]))
+        op_schema = self.node_schema(fields, op_type, domain, opsets)
+        if op_schema is INVALID:
+            return INVALID
         label = f"{op_type}-{op_schema.since_version}"
         inputs = self.formal_values(fields.get("inputs"), op_schema.inputs, f"{label} inputs",
                                     node)
         outputs = self.formal_values(fields.get("outputs"), op_schema.outputs,
                                      f"{label} outputs", node)
-        attributes = self.attributes(fields.get("attributes"), op_schema, label, opset, node)
+        attributes = self.attributes(fields.get("attributes"), op_schema, label, opsets, node)
         if "name" in fields:
             self.text(fields["name"], "a node name")
         if INVALID in (inputs, outputs, attributes):
             return INVALID
         if "" in outputs:
             return self.fail(fields["outputs"], f"{label}: an output name cannot be empty")
-        return Node(op_type, tuple(inputs), tuple(outputs), tuple(attributes), self.where(node))
+        return Node(op_type, tuple(inputs), tuple(outputs), tuple(attributes), self.where(node),
+                    domain)
+
+    def domain(self, node):
+        """A node's `domain`: "" for ai.onnx (written or left out), or "ai.onnx.ml"."""
+        if node is None:
+            return ""
+        domain = self.text(node, "a node's domain")
+        if domain is INVALID:
+            return INVALID
+        if domain not in NODE_DOMAINS:
+            return self.fail(node, f"unknown domain {quote(domain)}; a node's domain is one of "
+                                   f"{', '.join(NODE_DOMAINS)} (leave it out for ai.onnx)")
+        return "" if domain in operators.DEFAULT_DOMAINS else domain
+
+    def node_schema(self, fields, op_type: str, domain: str, opsets: Opsets):
+        """The schema in force for a node of `op_type` in `domain` at the case's opsets."""
+        where = fields["op_type"]
+        shown = domain or "ai.onnx"
+        versions = operators.versions(op_type, domain)
+        if not versions:
+            others = [d for d in ("", operators.ML_DOMAIN)
+                      if d != domain and operators.versions(op_type, d)]
+            if others:
+                return self.fail(fields.get("domain", where),
+                                 f"{op_type} is an operator of {others[0] or 'ai.onnx'}, not of "
+                                 f"{shown}; " + (f"write domain: {others[0]}" if others[0]
+                                                 else "leave 'domain' out"))
+            return self.fail(where, f"unknown op_type {quote(op_type)}"
+                             f"{did_you_mean(op_type, operators.all_operator_names(domain))}")
+        opset = opsets.of(domain)
+        if opset is None:
+            suggested = operators.ml_opset_for(opsets.onnx)
+            return self.fail(where, f"{op_type} is an operator of {shown}: the case needs "
+                                    f"'ml_opset' (the {shown} opset to import; {suggested} "
+                                    f"goes with opset {opsets.onnx})")
+        op_schema = operators.schema(op_type, opset, domain)
+        if op_schema is None:
+            at = f"{shown} opset" if domain else "opset"
+            return self.fail(where, f"{op_type} is not defined at {at} {opset}; it exists "
+                                    "from opset " + str(versions[0]))
+        return op_schema
 
     def formal_values(self, node, formals, what: str, owner):
         """Node inputs or outputs keyed by the schema's formal names, to a positional list."""
@@ -249,7 +178,7 @@ class GraphReader(DataReader):
                                    "omitted with \"\"")
         return [value]
 
-    def attributes(self, node, op_schema, label: str, opset: int, owner):
+    def attributes(self, node, op_schema, label: str, opsets: Opsets, owner):
         """(name, value) pairs, sorted by name; every required attribute present."""
         if node is not None and not op_schema.attributes:
             return self.fail(node, f"{label} has no attributes; remove 'attributes'")
@@ -268,14 +197,14 @@ class GraphReader(DataReader):
                     ok = False
                 continue
             value = self.attribute(fields[name], int(attribute.type.value),
-                                   f"{label} attribute {quote(name)}", opset)
+                                   f"{label} attribute {quote(name)}", opsets)
             if value is INVALID:
                 ok = False
             else:
                 attributes.append((name, value))
         return attributes if ok else INVALID
 
-    def attribute(self, node, kind: int, what: str, opset: int):
+    def attribute(self, node, kind: int, what: str, opsets: Opsets):
         """An attribute's value as `ATTRIBUTE_FORMS` says its kind is written."""
         form, item = ATTRIBUTE_FORMS.get(kind, (None, None))
         scalar = {"integer": self.integer, "number": self.number, "text": self.text}
@@ -301,7 +230,7 @@ class GraphReader(DataReader):
                                   required=("outputs", "nodes"))
             if fields is INVALID or "nodes" not in fields:
                 return INVALID
-            return self.graph(fields, opset, what)
+            return self.graph(fields, opsets, what)
         if form == "type":
             return self.type_attribute(node, what)
         if form == "tensor":

@@ -110,9 +110,11 @@ def _formals_schema(formal_lists) -> dict:
     return {"type": "object", "additionalProperties": False, "properties": properties}
 
 
-def _operator_rule(op_type: str) -> dict:
-    """`if op_type is X then` its formal names and attributes, any version of X."""
-    versions = [operators.defined_schema(op_type, v) for v in operators.versions(op_type)]
+def _operator_rule(op_type: str, domain: str = "") -> dict:
+    """`if op_type is X then` its formal names and attributes, any version of X (of `domain`,
+    which a node of another domain than ai.onnx must name)."""
+    versions = [operators.defined_schema(op_type, v, domain)
+                for v in operators.versions(op_type, domain)]
     attribute_kinds: dict[str, set[int]] = {}
     for op_schema in versions:
         for name, attribute in op_schema.attributes.items():
@@ -134,6 +136,9 @@ def _operator_rule(op_type: str) -> dict:
     if always_required:
         then["required"] = ["attributes"]
         then["properties"]["attributes"]["required"] = always_required
+    if domain:
+        then["properties"]["domain"] = {"const": domain}
+        then["required"] = [*then.get("required", []), "domain"]
     return {
         "if": {"properties": {"op_type": {"const": op_type}}, "required": ["op_type"]},
         "then": then,
@@ -176,7 +181,8 @@ def _value_definitions() -> dict:
 def case_schema() -> dict:
     """The JSON Schema (draft-07) of a case file, as a dict."""
     op_types = list(operators.all_operator_names())
-    definitions = {**_scalar_definitions(), **_graph_definitions(op_types),
+    ml_types = list(operators.all_operator_names(operators.ML_DOMAIN))
+    definitions = {**_scalar_definitions(), **_graph_definitions(op_types, ml_types),
                    **_case_definitions(op_types), **_value_definitions()}
     return {
         "$schema": _DRAFT,
@@ -222,7 +228,7 @@ def _tensor_schema(**more: dict) -> dict:
             "properties": {**more, **{key: properties[key] for key in casefile.TENSOR_KEYS}}}
 
 
-def _graph_definitions(op_types: list[str]) -> dict[str, Any]:
+def _graph_definitions(op_types: list[str], ml_types: list[str]) -> dict[str, Any]:
     """The definitions of a graph and what it holds: value declarations, initializers, nodes
     (with each operator's own rule), and a data set."""
     return {
@@ -235,7 +241,10 @@ def _graph_definitions(op_types: list[str]) -> dict[str, Any]:
         "node": {
             "type": "object", "additionalProperties": False, "required": ["op_type"],
             "properties": {
-                "op_type": {"enum": op_types, "description": "An ai.onnx operator."},
+                "op_type": {"enum": sorted({*op_types, *ml_types}),
+                            "description": "An operator of ai.onnx, or of the node's domain."},
+                "domain": {"enum": list(casefile.NODE_DOMAINS),
+                           "description": "The operator's opset domain; left out, ai.onnx."},
                 "name": _TEXT,
                 "inputs": {"type": "object", "description": "Formal input name -> value "
                            "name; \"\" omits an optional input."},
@@ -243,7 +252,8 @@ def _graph_definitions(op_types: list[str]) -> dict[str, Any]:
                             "name."},
                 "attributes": {"type": "object"},
             },
-            "allOf": [_operator_rule(op) for op in op_types]},
+            "allOf": [_operator_rule(op) for op in op_types]
+            + [_operator_rule(op, operators.ML_DOMAIN) for op in ml_types]},
         "graph": {
             "type": "object", "additionalProperties": False, "required": ["outputs", "nodes"],
             "properties": {"inputs": {"type": "array", "items": _ref("value_decl")},
@@ -287,6 +297,9 @@ def _case_definitions(op_types: list[str]) -> dict[str, Any]:
                 "opset": {"type": "integer", "minimum": 1,
                           "maximum": operators.newest_released_opset(),
                           "description": "The ai.onnx opset the model imports."},
+                "ml_opset": {"enum": sorted(operators.released_ml_opsets()),
+                             "description": "The ai.onnx.ml opset the model imports, for "
+                                            "nodes of that domain."},
                 "for_each": _ref("for_each"),
                 "inputs": {"type": "array", "items": _ref("value_decl")},
                 "initializers": {"type": "array", "items": _ref("initializer"),

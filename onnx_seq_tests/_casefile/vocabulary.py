@@ -14,15 +14,17 @@ from onnx import AttributeProto as A
 from .._core.value_kinds import TYPE_FORMS
 from .._core.value_kinds.map import KEY_TYPES as MAP_KEY_TYPES
 
-CASE_KEYS = ("name", "doc", "opset", "for_each", "inputs", "initializers", "outputs", "nodes",
-             "data_sets", "tolerance")
+CASE_KEYS = ("name", "doc", "opset", "ml_opset", "for_each", "inputs", "initializers",
+             "outputs", "nodes", "data_sets", "tolerance")
 #: A constant tensor written in full: its type `tensor(T)`, its fixed shape (optional: the value's
 #: shape) and its value; a tensor attribute is written so, an initializer adds its name.
 TENSOR_KEYS = ("type", "shape", "value")
 INITIALIZER_KEYS = ("name", *TENSOR_KEYS)
 FOR_EACH_KEYS = ("op", "param", "opsets", "types", "exclude_types")
 VALUE_KEYS = ("name", "type", "shape")
-NODE_KEYS = ("op_type", "name", "inputs", "outputs", "attributes")
+NODE_KEYS = ("op_type", "domain", "name", "inputs", "outputs", "attributes")
+#: The opset domains a node may name (`domain:`); left out, a node is of ai.onnx.
+NODE_DOMAINS = ("ai.onnx", "ai.onnx.ml")
 GRAPH_KEYS = ("inputs", "outputs", "nodes")
 DATA_SET_KEYS = ("inputs", "outputs")
 TOLERANCE_KEYS = ("atol", "rtol")

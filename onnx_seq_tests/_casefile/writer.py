@@ -23,6 +23,7 @@ from .._core import operators
 from .._core.cases import Case, Graph, Node
 from .._core.elements import BY_DTYPE, nan_bits, nan_text
 from .._core.errors import NotExpressible
+from .._core.operators import Opsets
 from .._core.problems import quote
 from .._core.value_kinds import (
     MapType,
@@ -43,7 +44,9 @@ def case_data(case: Case) -> dict:
     if case.doc:
         data["doc"] = case.doc
     data["opset"] = case.opset
-    graph = graph_data(case.graph, case.opset)
+    if case.ml_opset is not None:
+        data["ml_opset"] = case.ml_opset
+    graph = graph_data(case.graph, case.opsets)
     if graph["inputs"]:
         data["inputs"] = graph["inputs"]
     if case.graph.initializers:
@@ -62,24 +65,26 @@ def case_data(case: Case) -> dict:
     return data
 
 
-def graph_data(graph: Graph, opset: int) -> dict:
+def graph_data(graph: Graph, opsets: Opsets) -> dict:
     """{inputs, outputs, nodes} of a graph (initializers are the case's, see `case_data`)."""
     return {"inputs": [decl_data(d.name, d.type) for d in graph.inputs],
             "outputs": [decl_data(d.name, d.type) for d in graph.outputs],
-            "nodes": [node_data(n, opset) for n in graph.nodes]}
+            "nodes": [node_data(n, opsets) for n in graph.nodes]}
 
 
-def node_data(node: Node, opset: int) -> dict:
-    """A node keyed by its schema's formal names at `opset`, attributes by their kind."""
-    op_schema = operators.defined_schema(node.op_type, opset)
+def node_data(node: Node, opsets: Opsets) -> dict:
+    """A node keyed by its schema's formal names at its domain's opset, attributes by kind."""
+    op_schema = operators.defined_schema(node.op_type, opsets.of(node.domain) or 0, node.domain)
     data: dict = {"op_type": node.op_type}
+    if node.domain not in operators.DEFAULT_DOMAINS:
+        data["domain"] = node.domain
     inputs = formal_data(list(node.inputs), op_schema.inputs, node.op_type, "inputs")
     if inputs:
         data["inputs"] = inputs
     data["outputs"] = formal_data(list(node.outputs), op_schema.outputs, node.op_type, "outputs")
     if node.attributes:
         data["attributes"] = {
-            name: attribute_data(value, _kind(op_schema.attributes[name]), opset,
+            name: attribute_data(value, _kind(op_schema.attributes[name]), opsets,
                                  f"{node.op_type} attribute {quote(name)}")
             for name, value in node.attributes}
     return data
@@ -125,7 +130,7 @@ def type_data(value_type: ValueType):
     return str(value_type) if shape is None else {"type": str(value_type), "shape": list(shape)}
 
 
-def attribute_data(value, kind: int, opset: int, what: str):
+def attribute_data(value, kind: int, opsets: Opsets, what: str):
     """An attribute value as `ATTRIBUTE_FORMS` writes its kind (the kind as AttributeProto's
     enum); a graph's value is a `Graph`, a type's a ValueType."""
     form, item = ATTRIBUTE_FORMS.get(kind, (None, None))
@@ -134,7 +139,7 @@ def attribute_data(value, kind: int, opset: int, what: str):
             raise NotExpressible(f"{what} is an empty list; case files cannot write one")
         return [_scalar(v, cast(str, item)) for v in value]
     if form == "graph":
-        return graph_data(value, opset)
+        return graph_data(value, opsets)
     if form == "type":
         return type_data(value)
     if form == "tensor":

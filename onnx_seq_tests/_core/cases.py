@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from .operators import Opsets
 from .problems import Where
 from .value_kinds import ValueType
 
@@ -57,6 +58,7 @@ class Node:
 
     Attribute values are int, float, str, lists of those, a `Graph`, a `ValueType` (for
     TYPE_PROTO attributes such as Optional's `type`), or a numpy array (a tensor attribute).
+    `domain` is the operator's opset domain: "" for ai.onnx, or "ai.onnx.ml".
     """
 
     op_type: str
@@ -64,6 +66,7 @@ class Node:
     outputs: tuple[str, ...]
     attributes: tuple[tuple[str, object], ...]
     where: Where = field(compare=False)
+    domain: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,6 +100,7 @@ class Case:
     rtol: float = 0.0
     doc: str = ""
     expanded_from: Expansion | None = None  # set on each case a `for_each` expands to
+    ml_opset: int | None = None  # the ai.onnx.ml opset, for a case with nodes of that domain
 
     @property
     def folder(self) -> str:
@@ -106,6 +110,11 @@ class Case:
     def operators(self) -> tuple[str, ...]:
         """Every op_type in the graph and its subgraphs, sorted, once each."""
         return tuple(sorted({node.op_type for node in walk(self.graph)}))
+
+    @property
+    def opsets(self) -> Opsets:
+        """The opsets this case imports, per domain."""
+        return Opsets(self.opset, self.ml_opset)
 
 
 def subgraphs(graph: Graph) -> Iterator[tuple[Node, str, Graph]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from onnx import ModelProto, defs, helper
 
@@ -20,7 +21,15 @@ VARIADIC = defs.OpSchema.FormalParameterOption.Variadic
 #: flow and Identity): they carry sequences and optionals, they are not sequence operators.
 CARRIERS = ("Identity", "If", "Loop")
 
+#: The opset domain of the classical machine-learning operators (ZipMap, CastMap, ...); a node
+#: of the default domain has domain "" (or "ai.onnx", its other spelling).
+ML_DOMAIN = "ai.onnx.ml"
+DEFAULT_DOMAINS = ("", "ai.onnx")
+
 _SEQUENCE_OR_OPTIONAL = ("seq(", "optional(")
+#: onnx's schemas write a map's tensor value by its element alone (`map(int64, float)`); the
+#: type text of this package (and of a ValueType) spells it `map(int64, tensor(float))`.
+_SHORT_MAP_VALUE = re.compile(r"map\((\w+), (\w+)\)")
 
 
 @functools.cache
@@ -98,8 +107,61 @@ def sequence_operators() -> tuple[str, ...]:
 
 def model_opset(model: ModelProto) -> int | None:
     """The ai.onnx opset `model` imports (domain "" or "ai.onnx"), None when it imports none."""
-    return next((int(o.version) for o in model.opset_import if o.domain in ("", "ai.onnx")),
+    return next((int(o.version) for o in model.opset_import if o.domain in DEFAULT_DOMAINS),
                 None)
+
+
+def model_ml_opset(model: ModelProto) -> int | None:
+    """The ai.onnx.ml opset `model` imports, None when it imports none."""
+    return next((int(o.version) for o in model.opset_import if o.domain == ML_DOMAIN), None)
+
+
+@dataclass(frozen=True)
+class Opsets:
+    """The opsets a model imports: ai.onnx's, and ai.onnx.ml's when it has nodes of that domain."""
+
+    onnx: int
+    ml: int | None = None
+
+    def of(self, domain: str) -> int | None:
+        """The opset imported for `domain` ("" or "ai.onnx", or "ai.onnx.ml"); None if none."""
+        return self.onnx if domain in DEFAULT_DOMAINS else self.ml if domain == ML_DOMAIN \
+            else None
+
+
+def domain_key(op_type: str, domain: str) -> str:
+    """How an operator is named where domains meet (the oracle's table, coverage): `op_type`
+    in the default domain, `domain.op_type` in another (`ai.onnx.ml.ZipMap`)."""
+    return op_type if domain in DEFAULT_DOMAINS else f"{domain}.{op_type}"
+
+
+def ml_opset_for(opset: int) -> int:
+    """The ai.onnx.ml opset released with ai.onnx opset `opset` (onnx's VERSION_TABLE): the one
+    a case's error messages suggest."""
+    rows = [row for row in helper.VERSION_TABLE if row[2] >= opset]
+    return int(min(rows, key=lambda row: row[2])[3] if rows else helper.VERSION_TABLE[-1][3])
+
+
+@functools.cache
+def released_ml_opsets() -> frozenset[int]:
+    """The ai.onnx.ml opsets some onnx release defines."""
+    return frozenset(row[3] for row in helper.VERSION_TABLE)
+
+
+def domain_of(op_type: str) -> str:
+    """The domain that defines `op_type`: "" (ai.onnx) or ML_DOMAIN; the two name no operator
+    alike, so a name tells its domain."""
+    return ML_DOMAIN if op_type in _versions_by_name(ML_DOMAIN) else ""
+
+
+@functools.cache
+def map_operators() -> tuple[str, ...]:
+    """The ai.onnx.ml operators made for maps and sequences of maps: those with a type
+    constraint that admits `map(...)` or `seq(...)` (ZipMap, CastMap, DictVectorizer)."""
+    found = {s.name for s in _history() if s.domain == ML_DOMAIN
+             and any(t.startswith(("map(", "seq(")) for c in s.type_constraints
+                     for t in c.allowed_type_strs)}
+    return tuple(sorted(found))
 
 
 @functools.cache
@@ -143,8 +205,15 @@ def constraint_types(op_schema: defs.OpSchema, param: str) -> tuple[str, ...] | 
     """The allowed type strings of type parameter `param`, or None if the schema has none such."""
     for constraint in op_schema.type_constraints:
         if constraint.type_param_str == param:
-            return tuple(constraint.allowed_type_strs)
+            return type_strs(constraint)
     return None
+
+
+def type_strs(constraint: defs.OpSchema.TypeConstraintParam) -> tuple[str, ...]:
+    """A type constraint's allowed type strings in this package's spelling (a map's tensor value
+    written `tensor(T)`, as onnx's type protos and `str(ValueType)` have it)."""
+    return tuple(_SHORT_MAP_VALUE.sub(r"map(\1, tensor(\2))", t)
+                 for t in constraint.allowed_type_strs)
 
 
 def admits_sequence_or_optional(type_strs: Iterable[str]) -> bool:

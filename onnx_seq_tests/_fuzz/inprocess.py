@@ -56,7 +56,7 @@ def judge_case(case: Case, mutant: Mutant | None) -> Judged:
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 actual = run_mutant(mutant, case.graph, case.opset, list(data_set.inputs),
-                                    input_types, output_types)
+                                    input_types, output_types, case.ml_opset)
         except Exception as error:  # noqa: BLE001 - a backend failing is an outcome
             return Judged("error", f"data set {k}: {type(error).__name__}: {error}", (),
                           type(error).__name__)

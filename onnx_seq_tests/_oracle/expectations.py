@@ -19,7 +19,8 @@ def check_case(case: Case) -> list[Problem]:
     for k, data_set in enumerate(case.data_sets):
         where = data_set.where
         try:
-            answers = run_graph(case.graph, case.opset, list(data_set.inputs))
+            answers = run_graph(case.graph, case.opset, list(data_set.inputs),
+                                ml_opset=case.ml_opset)
         except BudgetError as error:
             problems.append(Problem(where.path, where.line, where.column,
                                     f"case {quote(case.name)}: data set {k}: {error}"))

@@ -256,8 +256,9 @@ def _same_dtype(tensors: Sequence[Any], what: str) -> None:
 # -- the interpreter ----------------------------------------------------------------------------
 
 class Context:
-    """What an operator sees besides its inputs and attributes: the opset, the operator table
-    in use, the values in scope and where each came from, and the trace.
+    """What an operator sees besides its inputs and attributes: the opset (and `ml_opset`, the
+    ai.onnx.ml one, None when the graph imports none), the operator table in use, the values
+    in scope and where each came from, and the trace.
 
     `graph_inputs` names the main graph's inputs; `constants` names every initializer and every
     Constant node's output seen so far (subgraphs included), which is what a runtime that folds
@@ -268,8 +269,10 @@ class Context:
 
     def __init__(self, opset: int, operators: Mapping[str, Operator], scope: dict[str, Any],
                  trace: Trace | None, graph_inputs: frozenset[str], constants: set[str],
-                 spent: Spent | None = None, made_by: dict[str, Node] | None = None) -> None:
+                 spent: Spent | None = None, made_by: dict[str, Node] | None = None,
+                 ml_opset: int | None = None) -> None:
         self.opset = opset
+        self.ml_opset = ml_opset
         self.operators = operators
         self.scope = scope
         self.trace = trace
@@ -283,7 +286,7 @@ class Context:
         same operator table and budgets."""
         return lambda inputs: _run(graph, inputs, Context(
             self.opset, self.operators, dict(self.scope), self.trace, self.graph_inputs,
-            self.constants, self.spent, self.made_by))
+            self.constants, self.spent, self.made_by, self.ml_opset))
 
     def from_graph_input(self, node: Node, index: int) -> bool:
         """Whether `node`'s input `index` is given and is one of the main graph's inputs."""
@@ -296,18 +299,20 @@ class Context:
 
 def run_graph(graph: Graph, opset: int, inputs: Sequence[Any],
               outer_scope: dict[str, Any] | None = None, trace: Trace | None = None, *,
-              operators: Mapping[str, Operator] | None = None) -> list[Any]:
+              operators: Mapping[str, Operator] | None = None,
+              ml_opset: int | None = None) -> list[Any]:
     """The outputs of `graph` on positional `inputs`; OracleError where the spec has none,
     BudgetError (an OracleError) where running it would go over a budget (budgets.py).
 
     `trace(node, inputs, outputs)`, when given, is called after every node, subgraphs included.
     `operators` maps an op_type to `run(node, args, attributes, context) -> outputs` (default
     `OPERATORS`, the spec's table); a table with one entry swapped is a backend with one bug,
-    which is how mutation testing and the fuzzer's planted faults run (no global state).
+    which is how mutation testing and the fuzzer's planted faults run (no global state). An
+    operator of another domain is keyed `domain.op_type` (`ai.onnx.ml.ZipMap`), run at `ml_opset`.
     """
     context = Context(opset, OPERATORS if operators is None else operators,
                       dict(outer_scope or {}), trace,
-                      frozenset(d.name for d in graph.inputs), set())
+                      frozenset(d.name for d in graph.inputs), set(), ml_opset=ml_opset)
     return _run(graph, inputs, context)
 
 
@@ -357,9 +362,10 @@ def _run(graph: Graph, inputs: Sequence[Any], context: Context) -> list[Any]:
 def run_node(node: Node, args: list[Any], context: Context) -> list[Any]:
     """One node's outputs from its input values (MISSING for omitted inputs), by the
     context's operator table."""
-    run = context.operators.get(node.op_type)
+    key = operators.domain_key(node.op_type, node.domain)
+    run = context.operators.get(key)
     if run is None:
-        raise OracleError(f"the oracle does not implement {node.op_type}; it knows "
+        raise OracleError(f"the oracle does not implement {key}; it knows "
                           + ", ".join(sorted(context.operators)))
     outputs: list[Any] = run(node, args, dict(node.attributes), context)
     return outputs
@@ -501,7 +507,7 @@ def graph_from_proto(graph: onnx.GraphProto, where: Where | None = None) -> Grap
                 value = [v.decode("utf-8") for v in value]
             attributes.append((attribute.name, value))
         nodes.append(Node(node.op_type, tuple(node.input), tuple(node.output),
-                          tuple(attributes), where))
+                          tuple(attributes), where, node.domain))
     initializers = tuple(
         Initializer(t.name, UNTYPED, numpy_helper.to_array(t), where)
         for t in graph.initializer)
@@ -517,5 +523,5 @@ def run_model(model: onnx.ModelProto, inputs: Sequence[Any],
     if opset is None:
         raise OracleError("the model imports no ai.onnx opset")
     return run_graph(graph_from_proto(model.graph), opset, list(inputs),
-                     trace=trace)
+                     trace=trace, ml_opset=operators.model_ml_opset(model))
 

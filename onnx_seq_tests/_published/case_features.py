@@ -26,8 +26,9 @@ from .._core.value_kinds import from_type_proto
 from .._oracle import oracle
 from .structure import static, traced
 
-#: The operators of the matrix: every sequence/optional operator onnx.defs knows.
-MATRIX_OPERATORS = operators.sequence_operators()
+#: The operators of the matrix: every sequence/optional operator onnx.defs knows, and the
+#: ai.onnx.ml operators of maps and sequences of maps (ZipMap, CastMap, DictVectorizer).
+MATRIX_OPERATORS = operators.sequence_operators() + operators.map_operators()
 #: Operators that carry sequences and optionals; their features are reported, not their types.
 CARRIERS = operators.CARRIERS
 
@@ -89,16 +90,19 @@ EDGE_CASES = (
 def matrix() -> dict[tuple[str, int], tuple[str, ...]]:
     """(operator, version) -> the type strings that count, sorted; from onnx.defs."""
     found = {}
-    newest = operators.newest_released_opset()
     for op_type in MATRIX_OPERATORS:
-        for version in operators.versions(op_type):
+        domain = operators.domain_of(op_type)
+        newest = max(operators.released_ml_opsets()) if domain else \
+            operators.newest_released_opset()
+        for version in operators.versions(op_type, domain):
             if version > newest:
                 continue
-            op_schema = operators.defined_schema(op_type, version)
+            op_schema = operators.defined_schema(op_type, version, domain)
             allowed: set[str] = set()
             for constraint in op_schema.type_constraints:
-                if operators.admits_sequence_or_optional(constraint.allowed_type_strs):
-                    allowed.update(constraint.allowed_type_strs)
+                types = operators.type_strs(constraint)
+                if any(t.startswith(("seq(", "optional(", "map(")) for t in types):
+                    allowed.update(types)
             found[(op_type, version)] = tuple(sorted(allowed))
     return found
 
@@ -118,13 +122,14 @@ def case_coverage(name: str, model: onnx.ModelProto, data_sets) -> CaseCoverage:
     opset = operators.model_opset(model)
     if opset is None:
         raise ValueError(f"{name}: the model imports no ai.onnx opset")
+    opsets = operators.Opsets(opset, operators.model_ml_opset(model))
     try:
         inferred = shape_inference.infer_shapes(model)
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
         inferred = model
     types: dict[str, str] = {}
     for node, scope in _nodes_with_types(inferred.graph, {}):
-        version = _version(node.op_type, opset)
+        version = _version(node.op_type, opsets, node.domain)
         for value in [*node.input, *node.output]:
             if value in scope:
                 types.setdefault(value, scope[value])
@@ -134,7 +139,7 @@ def case_coverage(name: str, model: onnx.ModelProto, data_sets) -> CaseCoverage:
     constants = {i.name for i in graph.initializers} | {
         o for n in walk(graph) if n.op_type == "Constant" for o in n.outputs}
     for node in walk(graph):
-        version = _version(node.op_type, opset)
+        version = _version(node.op_type, opsets, node.domain)
         if version is not None:
             for label in _static_features(node, version, types):
                 result.features.add((node.op_type, version, label))
@@ -144,19 +149,19 @@ def case_coverage(name: str, model: onnx.ModelProto, data_sets) -> CaseCoverage:
             if len(data_sets) > 1:
                 result.features.add((node.op_type, version, "several data sets"))
     for op_type, label in static(graph, types):
-        version = _version(op_type, opset)
+        version = _version(op_type, opsets, operators.domain_of(op_type))
         if version is not None:
             result.features.add((op_type, version, label))
 
     def trace(node, args, results):
-        version = _version(node.op_type, opset)
+        version = _version(node.op_type, opsets, node.domain)
         if version is not None:
             for label in node_features(node, args, results, types):
                 result.features.add((node.op_type, version, label))
 
     for inputs, _ in data_sets:
         try:
-            oracle.run_graph(graph, opset, list(inputs), trace=trace)
+            oracle.run_graph(graph, opset, list(inputs), trace=trace, ml_opset=opsets.ml)
         except OracleError:
             continue  # the spec gives no result here: the data set adds no traced feature
     return result
@@ -169,10 +174,12 @@ _CONSTANT_INPUTS = {"SequenceAt": (("constant position", 1),),
                     "SplitToSequence": (("constant split", 1),)}
 
 
-def _version(op_type: str, opset: int) -> int | None:
-    if op_type not in MATRIX_OPERATORS + CARRIERS:
+def _version(op_type: str, opsets: operators.Opsets, domain: str) -> int | None:
+    """The version of a matrix operator or carrier in force at `opsets`; None for another."""
+    if op_type not in MATRIX_OPERATORS + CARRIERS or domain != operators.domain_of(op_type):
         return None
-    op_schema = operators.schema(op_type, opset)
+    opset = opsets.of(domain)
+    op_schema = None if opset is None else operators.schema(op_type, opset, domain)
     return None if op_schema is None else op_schema.since_version
 
 
@@ -196,7 +203,7 @@ def _nodes_with_types(graph: onnx.GraphProto, outer: dict):
 def _static_features(node, version: int, types: dict[str, str]) -> set[str]:
     """Features a node shows by its form alone."""
     labels = set()
-    formals = operators.defined_schema(node.op_type, version).inputs
+    formals = operators.defined_schema(node.op_type, version, node.domain).inputs
     if "" in node.inputs:
         labels.add('input omitted with ""')
     variadic = formals and formals[-1].option == operators.VARIADIC

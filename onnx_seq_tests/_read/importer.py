@@ -134,13 +134,15 @@ def case_mapping(shown: Shown, prefix: str = "", notes: list[str] | None = None)
     Each detail written another way with the same values is added to `notes`."""
     notes = [] if notes is None else notes
     model = shown.model
-    domains = {o.domain for o in model.opset_import} - {"", "ai.onnx"}
+    domains = {o.domain for o in model.opset_import} - {*operators.DEFAULT_DOMAINS,
+                                                        operators.ML_DOMAIN}
     if domains:
         raise NotExpressible(f"imports the opset domain(s) {', '.join(sorted(domains))}; case "
-                             "files import only ai.onnx")
+                             f"files import only ai.onnx and {operators.ML_DOMAIN}")
     opset = operators.model_opset(model)
     if opset is None:
         raise NotExpressible("imports no ai.onnx opset")
+    opsets = operators.Opsets(opset, operators.model_ml_opset(model))
     if model.functions:
         raise NotExpressible("defines model-local functions; case files cannot hold them")
     model = with_subgraph_types(model)
@@ -153,7 +155,9 @@ def case_mapping(shown: Shown, prefix: str = "", notes: list[str] | None = None)
     if graph.doc_string:
         case["doc"] = graph.doc_string
     case["opset"] = opset
-    body = graph_mapping(graph, opset, top_level=True, notes=notes)
+    if opsets.ml is not None:
+        case["ml_opset"] = opsets.ml
+    body = graph_mapping(graph, opsets, top_level=True, notes=notes)
     if body["inputs"]:
         case["inputs"] = body["inputs"]
     if body.get("initializers"):
@@ -175,7 +179,7 @@ def case_mapping(shown: Shown, prefix: str = "", notes: list[str] | None = None)
     return case
 
 
-def graph_mapping(graph: onnx.GraphProto, opset: int, top_level: bool = False,
+def graph_mapping(graph: onnx.GraphProto, opsets: operators.Opsets, top_level: bool = False,
                   notes: list[str] | None = None) -> dict:
     """The mapping of a graph; the main graph's initializers under "initializers"."""
     if graph.sparse_initializer:
@@ -188,7 +192,7 @@ def graph_mapping(graph: onnx.GraphProto, opset: int, top_level: bool = False,
                "outputs": [value_decl(v) for v in graph.output]}
     if graph.initializer:
         mapping["initializers"] = initializers_data(graph)
-    mapping["nodes"] = [node_mapping(n, opset, notes) for n in graph.node]
+    mapping["nodes"] = [node_mapping(n, opsets, notes) for n in graph.node]
     return mapping
 
 
@@ -237,30 +241,38 @@ def value_decl(info: onnx.ValueInfoProto) -> dict:
     return decl_data(info.name, value_type)
 
 
-def node_mapping(node: onnx.NodeProto, opset: int, notes: list[str] | None = None) -> dict:
-    if node.domain not in ("", "ai.onnx"):
-        raise NotExpressible(f"node {node.op_type} is in domain {quote(node.domain)}")
-    op_schema = operators.schema(node.op_type, opset)
+def node_mapping(node: onnx.NodeProto, opsets: operators.Opsets,
+                 notes: list[str] | None = None) -> dict:
+    opset = opsets.of(node.domain)
+    if opset is None:
+        raise NotExpressible(f"node {node.op_type} is in domain {quote(node.domain)}, which "
+                             "the model does not import" if node.domain in (
+                                 operators.ML_DOMAIN, *operators.DEFAULT_DOMAINS) else
+                             f"node {node.op_type} is in domain {quote(node.domain)}")
+    op_schema = operators.schema(node.op_type, opset, node.domain)
     if op_schema is None:
-        raise NotExpressible(f"{node.op_type} is not an ai.onnx operator at opset {opset}")
+        raise NotExpressible(f"{node.op_type} is not an {node.domain or 'ai.onnx'} operator at "
+                             f"opset {opset}")
     mapping: dict = {"op_type": node.op_type}
+    if node.domain not in operators.DEFAULT_DOMAINS:
+        mapping["domain"] = node.domain
     mapping["inputs"] = formal_data(list(node.input), op_schema.inputs, node.op_type, "inputs")
     mapping["outputs"] = formal_data(list(node.output), op_schema.outputs, node.op_type, "outputs")
     if not mapping["inputs"]:
         del mapping["inputs"]
     if node.attribute:
-        mapping["attributes"] = {a.name: attribute_data(a, opset, node.op_type, notes)
+        mapping["attributes"] = {a.name: attribute_data(a, opsets, node.op_type, notes)
                                  for a in node.attribute}
     return mapping
 
 
-def attribute_data(attribute: AttributeProto, opset: int, op_type: str,
+def attribute_data(attribute: AttributeProto, opsets: operators.Opsets, op_type: str,
                    notes: list[str] | None = None):
     """An attribute as the case file writes it (the writer's forms, a subgraph mapped here)."""
     kind = attribute.type
     what = f"{op_type} attribute {quote(attribute.name)}"
     if kind == AttributeProto.GRAPH:
-        return graph_mapping(attribute.g, opset, notes=notes)
+        return graph_mapping(attribute.g, opsets, notes=notes)
     if kind == AttributeProto.TYPE_PROTO:
         try:
             value = from_type_proto(attribute.tp)
@@ -273,7 +285,7 @@ def attribute_data(attribute: AttributeProto, opset: int, op_type: str,
     else:
         kind_name = AttributeProto.AttributeType.Name(kind)
         raise NotExpressible(f"{what} is of kind {kind_name}, which case files cannot write")
-    return writer.attribute_data(value, kind, opset, what)
+    return writer.attribute_data(value, kind, opsets, what)
 
 
 def to_yaml(imported: Imported, header: str = "") -> str:

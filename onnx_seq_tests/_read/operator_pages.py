@@ -99,7 +99,7 @@ def _link(source: str, out_dir: Path) -> str:
 
 
 def schema_lines(op_type: str, version: int, level: str = "##") -> list[str]:
-    op_schema = operators.defined_schema(op_type, version)
+    op_schema = operators.defined_schema(op_type, version, operators.domain_of(op_type))
     function = (op_schema.has_function  # type: ignore[attr-defined]  # not in onnx's stubs
                 or op_schema.has_context_dependent_function)  # type: ignore[attr-defined]
     lines = [f"- Support level: {str(op_schema.support_level).rsplit('.', 1)[-1]}; "
@@ -143,8 +143,10 @@ def _flat(text: str | None) -> str:
 
 
 def operator_page(op_type: str, cases: list[_Case], out_dir: Path) -> str:
-    versions = [v for v in operators.versions(op_type) if v <= operators.newest_opset()]
-    newest = operators.defined_schema(op_type, versions[-1])
+    domain = operators.domain_of(op_type)
+    versions = [v for v in operators.versions(op_type, domain)
+                if v <= operators.newest_opset(domain)]
+    newest = operators.defined_schema(op_type, versions[-1], domain)
     lines = [f"# {op_type}", "",
              MARKER, "",
              f"- Domain: {newest.domain or 'ai.onnx'}",
@@ -155,7 +157,7 @@ def operator_page(op_type: str, cases: list[_Case], out_dir: Path) -> str:
     if len(versions) > 1:
         lines += ["## Every version", ""]
         for version in reversed(versions):
-            doc = _flat(operators.defined_schema(op_type, version).doc)
+            doc = _flat(operators.defined_schema(op_type, version, domain).doc)
             lines += [f"### {op_type}-{version}", "", doc, ""]
             lines += schema_lines(op_type, version, "####")
     lines += ["## Examples", ""]
@@ -232,7 +234,8 @@ def index_page(cases: list[_Case], summary: coverage.Summary, shown_root: str) -
     for (op_type, version, _), names in summary.combinations.items():
         per_version[(op_type, version)].update(names)
     for op_type in case_features.MATRIX_OPERATORS:
-        for version in reversed([v for v in operators.versions(op_type)
+        for version in reversed([v for v in operators.versions(op_type,
+                                                               operators.domain_of(op_type))
                                  if (op_type, v) in summary.allowed]):
             allowed = summary.allowed[(op_type, version)]
             covered = summary.covered(op_type, version)

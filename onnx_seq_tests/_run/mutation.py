@@ -19,7 +19,7 @@ import onnx
 
 from .._core.cases import Graph, walk
 from .._core.compare import compare_outputs
-from .._core.operators import model_opset
+from .._core.operators import model_ml_opset, model_opset
 from .._core.suite_forms import SuiteForm
 from .._core.value_kinds import ValueType, from_type_proto
 from .._oracle import oracle
@@ -54,12 +54,13 @@ class Subject:
     atol: float | None
     rtol: float | None
     operators: frozenset = frozenset()
+    ml_opset: int | None = None
 
 
 # -- the run ------------------------------------------------------------------------------------
 
 def run_mutant(mutant: Mutant | None, graph: Graph, opset: int, inputs: list,
-               input_types: list, output_types: list) -> list:
+               input_types: list, output_types: list, ml_opset: int | None = None) -> list:
     """The outputs a mutant backend (None: the plain oracle) gives for `inputs`: its input
     transform, the oracle with its operators, its output transform. Raises where it fails.
     A mutant gets its own copy of the inputs, as a runtime does across its API, so one that
@@ -68,7 +69,8 @@ def run_mutant(mutant: Mutant | None, graph: Graph, opset: int, inputs: list,
         inputs = [_own_copy(v) for v in inputs]
     if mutant is not None and mutant.inputs is not None:
         inputs = [mutant.inputs(v, t) for v, t in zip(inputs, input_types, strict=True)]
-    actual = oracle.run_graph(graph, opset, list(inputs), operators=operator_table(mutant))
+    actual = oracle.run_graph(graph, opset, list(inputs), operators=operator_table(mutant),
+                              ml_opset=ml_opset)
     if mutant is not None and mutant.outputs is not None:
         actual = [mutant.outputs(v, t) for v, t in zip(actual, output_types, strict=True)]
     return actual
@@ -89,7 +91,7 @@ def passes(subject: Subject, mutant: Mutant | None, data_set: int | None = None)
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 actual = run_mutant(mutant, subject.graph, subject.opset, list(inputs),
-                                    subject.input_types, subject.output_types)
+                                    subject.input_types, subject.output_types, subject.ml_opset)
         except Exception:  # noqa: BLE001 - a runtime failing is what a mutant may do
             return False
         if compare_outputs(list(expected), actual, atol=subject.atol, rtol=subject.rtol,
@@ -317,7 +319,8 @@ def _why(subject: Subject) -> str:
     """Why the plain oracle does not pass a subject: the spec's refusal or the difference."""
     for k, (inputs, expected) in enumerate(subject.data_sets):
         try:
-            actual = oracle.run_graph(subject.graph, subject.opset, list(inputs))
+            actual = oracle.run_graph(subject.graph, subject.opset, list(inputs),
+                                      ml_opset=subject.ml_opset)
         except Exception as error:  # noqa: BLE001 - reported, not raised
             return f"data set {k}: {error}"
         found = compare_outputs(list(expected), actual, atol=subject.atol, rtol=subject.rtol,
@@ -345,7 +348,7 @@ def _subject(name, model: onnx.ModelProto, data_sets, atol, rtol) -> Subject:
     if opset is None:
         raise ValueError(f"{name}: the model imports no ai.onnx opset")
     return Subject(name, graph, opset, [(list(i), list(o)) for i, o in data_sets],
-                   types[0], types[1], atol, rtol, frozenset(operators))
+                   types[0], types[1], atol, rtol, frozenset(operators), model_ml_opset(model))
 
 
 def suite_subjects(root: Path, skipped: list | None = None,

@@ -86,6 +86,8 @@ def _canonical(value):
         return tuple(map(_canonical, value))
     if kind is list:
         return list(map(_canonical, value))
+    if kind is dict:  # a map value: its pairs in order (a MapProto keeps the order)
+        return {"map": tuple((_canonical(k), _canonical(v)) for k, v in value.items())}
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         data = (tuple(map(_canonical, array.ravel().tolist())) if array.dtype.kind == "O"

@@ -21,6 +21,8 @@ def build_model(case: Case) -> ModelProto:
     graph = _graph_proto(case.graph, f"test_{case.name}", case.doc)
     graph.initializer.extend(encode(i.value, i.type, i.name) for i in case.graph.initializers)
     opset_imports = [helper.make_opsetid("", case.opset)]
+    if case.ml_opset is not None:
+        opset_imports.append(helper.make_opsetid(operators.ML_DOMAIN, case.ml_opset))
     model = helper.make_model(
         graph,
         opset_imports=opset_imports,
@@ -48,7 +50,8 @@ def _value_info(name: str, value_type: ValueType, doc: str = "") -> onnx.ValueIn
 
 
 def _node_proto(node: Node, index: int) -> onnx.NodeProto:
-    proto = helper.make_node(node.op_type, list(node.inputs), list(node.outputs))
+    proto = helper.make_node(node.op_type, list(node.inputs), list(node.outputs),
+                             domain=node.domain or None)
     for name, value in node.attributes:
         proto.attribute.append(_attribute(name, value, f"{node.op_type}_{index}_{name}"))
     return proto
@@ -72,7 +75,7 @@ def validate(model: ModelProto, case: Case) -> None:
     """Schema types per node first (the clearest message), then strict inference and checker."""
     known = _known_types(model)
     for node in walk(case.graph):
-        _check_node_types(node, case.opset, known)
+        _check_node_types(node, case.opsets, known)
     try:
         shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError,
@@ -108,8 +111,10 @@ def _known_types(model: ModelProto) -> dict[str, ValueType]:
     return known
 
 
-def _check_node_types(node: Node, opset: int, known: dict[str, ValueType]) -> None:
-    op_schema = operators.defined_schema(node.op_type, opset)
+def _check_node_types(node: Node, opsets: operators.Opsets,
+                      known: dict[str, ValueType]) -> None:
+    opset = opsets.of(node.domain) or 0
+    op_schema = operators.defined_schema(node.op_type, opset, node.domain)
     label = f"{node.op_type}-{op_schema.since_version}"
     for side, count, least, most in (
             ("inputs", len(node.inputs), op_schema.min_input, op_schema.max_input),
@@ -132,17 +137,18 @@ def _check_node_types(node: Node, opset: int, known: dict[str, ValueType]) -> No
         formal = formals[min(position, len(formals) - 1)]
         allowed = operators.allowed_types(op_schema, formal.type_str)
         actual = str(known[name])
-        hint = _newer_version_hint(node.op_type, opset, formal.type_str, actual)
+        hint = _newer_version_hint(node.op_type, opset, formal.type_str, actual, node.domain)
         raise ModelError(
             f"{label} {side} '{formal.name}' ('{name}') is {actual}, which {label} does "
             f"not allow; it allows {_summary(allowed)}{hint}", node.where)
 
 
-def _newer_version_hint(op_type: str, opset: int, type_str: str, actual: str) -> str:
-    for version in operators.versions(op_type):
+def _newer_version_hint(op_type: str, opset: int, type_str: str, actual: str,
+                        domain: str = "") -> str:
+    for version in operators.versions(op_type, domain):
         if version <= opset:
             continue
-        newer = operators.defined_schema(op_type, version)
+        newer = operators.defined_schema(op_type, version, domain)
         for formal in [*newer.inputs, *newer.outputs]:
             if formal.type_str == type_str and actual in operators.allowed_types(newer, type_str):
                 return f" ({op_type}-{version} accepts {actual}: use opset {version} or later)"
