@@ -15,7 +15,8 @@ that keeps state from one run to the next (a folded constant mutated in place, a
 sequence) gives a different second answer and fails data set 1. The wrapping
 operators are the tensor-boundary form's (tensor_io.py), and so is the opset rule: the case's
 opset is kept, raised only to the first at which every wrapping node allows its types; a case
-for which no opset does, or that has no graph input (it is its own constant form), has no
+for which no opset does, that has no graph input (it is its own constant form), or whose input
+no operator builds from tensors (a map), has no
 constant form: its reason is given instead. Its folder and its name in the manifest are
 SuiteForm.CONSTANT's (`_core/suite_forms.py`).
 """
@@ -59,6 +60,10 @@ def derive(case: Case) -> ConstantForm:
     """The constant variants of `case`, one per data set."""
     if not case.graph.inputs:
         return ConstantForm((), "the case has no graph input: it is its own constant form")
+    for decl in case.graph.inputs:
+        if decl.type.untensorable():  # an initializer is a tensor: the value is built of them
+            return ConstantForm((), f"input '{decl.name}' cannot be built from initializers: "
+                                    f"{decl.type.untensorable()}")
     variants = []
     for k, data_set in enumerate(case.data_sets):
         builder = _ConstantBuilder(case)
