@@ -17,6 +17,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from onnx_seq_tests._core import operators
 from onnx_seq_tests._core.cases import Node
 from onnx_seq_tests._core.compare import compare_value
 from onnx_seq_tests._core.errors import OracleError
@@ -383,6 +384,7 @@ def test_tree_ensemble_binary_case():
     ({"class_ids": [1, 1]}, "neither the schema"),
     ({"class_ids": [0, 0], "base_values": [0.0, 0.5]}, "neither the schema"),
     ({"classlabels_strings": ["a", "b"]}, "one and only one"),
+    ({"classlabels_int64s": [1, 2, 3], "class_ids": [2, 2]}, "neither the schema"),
 ])
 def test_tree_ensemble_errors(changes, message):
     with pytest.raises(OracleError, match=message):
@@ -453,12 +455,85 @@ def test_binarizer_and_scaler():
             run("Scaler", [x], **attributes)
 
 
+def test_imputer():
+    x = f([[np.nan, 1.0], [2.0, np.nan]])
+    assert same(f([[9.0, 1.0], [2.0, 8.0]]), run("Imputer", [x], imputed_value_floats=[9.0, 8.0],
+                                                replaced_value_float=np.nan)[0])
+    assert same(f([[np.nan, 5.0], [2.0, np.nan]]), run("Imputer", [x], imputed_value_floats=[5.0],
+                                                       replaced_value_float=1.0)[0])
+    ints = np.array([[0, 3], [4, 0]], np.int32)
+    assert same(np.array([[-1, 3], [4, -1]], np.int32), run("Imputer", [ints],
+                                                            imputed_value_int64s=[-1])[0])
+    for data, attributes, message in (
+            (x, {"imputed_value_floats": [1.0, 2.0, 3.0]}, "1 or F"),
+            (x, {"imputed_value_int64s": [1]}, "are for int64s"),
+            (ints, {"imputed_value_int64s": [2**40]}, "do not fit"),
+            (ints, {}, "needs imputed_value_int64s")):
+        with pytest.raises(OracleError, match=message):
+            run("Imputer", [data], **attributes)
+
+
+def test_label_encoder_1_converts_by_index():
+    classes = {"classes_strings": ["a", "b", "c"]}
+    assert same(i64([[2, -1], [0, -1]]), run("LabelEncoder", [s([["c", "z"], ["a", "q"]])],
+                                             ml_opset=1, **classes)[0])
+    assert same(i64([7]), run("LabelEncoder", [s(["z"])], ml_opset=1, default_int64=7,
+                              **classes)[0])
+    assert same(s(["b", "_Unused", "_Unused"]), run("LabelEncoder", [i64([1, 3, -1])],
+                                                    ml_opset=1, **classes)[0])
+    with pytest.raises(OracleError, match="Only one default"):
+        run("LabelEncoder", [i64([1])], ml_opset=1, default_int64=1, default_string="x",
+            **classes)
+    with pytest.raises(OracleError, match="repeats"):
+        run("LabelEncoder", [s(["a"])], ml_opset=1, classes_strings=["a", "a"])
+
+
+def test_label_encoder_2_and_4_map_keys_to_values():
+    names = {"keys_strings": ["Amy", "Sally"], "values_int64s": [5, 6]}
+    for version in (2, 4):  # the example of the spec page
+        got, = run("LabelEncoder", [s(["Dori", "Amy", "Amy", "Sally", "Sally"])],
+                   ml_opset=version, default_int64=-1, **names)
+        assert same(i64([-1, 5, 5, 6, 6]), got)
+    floats = {"keys_floats": [np.nan, 1.5], "values_strings": ["missing", "x"]}
+    assert same(s(["missing", "x", "_Unused"]), run("LabelEncoder", [f([np.nan, 1.5, 2.0])],
+                                                    ml_opset=2, **floats)[0])
+    other_nan = np.array([0x7FC00001], np.uint32).view(np.float32)
+    assert same(s(["_Unused"]), run("LabelEncoder", [other_nan], ml_opset=2, **floats)[0])
+    assert same(s(["missing"]), run("LabelEncoder", [other_nan], ml_opset=4, **floats)[0])
+    assert same(f([-0.0, 2.5]), run("LabelEncoder", [i64([3, 4])], ml_opset=2, keys_int64s=[4],
+                                    values_floats=[2.5])[0])
+    last, = run("LabelEncoder", [i64([1])], ml_opset=4, keys_int64s=[1, 1],
+                values_int64s=[2, 3])  # 'If a key is repeated, the last key takes precedence'
+    assert same(i64([3]), last)
+    tensors = {"keys_tensor": np.array([1, 2], np.int32),
+               "values_tensor": np.array([0.5, 0.25]),
+               "default_tensor": np.array([9.0])}
+    assert same(np.array([[0.25, 9.0]]), run("LabelEncoder", [np.array([[2, 3]], np.int32)],
+                                             ml_opset=4, **tensors)[0])
+    for version, attributes, message in (
+            (2, {"keys_int64s": [1, 1], "values_int64s": [2, 3]}, "repeats"),
+            (4, {"keys_int64s": [1], "values_int64s": [2, 3]}, "1 key"),
+            (4, {"keys_strings": ["1"], "values_int64s": [2]}, "should be identical"),
+            (4, {"keys_int64s": [1], "values_int64s": [2], "default_float": 1.0}, "must match"),
+            (2, {"keys_tensor": np.array([1]), "values_int64s": [2]}, "one and only one"),
+            (4, {"keys_int64s": [1], "values_strings": ["2"], "default_tensor": np.array([1])},
+             "one value of the values' type")):
+        with pytest.raises(OracleError, match=message):
+            run("LabelEncoder", [i64([1])], ml_opset=version, **attributes)
+
+
 def test_type_strings_of_maps_and_sequences():
     assert ml_type_string([{"a": scalar(1.0)}]) == "seq(map(string, float))"
     assert ml_type_string({1: scalar("x", object)}) == "map(int64, string)"
     assert ml_type_string({1: scalar(1.0), "a": scalar(1.0)}) is None  # mixed keys
     assert ml_type_string({}) is None and ml_type_string([]) is None
     assert ml_type_string(f([1.0])) == "tensor(float)"
+
+
+def test_the_table_names_ai_onnx_ml_operators_by_domain():
+    for key in ML_OPERATORS:
+        domain, _, op = key.rpartition(".")
+        assert domain == "ai.onnx.ml" and operators.versions(op, domain), key
 
 
 def test_an_opset_without_the_operator():
@@ -563,6 +638,20 @@ AGREEING = [
                                              i64([2, 0])]),
     case("afe-strings", "ArrayFeatureExtractor", [s([["a", "b"]]), i64([1])]),
     case("binarizer", "Binarizer", [f([0.5, 1.0, -1.0])], threshold=0.5),
+    case("imputer-nan", "Imputer", [f([[np.nan, 1.0], [2.0, np.nan]])],
+         imputed_value_floats=[9.0, 8.0], replaced_value_float=np.nan),
+    case("imputer-int", "Imputer", [i64([[0, 3], [4, 0]])], imputed_value_int64s=[-1]),
+    case("label-encoder-1", "LabelEncoder", [s(["c", "z", "a"])], ml_opset=1,
+         classes_strings=["a", "b", "c"]),
+    case("label-encoder-1-ints", "LabelEncoder", [i64([1, 3])], ml_opset=1,
+         classes_strings=["a", "b", "c"]),
+    case("label-encoder-2", "LabelEncoder", [s(["Dori", "Amy", "Sally"])], ml_opset=2,
+         keys_strings=["Amy", "Sally"], values_int64s=[5, 6]),
+    case("label-encoder-4-floats", "LabelEncoder", [f([np.nan, 1.5, 2.0])], ml_opset=4,
+         keys_floats=[np.nan, 1.5], values_strings=["missing", "x"]),
+    case("label-encoder-4-tensors", "LabelEncoder", [i64([[2, 3]])], ml_opset=4,
+         keys_tensor=i64([1, 2]), values_tensor=np.array([0.5, 0.25]),
+         default_tensor=np.array([9.0])),
     case("scaler", "Scaler", [f([[1.0, 2.0], [3.0, 4.0]])], offset=[1.0, 2.0],
          scale=[2.0, 0.5]),
 ] + [case(f"trees-{mode.lower()}", "TreeEnsembleClassifier", [f([[0.0], [1.0], [2.0]])], 2,
@@ -638,6 +727,10 @@ KNOWN_ORT_DEVIATIONS = [
          "could not unpack tensor attribute nodes_values_as_tensor",
          **{**three_labels(stump()), "nodes_values": None,
             "nodes_values_as_tensor": np.array([1.0, 0.0, 0.0])}),
+    # intercepts, an optional attribute, left off (the scores X @ W.T alone): refused at load
+    case("linear-no-intercepts", "LinearClassifier", [f([[1.0, 1.0]])], 2,
+         "intercepts must not be empty", coefficients=[1.0, 0.0, 0.0, 1.0],
+         classlabels_ints=[0, 1]),
     # 'Ids may restart at zero for each tree, but it not required to': ids >= the node count
     # are refused at load
     case("trees-node-ids", "TreeEnsembleClassifier", [f([[0.0, 0.0]])], 2,

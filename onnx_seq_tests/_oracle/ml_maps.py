@@ -1,6 +1,7 @@
-"""The ai.onnx.ml operators that make maps or take them apart (ZipMap, CastMap, DictVectorizer),
-as the oracle runs them, and `ml_typed`, the schema rules of domain ai.onnx.ml at the opset in
-force (`context.ml_opset`) that every ai.onnx.ml entry runs inside.
+"""The ai.onnx.ml operators that make maps or take them apart (ZipMap, CastMap, DictVectorizer)
+and the one that maps values by a table (LabelEncoder), as the oracle runs them, and
+`ml_typed`, the schema rules of domain ai.onnx.ml at the opset in force (`context.ml_opset`)
+that every ai.onnx.ml entry runs inside.
 
 Values follow the oracle's convention: a tensor is an ndarray, a sequence a list, a map a dict
 from key (Python int for int64, str for string) to a 0-d tensor (value_kinds/map.py). Each
@@ -9,6 +10,7 @@ function quotes its schema's doc; where the doc gives no result, OracleError say
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -208,3 +210,102 @@ def dict_vectorizer(node: Node, args: list[Any], attributes: dict[str, Any],
     for key, value in mapping.items():
         result[index[key]] = value
     return [result]
+
+
+# -- LabelEncoder -------------------------------------------------------------------------------
+
+_LISTS = {"strings": np.dtype(object), "int64s": np.dtype(np.int64),
+          "floats": np.dtype(np.float32)}
+_DEFAULTS = {"strings": ("default_string", "_Unused"), "int64s": ("default_int64", -1),
+             "floats": ("default_float", -0.0)}
+
+
+def _encoder_side(attributes: dict[str, Any], side: str, version: int) -> np.ndarray:
+    """The keys or values: 'keys_*'/'values_*' (strings, int64s, floats; a 1-D tensor from
+    version 4), 'One and only one of 'keys_*'s should be set'."""
+    names = tuple(f"{side}_{k}" for k in _LISTS) + ((f"{side}_tensor",) if version >= 4 else ())
+    name, items = one_of(attributes, names, f"LabelEncoder-{version}")
+    if name.endswith("_tensor"):
+        return np.asarray(attributes[name]).reshape(-1)
+    return np.array(items, dtype=_LISTS[name[len(side) + 1:]])
+
+
+def _encoder_default(attributes: dict[str, Any], values: np.ndarray, version: int) -> Any:
+    """'the 'default_*' that matches the specified 'values_*' attribute'; from 4 'The type of
+    the 'default_*' attribute must match the 'values_*' attribute chosen' and default_tensor:
+    '{"_Unused"} if values_* has string type, {-1} if values_* has integral type, and {-0.f} if
+    values_* has float type.'"""
+    kind = "strings" if values.dtype.kind in "OUS" else "floats" if values.dtype.kind == "f" \
+        else "int64s"
+    name, fallback = _DEFAULTS[kind]
+    given = [n for n, _ in _DEFAULTS.values() if n in attributes] + (
+        ["default_tensor"] if "default_tensor" in attributes else [])
+    if version >= 4 and given and given != [name] and given != ["default_tensor"]:
+        raise OracleError(f"LabelEncoder-{version}: {', '.join(given)} set beside values of "
+                          f"{values.dtype}: 'The type of the 'default_*' attribute must match'")
+    if version >= 4 and "default_tensor" in attributes:
+        default = np.asarray(attributes["default_tensor"])
+        if default.size != 1 or (default.dtype.kind in "OUS") != (values.dtype.kind in "OUS"):
+            raise OracleError("LabelEncoder's default_tensor must be one value of the values' "
+                              "type")
+        return default.reshape(-1)[0]
+    return attributes.get(name, fallback)
+
+
+def _key(value: Any, version: int) -> Any:
+    """A key as looked up: a float by its bits at version 2 ('bit-wise comparison is used'),
+    any NaN as one key from 4 ('Float keys with value 'NaN' match any input 'NaN' value')."""
+    if isinstance(value, (float, np.floating)):
+        if version < 4:
+            return np.float32(value).tobytes()
+        return "NaN" if math.isnan(value) else float(value)
+    return value if isinstance(value, str) else int(value)
+
+
+def label_encoder(node: Node, args: list[Any], attributes: dict[str, Any],
+                  version: int) -> list[Any]:
+    """LabelEncoder. Version 1: 'Converts strings to integers and vice versa... When converting
+    from integers to strings, the string is fetched from the 'classes_strings' list, by simple
+    indexing. When converting from strings to integers, the string is looked up in the list and
+    the index at which it is found is used'; default_string / default_int64 for a value 'not
+    found'. From 2: 'The i-th value in the specified 'keys_*' attribute would be mapped to the
+    i-th value in the specified 'values_*' attribute... input's element type and the element
+    type of the specified 'keys_*' should be identical while the output type is identical to the
+    specified 'values_*' attribute. If an input element can not be found in the specified
+    'keys_*' attribute, the 'default_*'... may be used'; from 4 'the 'keys_*' and 'values_*'
+    attributes must have the same length... If a key is repeated, the last key takes
+    precedence.' A key repeated before 4, or found at two indices at 1, has no result."""
+    data = np.asarray(args[0])
+    if version == 1:
+        return [_label_encoder_1(data, attributes)]
+    keys, values = (_encoder_side(attributes, side, version) for side in ("keys", "values"))
+    if keys.size != values.size:
+        raise OracleError(f"LabelEncoder: {keys.size} key(s), {values.size} value(s)")
+    if (keys.dtype.kind in "OUS") != (data.dtype.kind in "OUS") or (
+            keys.dtype.kind not in "OUS" and keys.dtype != data.dtype):
+        raise OracleError(f"LabelEncoder: keys of {keys.dtype} for an input of {data.dtype}: "
+                          "'input's element type and the element type of the specified "
+                          "'keys_*' should be identical'")
+    found = [_key(k, version) for k in keys.tolist()]
+    if version < 4:
+        distinct_labels(found, "LabelEncoder's keys")
+    table = dict(zip(found, values.tolist(), strict=True))
+    default = _encoder_default(attributes, values, version)
+    result = [table.get(_key(x, version), default) for x in data.reshape(-1).tolist()]
+    return [np.array(result, dtype=values.dtype).reshape(data.shape)]
+
+
+def _label_encoder_1(data: np.ndarray, attributes: dict[str, Any]) -> np.ndarray:
+    if "default_string" in attributes and "default_int64" in attributes:
+        raise OracleError("LabelEncoder-1: 'Only one default value attribute should be "
+                          "defined'")
+    classes = list(attributes.get("classes_strings", []))
+    texts = [str(x) for x in data.reshape(-1)] if data.dtype.kind in "OUS" else None
+    if texts is not None:
+        distinct_labels(classes, "LabelEncoder-1 classes_strings")
+        default = attributes.get("default_int64", -1)
+        return np.array([classes.index(t) if t in classes else default for t in texts],
+                        dtype=np.int64).reshape(data.shape)
+    default = attributes.get("default_string", "_Unused")
+    return np.array([classes[int(i)] if 0 <= i < len(classes) else default
+                     for i in data.reshape(-1)], dtype=object).reshape(data.shape)

@@ -1,6 +1,7 @@
 """The ai.onnx.ml classifiers skl2onnx's default converters emit (LinearClassifier,
 TreeEnsembleClassifier) and the small tensor operators beside them (Normalizer,
-ArrayFeatureExtractor, Binarizer, Scaler), as the oracle runs them inside `ml_typed`.
+ArrayFeatureExtractor, Binarizer, Scaler, Imputer), as the oracle runs them inside
+`ml_typed`.
 
 Float math is done in float64 from the exact input and attribute values and rounded once to
 float32 at the output (the schemas' Y and Z are tensor(float)). A classifier's label is that of
@@ -247,8 +248,9 @@ def _votes(trees: _Trees, attributes: dict[str, Any], version: int,
     class_ids are indices into this list': leaf index -> [(class index, weight)]."""
     fields = {f: list(attributes.get(f, [])) for f in _CLASS_FIELDS}
     weights = floats_or_tensor(attributes, "class_weights", version)
+    weights = np.zeros(0) if weights is None else weights
     count = len(fields["class_ids"])
-    if {len(v) for v in fields.values()} | {0 if weights is None else weights.size} != {count}:
+    if {len(v) for v in fields.values()} | {weights.size} != {count}:
         raise OracleError("TreeEnsembleClassifier: the class_* attributes differ in length")
     votes: dict[int, list[tuple[int, float]]] = {}
     for k, (tree, node, class_id) in enumerate(zip(*fields.values(), strict=True)):
@@ -259,7 +261,7 @@ def _votes(trees: _Trees, attributes: dict[str, Any], version: int,
         if not 0 <= class_id < classes:
             raise OracleError(f"TreeEnsembleClassifier class_id {class_id} is not an index "
                               f"into the {classes} class label(s)")
-        votes.setdefault(leaf, []).append((class_id, float(weights[k])))  # type: ignore[index]
+        votes.setdefault(leaf, []).append((class_id, float(weights[k])))
     return votes
 
 
@@ -274,8 +276,9 @@ def tree_ensemble_classifier(node: Node, args: list[Any], attributes: dict[str, 
     The binary case, every vote for class 0 of two labels (one weight column), is the
     reference's reading: r = the class-0 score, and the scores are [1 - r, r] (post_transform
     NONE or PROBIT) or [-r, r] before the transform (the others). The reference drops
-    base_values[1] there and overwrites votes for class 1 when all votes name class 1: those,
-    and a single class label, give OracleError."""
+    base_values[1] there, overwrites votes for class 1 when all votes name class 1, and applies
+    its binary rule whenever the votes name one class, more than two labels too: those, and a
+    single class label, give OracleError."""
     data = features(args[0], "TreeEnsembleClassifier")
     name, labels = one_of(attributes, _TREE_LABELS, "TreeEnsembleClassifier")
     distinct_labels(labels, f"TreeEnsembleClassifier {name}")
@@ -288,7 +291,8 @@ def tree_ensemble_classifier(node: Node, args: list[Any], attributes: dict[str, 
                           f"{len(labels)} class(es): 'the size must be the same as the classes'")
     voted = {c for leaf in votes.values() for c, _ in leaf}
     binary = len(voted) == 1 and len(labels) == 2
-    if len(labels) < 2 or (binary and (voted != {0} or base[1] != 0)):
+    if len(labels) < 2 or (binary and (voted != {0} or base[1] != 0)) or (
+            len(voted) == 1 and len(labels) > 2):
         raise OracleError(f"TreeEnsembleClassifier with labels {labels}, votes for class(es) "
                           f"{sorted(voted)}, base_values {base.tolist()}: neither the schema "
                           "nor the reference's binary rule gives a result")
@@ -305,7 +309,7 @@ def tree_ensemble_classifier(node: Node, args: list[Any], attributes: dict[str, 
                     name == "classlabels_strings")
 
 
-# -- Normalizer, ArrayFeatureExtractor, Binarizer, Scaler -----------------------------------------
+# -- Normalizer, ArrayFeatureExtractor, Binarizer, Scaler, Imputer ---------------------------
 
 def normalizer(node: Node, args: list[Any], attributes: dict[str, Any],
                version: int) -> list[Any]:
@@ -379,3 +383,38 @@ def scaler(node: Node, args: list[Any], attributes: dict[str, Any], version: int
         raise OracleError(f"Scaler offset ({offset.size}) and scale ({scale.size}): one length, "
                           f"1 or the {features_count} feature(s)")
     return [((data - offset) * scale).astype(np.float32)]
+
+
+def imputer(node: Node, args: list[Any], attributes: dict[str, Any], version: int) -> list[Any]:
+    """Imputer: 'Replaces inputs that equal one value with another, leaving all other elements
+    alone... One and only one of imputed_value_floats or imputed_value_int64s should be defined
+    -- floats if the input tensor holds floats, integers if the input tensor holds integers. The
+    imputed values must all fit within the width of the tensor element type. One and only one
+    of the replaced_value_float or replaced_value_int64 should be defined, which one depends on
+    whether floats or integers are being processed... if the input tensor has the shape [*,F],
+    then the length of the attribute array may be 1 or F.' A replaced value of NaN matches every
+    NaN ('typically used to replace missing values... such as... NaN'); the replaced value of
+    the input's kind defaults to 0 (the schema's default)."""
+    data = np.asarray(args[0])
+    kind = "float" if data.dtype.kind == "f" else "int64"
+    other = "int64" if kind == "float" else "float"
+    if f"imputed_value_{other}s" in attributes or f"replaced_value_{other}" in attributes:
+        raise OracleError(f"Imputer of {data.dtype}: imputed_value_{other}s and "
+                          f"replaced_value_{other} are for {other}s")
+    if f"imputed_value_{kind}s" not in attributes:
+        raise OracleError(f"Imputer of {data.dtype} needs imputed_value_{kind}s")
+    imputed = np.array(attributes[f"imputed_value_{kind}s"],
+                       dtype=np.float64 if kind == "float" else object)
+    width = data.shape[-1] if data.ndim else 1
+    if imputed.size not in (1, width):
+        raise OracleError(f"Imputer: {imputed.size} imputed value(s) for {width} feature(s); "
+                          "'the length of the attribute array may be 1 or F'")
+    if kind == "int64":
+        info = np.iinfo(data.dtype)
+        if not all(info.min <= v <= info.max for v in imputed):
+            raise OracleError(f"Imputer: imputed values {imputed.tolist()} do not fit "
+                              f"{data.dtype}: 'must all fit within the width'")
+    replaced = attributes.get(f"replaced_value_{kind}", 0)
+    hit = np.isnan(data) if kind == "float" and math.isnan(replaced) else data == replaced
+    filled = np.broadcast_to(imputed.astype(data.dtype), data.shape)
+    return [np.where(hit, filled, data).astype(data.dtype)]

@@ -1,14 +1,15 @@
-"""The ai.onnx.ml operators of the spec oracle, one table: the map operators (ml_maps.py) and
-the classifiers and tensor operators beside them (ml_models.py), each inside its schema's rules
-at `context.ml_opset` (`ml_typed`). A node of domain ai.onnx.ml is looked up as
-"ai.onnx.ml.<OpType>"."""
+"""The ai.onnx.ml operators of the spec oracle, one table: the map operators and LabelEncoder
+(ml_maps.py), the classifiers and the tensor operators beside them (ml_models.py), each inside
+its schema's rules at `context.ml_opset` (`ml_typed`). A node of domain ai.onnx.ml is looked up
+as "ai.onnx.ml.<OpType>"."""
 
 from __future__ import annotations
 
-from .ml_maps import ML_DOMAIN, cast_map, dict_vectorizer, ml_typed, zip_map
+from .ml_maps import ML_DOMAIN, cast_map, dict_vectorizer, label_encoder, ml_typed, zip_map
 from .ml_models import (
     array_feature_extractor,
     binarizer,
+    imputer,
     linear_classifier,
     normalizer,
     scaler,
@@ -28,5 +29,7 @@ ML_OPERATORS: dict[str, Entry] = {
         ("ArrayFeatureExtractor", array_feature_extractor),
         ("Binarizer", binarizer),
         ("Scaler", scaler),
+        ("Imputer", imputer),
+        ("LabelEncoder", label_encoder),
     )
 }
