@@ -59,14 +59,14 @@ def typed(run: Versioned) -> Entry:
         schema = operators.schema(node.op_type, context.opset)
         if schema is None:
             raise OracleError(f"{node.op_type} is not defined at opset {context.opset}")
-        _admitted(node, schema, [type_string(a) for a in args], "input")
+        admitted(node, schema, [type_string(a) for a in args], "input")
         outputs = run(node, args, attributes, schema.since_version)
-        _admitted(node, schema, [type_string(o) for o in outputs], "output")
+        admitted(node, schema, [type_string(o) for o in outputs], "output")
         return outputs
     return checked
 
 
-def _admitted(node: Node, schema: Any, types: list[str | None], side: str) -> None:
+def admitted(node: Node, schema: Any, types: list[str | None], side: str) -> None:
     refused = operators.type_refusal(schema, types if side == "input" else [],
                                      types if side == "output" else [])
     if refused is not None:
