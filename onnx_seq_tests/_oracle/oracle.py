@@ -44,6 +44,7 @@ from .._core.work import MISSING as MISSING
 from .._core.work import Spent, budget_text, check_elements, elements_of, measure, work_of
 from .constants import constant
 from .elementwise import ELEMENTWISE_OPERATORS
+from .ml_ops import ML_OPERATORS
 from .tensor_ops import SHAPE_OPERATORS, axis_index
 
 #: The operators whose spec behaviour this module implements, beside the helpers below: every
@@ -471,6 +472,8 @@ _SPEC_TABLE: dict[str, Operator] = {
     # the tensor operators exporters put around sequences (tensor_ops.py, elementwise.py)
     **SHAPE_OPERATORS,
     **ELEMENTWISE_OPERATORS,
+    # the ai.onnx.ml operators of maps and of scikit-learn's converted models (ml_ops.py)
+    **ML_OPERATORS,
 }
 #: The spec's operator table, read-only: op_type -> `run(node, args, attributes, context)`.
 #: Build a variant with `{**OPERATORS, "SequenceAt": my_run}` and pass it to `run_graph`.
