@@ -3,8 +3,9 @@ interpreter that runs a case's graph on a data set, to check authored expectatio
 
 Each operator function follows the text of its schema's doc in onnx.defs (quoted beside it).
 These operators move data and do not compute, so the oracle's answers are exact. The tensor
-operators exporters put around them (Split, Gather, Slice, Add, Cast, ...) are in tensor_ops.py
-and elementwise.py, at every version onnx.defs has. Values follow
+operators exporters put around them (Split, Gather, Slice, Add, Cast, MatMul, Softmax, ArgMax,
+...) are in tensor_ops.py, elementwise.py, math_ops.py and reductions.py, at every version
+onnx.defs has. Values follow
 onnx's backend convention: an ndarray is a tensor, a list is a sequence, None is an empty
 optional, and a present optional is the value itself. `MISSING` stands for an input that was
 left off or omitted with "".
@@ -44,6 +45,7 @@ from .._core.work import MISSING as MISSING
 from .._core.work import Spent, budget_text, check_elements, elements_of, measure, work_of
 from .constants import constant
 from .elementwise import ELEMENTWISE_OPERATORS
+from .math_ops import MATH_OPERATORS
 from .tensor_ops import SHAPE_OPERATORS, axis_index
 
 #: The operators whose spec behaviour this module implements, beside the helpers below: every
@@ -465,6 +467,7 @@ _SPEC_TABLE: dict[str, Operator] = {
     # the tensor operators exporters put around sequences (tensor_ops.py, elementwise.py)
     **SHAPE_OPERATORS,
     **ELEMENTWISE_OPERATORS,
+    **MATH_OPERATORS,
 }
 #: The spec's operator table, read-only: op_type -> `run(node, args, attributes, context)`.
 #: Build a variant with `{**OPERATORS, "SequenceAt": my_run}` and pass it to `run_graph`.
