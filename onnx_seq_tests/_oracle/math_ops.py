@@ -2,8 +2,8 @@
 exports) place around sequences that compute: Exp, Log, Sqrt, Pow, Relu, Sigmoid, Softmax,
 LogSoftmax, MatMul, Gemm, Max, Min, Sum, and those that move data: Expand, Flatten, Transpose,
 Tile; with the reductions of reductions.py (ArgMax, ArgMin, ReduceMax, ReduceMin, ReduceMean,
-ReduceLogSumExp, ReduceSumSquare, TopK) one table, at every version onnx.defs has, inside
-their schemas' type rules (tensor_ops.typed).
+ReduceLogSumExp, ReduceSumSquare, TopK) and scan.py's Scan one table, at every version
+onnx.defs has, inside their schemas' type rules (tensor_ops.typed).
 
 Results keep the element type, by the rules of elementwise.py's docstring: float results are
 computed in float64 (float32 for float16 and bfloat16) and rounded once to the declared type,
@@ -25,6 +25,7 @@ from .._core.errors import OracleError
 from .._core.work import MISSING, check_elements
 from .elementwise import broadcast, float_work, in_type
 from .reductions import REDUCTION_OPERATORS, is_float
+from .scan import SCAN_OPERATORS
 from .tensor_ops import Entry, axis_index, ints, typed
 
 
@@ -311,7 +312,7 @@ def tile(node: Node, args: list[Any], attributes: dict[str, Any], version: int) 
     return [np.array(np.tile(data, repeats) if repeats else data)]
 
 
-#: These operators and reductions.py's, as entries of the oracle's table.
+#: These operators, reductions.py's and scan.py's, as entries of the oracle's table.
 MATH_OPERATORS: dict[str, Entry] = {
     "Exp": _float_unary(np.exp),
     "Log": _float_unary(np.log),
@@ -331,4 +332,5 @@ MATH_OPERATORS: dict[str, Entry] = {
     "Transpose": typed(transpose),
     "Tile": typed(tile),
     **REDUCTION_OPERATORS,
+    **SCAN_OPERATORS,
 }

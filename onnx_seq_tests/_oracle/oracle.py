@@ -4,8 +4,8 @@ interpreter that runs a case's graph on a data set, to check authored expectatio
 Each operator function follows the text of its schema's doc in onnx.defs (quoted beside it).
 These operators move data and do not compute, so the oracle's answers are exact. The tensor
 operators exporters put around them (Split, Gather, Slice, Add, Cast, MatMul, Softmax, ArgMax,
-...) are in tensor_ops.py, elementwise.py, math_ops.py and reductions.py, at every version
-onnx.defs has. Values follow
+Scan, ...) are in tensor_ops.py, elementwise.py, math_ops.py, reductions.py and scan.py, at
+every version onnx.defs has. Values follow
 onnx's backend convention: an ndarray is a tensor, a list is a sequence, None is an empty
 optional, and a present optional is the value itself. `MISSING` stands for an input that was
 left off or omitted with "".
