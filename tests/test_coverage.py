@@ -26,6 +26,7 @@ from onnx_seq_tests._core.problems import Where
 from onnx_seq_tests._core.suite_forms import SuiteForm
 from onnx_seq_tests._fuzz import mutant_score
 from onnx_seq_tests._oracle import oracle
+from onnx_seq_tests._oracle.math_ops import MATH_OPERATORS
 from onnx_seq_tests._oracle.oracle import MISSING
 from onnx_seq_tests._published import case_features, coverage, hidden, structure
 from onnx_seq_tests._published.discovery import read_manifest
@@ -480,6 +481,25 @@ def test_oracle_agrees_with_onnx_own_sequence_and_optional_cases(node_cases):
     assert set(no_result) == set(ONNX_CASES_WITHOUT_RESULT)
     for name, reason in ONNX_CASES_WITHOUT_RESULT.items():
         assert reason in no_result[name]
+
+
+def test_oracle_agrees_with_onnx_own_cases_of_its_computing_operators(node_cases):
+    """onnx's node cases of math_ops.py's operators (MatMul, Softmax, ArgMax, TopK, Scan, ...)
+    that the oracle runs whole: each answer is onnx's, within the case's tolerance."""
+    known = set(oracle.OPERATORS)
+    tests = [test for test in node_cases if test.model is not None and (
+        used := {n.op_type for n in _nodes(oracle.graph_from_proto(test.model.graph))})
+        & set(MATH_OPERATORS) and used <= known]
+    assert {"test_matmul_2d", "test_softmax_axis_0", "test_top_k", "test_scan9_sum"} <= {
+        t.name for t in tests}
+    disagree = []
+    for test in tests:
+        for k, (inputs, outputs) in enumerate(test.data_sets):
+            answers = oracle.run_model(test.model, inputs)
+            differences = compare_outputs(outputs, answers, atol=test.atol, rtol=test.rtol)
+            if differences:
+                disagree.append((test.name, k, differences))
+    assert disagree == []
 
 
 def test_onnx_sequence_cases_are_selected_once(onnx_cases, onnx_subjects):

@@ -151,6 +151,30 @@ def reduce_sum(node: Node, args: list[Any], attributes: dict[str, Any],
 _HALF = ("float16", "bfloat16")
 
 
+def float_work(dtype: np.dtype) -> np.dtype:
+    """The type a float result of element type `dtype` is computed in before its one rounding
+    to `dtype`: float32 for float16 and bfloat16, float64 otherwise."""
+    return np.dtype(np.float32) if BY_DTYPE[dtype].name in _HALF else np.dtype(np.float64)
+
+
+def in_type(values: Any, dtype: np.dtype, what: str) -> np.ndarray:
+    """`values` (computed in float_work or float64) rounded once to `dtype`; for an integer
+    `dtype` a value must be a whole number in its range: the spec names no rounding to one."""
+    array: np.ndarray = np.asarray(values)
+    if array.dtype == dtype:
+        return array
+    if dtype.kind not in "iu":
+        with np.errstate(all="ignore"):
+            return np.asarray(array.astype(dtype))
+    info = np.iinfo(dtype)
+    if array.size and not (np.isfinite(array).all() and (array == np.trunc(array)).all()
+                           and info.min <= array.min() and array.max() <= info.max):
+        raise OracleError(f"{what} in {dtype}: a result is not a whole number in the type's "
+                          "range, and the spec names no rounding to an integer type")
+    return np.asarray(np.array([int(v) for v in array.reshape(-1)], dtype=object).reshape(
+        array.shape).astype(dtype))
+
+
 # -- Cast ---------------------------------------------------------------------------------------
 
 _NUMBER_TEXT = re.compile(r"[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?")

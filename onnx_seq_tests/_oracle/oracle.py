@@ -3,8 +3,9 @@ interpreter that runs a case's graph on a data set, to check authored expectatio
 
 Each operator function follows the text of its schema's doc in onnx.defs (quoted beside it).
 These operators move data and do not compute, so the oracle's answers are exact. The tensor
-operators exporters put around them (Split, Gather, Slice, Add, Cast, ...) are in tensor_ops.py
-and elementwise.py, at every version onnx.defs has. Values follow
+operators exporters put around them (Split, Gather, Slice, Add, Cast, MatMul, Softmax, ArgMax,
+Scan, ...) are in tensor_ops.py, elementwise.py, math_ops.py, reductions.py and scan.py, at
+every version onnx.defs has. Values follow
 onnx's backend convention: an ndarray is a tensor, a list is a sequence, None is an empty
 optional, and a present optional is the value itself. `MISSING` stands for an input that was
 left off or omitted with "".
@@ -44,6 +45,7 @@ from .._core.work import MISSING as MISSING
 from .._core.work import Spent, budget_text, check_elements, elements_of, measure, work_of
 from .constants import constant
 from .elementwise import ELEMENTWISE_OPERATORS
+from .math_ops import MATH_OPERATORS
 from .ml_ops import ML_OPERATORS
 from .tensor_ops import SHAPE_OPERATORS, axis_index
 
@@ -469,9 +471,11 @@ _SPEC_TABLE: dict[str, Operator] = {
     "If": _run_if,
     "Loop": loop(),
     "Constant": lambda n, a, at, c: [constant(at)],
-    # the tensor operators exporters put around sequences (tensor_ops.py, elementwise.py)
+    # the tensor operators exporters put around sequences (tensor_ops.py, elementwise.py,
+    # math_ops.py with reductions.py and scan.py)
     **SHAPE_OPERATORS,
     **ELEMENTWISE_OPERATORS,
+    **MATH_OPERATORS,
     # the ai.onnx.ml operators of maps and of scikit-learn's converted models (ml_ops.py)
     **ML_OPERATORS,
 }

@@ -1,6 +1,7 @@
 """The tensor operators exporters put around sequences (Split, Squeeze, Unsqueeze, Concat,
 Gather, Shape, Size, Slice, Reshape, Range, ConstantOfShape), as the oracle runs them, at every
-version onnx.defs has; the arithmetic, logic and Cast are in elementwise.py.
+version onnx.defs has; the arithmetic, logic and Cast are in elementwise.py, the maths,
+matrix products and reductions in math_ops.py and reductions.py.
 
 Each function follows its schema's doc (quoted beside it) at the version in force, which
 `typed` reads from onnx.defs with the schema's type rules: an operator not defined at the opset,
@@ -139,11 +140,13 @@ def split(node: Node, args: list[Any], attributes: dict[str, Any], version: int)
 
 # -- Squeeze, Unsqueeze -------------------------------------------------------------------------
 
-def axes_of(args: list[Any], attributes: dict[str, Any], version: int, op: str) -> list[int] | None:
-    """The axes of Squeeze, Unsqueeze, ReduceSum: the attribute before 13, the input from 13,
-    a '1D tensor' by the schemas; a 0-d one is read as one axis, since onnx's own node cases
-    feed one (test_loop13_seq's Unsqueeze) and the oracle agrees with those cases."""
-    if version >= 13:
+def axes_of(args: list[Any], attributes: dict[str, Any], version: int, op: str,
+            input_from: int = 13) -> list[int] | None:
+    """The axes of Squeeze, Unsqueeze, the Reduce operators: the attribute before
+    `input_from` (13; 18 for most Reduce operators), the input from then on, a '1D tensor' by
+    the schemas; a 0-d one is read as one axis, since onnx's own node cases feed one
+    (test_loop13_seq's Unsqueeze) and the oracle agrees with those cases."""
+    if version >= input_from:
         return ints(args[1], f"{op}'s axes input", scalar=True) if _given(args, 1) else None
     return list(attributes["axes"]) if "axes" in attributes else None
 
