@@ -19,17 +19,16 @@ from onnx import TensorProto
 from .._core import operators
 from .._core.cases import Node
 from .._core.errors import OracleError
+from .._core.operators import ML_DOMAIN
 from .elementwise import cast
 from .tensor_ops import Entry, Versioned, admitted, type_string
 
-ML_DOMAIN = "ai.onnx.ml"
-
 
 def ml_type_string(value: Any) -> str | None:
-    """A value's type string as ai.onnx.ml's schemas write it: `tensor(float)`,
-    `map(int64, float)` (a map's value type by its element name), `seq(map(string, float))`;
-    "" for an input left off; None where it cannot be told (an empty map or sequence, mixed
-    keys or values), which is not judged."""
+    """A value's type string as `operators.allowed_types` gives ai.onnx.ml's schema types:
+    `tensor(float)`, `map(int64, tensor(float))`, `seq(map(string, tensor(float)))`; "" for an
+    input left off; None where it cannot be told (an empty map or sequence, mixed keys or
+    values), which is not judged."""
     if isinstance(value, dict):
         keys = {type(k) for k in value}
         values = {type_string(v) for v in value.values()}
@@ -38,7 +37,7 @@ def ml_type_string(value: Any) -> str | None:
         element = values.pop()
         if element is None or not element.startswith("tensor("):
             return None
-        return f"map({'string' if str in keys else 'int64'}, {element[len('tensor('):-1]})"
+        return f"map({'string' if str in keys else 'int64'}, {element})"
     if isinstance(value, list):
         inner = {ml_type_string(v) for v in value}
         return None if len(inner) != 1 or None in inner else f"seq({inner.pop()})"
@@ -167,7 +166,7 @@ _VOCABULARIES = ("string_vocabulary", "int64_vocabulary")
 
 
 def dict_vectorizer(node: Node, args: list[Any], attributes: dict[str, Any],
-                    version: int) -> list[Any]:
+                    version: int, empty_dtype: np.dtype | None = None) -> list[Any]:
     """DictVectorizer: 'Given a dictionary, each key is looked up in the vocabulary attribute
     corresponding to the key type. The index into the vocabulary array at which the key is
     found is then used to index the output 1-D tensor 'Y' and insert into it the value found in
@@ -180,8 +179,9 @@ def dict_vectorizer(node: Node, args: list[Any], attributes: dict[str, Any],
     Y is 1-D of the vocabulary's length and the values' element type (onnxruntime gives
     [1, len]). OracleError: a key absent from the vocabulary ('must be present'; onnxruntime
     skips it), a vocabulary that repeats an entry, a key of the other type, a string output
-    with an entry the map does not fill (a string has no 'zero'), and an empty map (no value
-    tells the output's element type)."""
+    with an entry the map does not fill (a string has no 'zero'), and an empty map whose
+    element type `empty_dtype` does not give (the map's declared value type: no value of an
+    empty map tells it)."""
     mapping = map_values(args[0], "DictVectorizer")
     name, vocabulary = one_of(attributes, _VOCABULARIES, "DictVectorizer")
     distinct_labels(vocabulary, f"DictVectorizer {name}")
@@ -197,19 +197,26 @@ def dict_vectorizer(node: Node, args: list[Any], attributes: dict[str, Any],
                               "the input dictionary must be present in the index mapping "
                               "vector'")
     dtypes = {str(v.dtype) for v in mapping.values()}
+    if not mapping and empty_dtype is not None:
+        return [_vector(mapping, vocabulary, index, key_type, np.dtype(empty_dtype))]
     if len(dtypes) != 1:
         raise OracleError(f"DictVectorizer of a map whose values are of {len(dtypes)} types "
                           f"{sorted(dtypes)}: the output's element type is that of the values")
-    dtype = next(iter(mapping.values())).dtype
+    return [_vector(mapping, vocabulary, index, key_type, next(iter(mapping.values())).dtype)]
+
+
+def _vector(mapping: dict[Any, Any], vocabulary: list[Any], index: dict[Any, int], key_type: type,
+            dtype: np.dtype) -> np.ndarray:
+    """DictVectorizer's Y: each value at its key's index in the vocabulary, zero elsewhere."""
     if dtype.kind in "OUS":
         if len(mapping) != len(vocabulary):
             raise OracleError("DictVectorizer to a string tensor: the doc's 'will be zero' "
                               "names no string for a vocabulary entry the map does not fill")
-        return [np.array([str(mapping[key_type(k)]) for k in vocabulary], dtype=object)]
+        return np.array([str(mapping[key_type(k)]) for k in vocabulary], dtype=object)
     result = np.zeros(len(vocabulary), dtype=dtype)
     for key, value in mapping.items():
         result[index[key]] = value
-    return [result]
+    return result
 
 
 # -- LabelEncoder -------------------------------------------------------------------------------

@@ -31,11 +31,16 @@ _TREE_LABELS = ("classlabels_strings", "classlabels_int64s")
 
 
 def features(value: Any, op: str) -> np.ndarray:
-    """An [N, F] input as float64 (its values exact); another rank: OracleError."""
+    """An [N, F] input as float64 (its values exact); a 1-D input [F] is one example, [1, F]
+    (the outputs are 'one class per example' and '[N,E] - one score for each class and
+    example': a 1-D tensor of features is one example, as DictVectorizer's 1-D Y feeds a
+    classifier in skl2onnx's pipelines); another rank: OracleError."""
     data = np.asarray(value)
+    if data.ndim == 1:
+        data = data.reshape(1, -1)
     if data.ndim != 2:
         raise OracleError(f"{op}'s input has shape {list(data.shape)}; the oracle reads it as "
-                          "[N, F], the only layout the reference implementation computes")
+                          "[N, F] (or [F], one example)")
     return data.astype(np.float64)
 
 

@@ -267,15 +267,19 @@ class Context:
     Constant node's output seen so far (subgraphs included), which is what a runtime that folds
     constants at load time can tell apart from a value computed or fed at run time. `spent`
     (a `Spent`) counts Loop iterations and work so far, shared with every subgraph's context
-    (budgets.py). `made_by` maps each value a node made so far to that node (shared likewise).
+    (budgets.py). `made_by` maps each value a node made so far to that node (shared likewise);
+    `declared` the declared type of every graph input and output seen so far (a value alone
+    cannot tell the element type of an empty map).
     """
 
     def __init__(self, opset: int, operators: Mapping[str, Operator], scope: dict[str, Any],
                  trace: Trace | None, graph_inputs: frozenset[str], constants: set[str],
                  spent: Spent | None = None, made_by: dict[str, Node] | None = None,
-                 ml_opset: int | None = None) -> None:
+                 ml_opset: int | None = None,
+                 declared: dict[str, ValueType] | None = None) -> None:
         self.opset = opset
         self.ml_opset = ml_opset
+        self.declared = {} if declared is None else declared
         self.operators = operators
         self.scope = scope
         self.trace = trace
@@ -289,7 +293,7 @@ class Context:
         same operator table and budgets."""
         return lambda inputs: _run(graph, inputs, Context(
             self.opset, self.operators, dict(self.scope), self.trace, self.graph_inputs,
-            self.constants, self.spent, self.made_by, self.ml_opset))
+            self.constants, self.spent, self.made_by, self.ml_opset, self.declared))
 
     def from_graph_input(self, node: Node, index: int) -> bool:
         """Whether `node`'s input `index` is given and is one of the main graph's inputs."""
@@ -330,6 +334,8 @@ def _run(graph: Graph, inputs: Sequence[Any], context: Context) -> list[Any]:
         context.constants.add(initializer.name)
     for decl, value in zip(graph.inputs, inputs, strict=True):
         scope[decl.name] = value
+    context.declared.update((d.name, d.type) for d in (*graph.inputs, *graph.outputs)
+                            if d.type is not UNTYPED)
     trace = context.trace
     for node in graph.nodes:
         args = []

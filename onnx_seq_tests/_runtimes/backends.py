@@ -33,7 +33,7 @@ import numpy as np
 from onnx import ModelProto
 from onnx.backend.base import Backend, BackendRep
 
-from .._core.errors import BackendSpecError
+from .._core.errors import BackendSpecError, CannotTake
 from .._core.value_kinds import (
     MapType,
     OptionalType,
@@ -92,10 +92,15 @@ class OnnxruntimeBackend(Backend):
         import onnxruntime.backend
 
         kwargs.setdefault("intra_op_num_threads", 1)
+        initializers = {t.name for t in model.graph.initializer}
+        map_inputs = [i for i in model.graph.input
+                      if i.name not in initializers and "map(" in type_text(i.type)]
+        for info in map_inputs:
+            _bindable_map(info.name, from_type_proto(info.type))
         rep = onnxruntime.backend.prepare(model, device, **kwargs)
         outputs = [from_type_proto(o.type) if "map(" in type_text(o.type) else None
                    for o in model.graph.output]
-        return MapValues(rep, outputs) if any(outputs) else rep
+        return MapValues(rep, outputs, bool(map_inputs)) if any(outputs) or map_inputs else rep
 
     @classmethod
     def supports_device(cls, device: str) -> bool:
@@ -104,15 +109,34 @@ class OnnxruntimeBackend(Backend):
         return onnxruntime.backend.supports_device(device)
 
 
-class MapValues(BackendRep):
-    """onnxruntime's rep for a model that gives maps: onnxruntime's Python API gives a map's
-    tensor values as Python scalars (ZipMap's `{0: 0.2, ...}`); they become 0-d arrays of the
-    map's value type, as the value convention has them (a map's values are tensors)."""
+#: The map types onnxruntime's Python API binds as an input: it converts a dict's values to
+#: float, so a map of int64, double or string values is refused by the session
+#: ("Unexpected input data type") or by the binding.
+_BINDABLE_MAPS = ("map(int64, tensor(float))", "map(string, tensor(float))")
 
-    def __init__(self, rep: BackendRep, types: list[ValueType | None]):
-        self.rep, self.types = rep, types
+
+def _bindable_map(name: str, value_type: ValueType) -> None:
+    """CannotTake unless onnxruntime's Python API can feed a map input of `value_type`."""
+    if str(value_type) not in _BINDABLE_MAPS:
+        raise CannotTake(f"onnxruntime's Python API feeds a map input only as "
+                         f"{' or '.join(_BINDABLE_MAPS)} (it converts a dict's values to "
+                         f"float); input {name!r} is {value_type}")
+
+
+class MapValues(BackendRep):
+    """onnxruntime's rep for a model that takes or gives maps: onnxruntime's Python API gives
+    a map's tensor values as Python scalars (ZipMap's `{0: 0.2, ...}`); they become 0-d arrays
+    of the map's value type, as the value convention has them (a map's values are tensors). An
+    empty map input is refused: the binding cannot make one ("Size of dictionary is empty")."""
+
+    def __init__(self, rep: BackendRep, types: list[ValueType | None],
+                 takes_maps: bool = False):
+        self.rep, self.types, self.takes_maps = rep, types, takes_maps
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:
+        if self.takes_maps and any(isinstance(v, dict) and not v for v in inputs):
+            raise CannotTake("onnxruntime's Python API cannot feed an empty map input (its "
+                             "binding stops: 'Size of dictionary is empty')")
         outputs = self.rep.run(inputs, **kwargs)
         return tuple(_arrays(value, value_type)
                      for value, value_type in zip(outputs, self.types, strict=True))

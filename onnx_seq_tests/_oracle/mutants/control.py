@@ -23,7 +23,7 @@ def _context_with(context: Context, operators: dict[str, Operator]) -> Context:
     """`context` with `operators` swapped into its table (for the subgraphs it runs)."""
     return Context(context.opset, {**context.operators, **operators}, context.scope,
                    context.trace, context.graph_inputs, context.constants, context.spent,
-                   context.made_by, context.ml_opset)
+                   context.made_by, context.ml_opset, context.declared)
 
 
 def _subgraphs_in_place(op_type: str) -> Operator:
@@ -109,7 +109,7 @@ def _loop_scan_after_update(node: Node, args: list[Any], attributes: dict[str, A
                             context: Context) -> list[Any]:
     late = _ScanAfterUpdate(context.opset, context.operators, context.scope, context.trace,
                             context.graph_inputs, context.constants, context.spent,
-                            context.made_by, context.ml_opset)
+                            context.made_by, context.ml_opset, context.declared)
     return spec("Loop")(node, args, attributes, late)
 
 
