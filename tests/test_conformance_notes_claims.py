@@ -31,6 +31,7 @@ CONSTANT = SuiteForm.CONSTANT.folder
 # "sequence_optional_constant/<name>" one of the constant form.
 WITNESSES = {
     "complex64 and complex128, every operator": "test_concat_from_sequence_v11_complex128",
+    "DictVectorizer gives a 2-D tensor": "test_dictvectorizer_int64_float",
     "Optional at opset 28": "test_optional_v28_tensor_float4e2m1",
     "OptionalHasElement at opset 28": "test_optional_has_element_v28_no_input",
     "OptionalGetElement at opset 28": "test_optional_get_element_v28_optional_seq_bfloat16",

@@ -138,7 +138,9 @@ def test_sequence_operators_come_from_the_schemas_and_the_oracle_implements_each
         for t in c.allowed_type_strs)}
     assert set(operators.CARRIERS) <= found
     assert set(operators.sequence_operators()) == found - set(operators.CARRIERS)
-    assert case_features.MATRIX_OPERATORS == operators.sequence_operators()
+    assert case_features.MATRIX_OPERATORS == (operators.sequence_operators()
+                                               + operators.map_operators())
+    assert operators.map_operators() == ("CastMap", "DictVectorizer", "ZipMap")
     assert {"SequenceMap", "OptionalGetElement"} <= set(case_features.MATRIX_OPERATORS)
     missing = set(oracle.SPEC_OPERATORS) - set(oracle.OPERATORS)
     assert not missing, f"the spec oracle has no function for {missing}: write one in oracle.py"

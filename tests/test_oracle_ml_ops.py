@@ -31,7 +31,7 @@ def run(op: str, args: list, outputs: int = 1, ml_opset: int = 3, **attributes) 
     node = Node(op, tuple(f"x{i}" for i in range(len(args))),
                 tuple(f"y{i}" for i in range(outputs)), tuple(attributes.items()),
                 Where("test", 1, 1))
-    context = SimpleNamespace(opset=17, ml_opset=ml_opset)
+    context = SimpleNamespace(opset=17, ml_opset=ml_opset, declared={})
     return ML_OPERATORS[f"ai.onnx.ml.{op}"](node, list(args), dict(attributes), context)
 
 
@@ -239,6 +239,14 @@ def test_linear_classifier_binary_case_scores_minus_s_and_s():
     assert same(i64([7, 3, 3]), labels)
 
 
+def test_linear_classifier_reads_a_1d_input_as_one_example():
+    """'one class per example', '[N,E] - one score for each class and example': [F] is one
+    example, as DictVectorizer's 1-D output feeds a classifier in skl2onnx's pipelines."""
+    one = run("LinearClassifier", [f([1.0, 2.0])], 2, **BINARY)
+    two = run("LinearClassifier", [f([[1.0, 2.0]])], 2, **BINARY)
+    assert same(one[0], two[0]) and same(one[1], two[1]) and one[1].shape[0] == 1
+
+
 def test_linear_classifier_of_zero_rows():
     labels, scores = run("LinearClassifier", [np.zeros((0, 2), np.float32)], 2, **BINARY)
     assert same(i64([]), labels) and same(np.zeros((0, 2), np.float32), scores)
@@ -248,7 +256,7 @@ def test_linear_classifier_of_zero_rows():
     (THREE_X, {**THREE_CLASSES, "classlabels_ints": [1, 2]}, "3 row"),
     (THREE_X, {**THREE_CLASSES, "intercepts": [0.0]}, "1 intercept"),
     (THREE_X, {**THREE_CLASSES, "coefficients": [1.0, 2.0, 3.0]}, "do not make rows"),
-    (f([1.0, 2.0]), BINARY, r"\[N, F\]"),
+    (f([[[1.0, 2.0]]]), BINARY, r"\[N, F\]"),
     (BINARY_X, {**BINARY, "classlabels_strings": ["a", "b"]}, "one and only one"),
     (BINARY_X, {**BINARY, "post_transform": "SIGMOID"}, "post_transform"),
     (BINARY_X, {**BINARY, "post_transform": "PROBIT"}, r"outside \(0, 1\)"),
@@ -523,8 +531,8 @@ def test_label_encoder_2_and_4_map_keys_to_values():
 
 
 def test_type_strings_of_maps_and_sequences():
-    assert ml_type_string([{"a": scalar(1.0)}]) == "seq(map(string, float))"
-    assert ml_type_string({1: scalar("x", object)}) == "map(int64, string)"
+    assert ml_type_string([{"a": scalar(1.0)}]) == "seq(map(string, tensor(float)))"
+    assert ml_type_string({1: scalar("x", object)}) == "map(int64, tensor(string))"
     assert ml_type_string({1: scalar(1.0), "a": scalar(1.0)}) is None  # mixed keys
     assert ml_type_string({}) is None and ml_type_string([]) is None
     assert ml_type_string(f([1.0])) == "tensor(float)"

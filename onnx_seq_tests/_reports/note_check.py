@@ -32,6 +32,7 @@ import onnx
 from onnx import defs
 
 from .._core.errors import InputError
+from .._core.operators import domain_of
 
 #: Where an `ir` quote must be found: the IR definitions shipped with onnx (their comments).
 IR_FILES = ("onnx.proto", "onnx-data.proto")
@@ -92,17 +93,19 @@ def decision_of(fields: Mapping[str, object]) -> Decision:
 
 @functools.cache
 def _schemas(operator: str) -> tuple:
+    domain = domain_of(operator)
     return tuple(sorted((s for s in defs.get_all_schemas_with_history()
-                         if s.name == operator and s.domain == ""),
+                         if s.name == operator and s.domain == domain),
                         key=lambda s: s.since_version))
 
 
 def schema_texts(operator: str, opset: int | None = None) -> list[str]:
     """The texts of an operator's schema, whitespace collapsed: its doc and every input, output,
     attribute and type-constraint description, of the version `opset` selects (every version
-    when opset is None; none when the operator does not exist there)."""
+    when opset is None, or for an operator of ai.onnx.ml, whose opset is another; none when
+    the operator does not exist there)."""
     schemas = _schemas(operator)
-    if opset is not None:
+    if opset is not None and not domain_of(operator):
         schemas = tuple(s for s in schemas if s.since_version <= opset)[-1:]
     texts = []
     for schema in schemas:

@@ -62,8 +62,7 @@ def derive(case: Case) -> ConstantForm:
         return ConstantForm((), "the case has no graph input: it is its own constant form")
     for decl in case.graph.inputs:
         if decl.type.untensorable():  # an initializer is a tensor: the value is built of them
-            return ConstantForm((), f"input '{decl.name}' cannot be built from initializers: "
-                                    f"{decl.type.untensorable()}")
+            return ConstantForm((), decl.type.untensorable())
     variants = []
     for k, data_set in enumerate(case.data_sets):
         builder = _ConstantBuilder(case)

@@ -128,8 +128,8 @@ class MapType(ValueType):
             self.value.check(item, f"{label}, key {key!r}", bindings, messages)
 
     def untensorable(self) -> str:
-        return (f"{self} has no tensor-boundary form: no operator of ai.onnx builds a map from "
-                "tensors or takes one apart")
+        return (f"{self}: no ONNX operator builds a map from tensors, or takes one apart into "
+                "its keys and values")
 
     def render(self, head: str, value: Any, full: bool) -> list[str]:
         """`map(len=N), key_type=int64, value_type=tensor(float)`, then `{`, one `key: value`
