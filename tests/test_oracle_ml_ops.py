@@ -438,8 +438,11 @@ def test_array_feature_extractor_takes_from_the_last_axis():
                                                               i64([2, 2])])[0])
     assert same(np.zeros((2, 0), np.float32), run("ArrayFeatureExtractor", [x, i64([])])[0])
     assert same(s([["b"]]), run("ArrayFeatureExtractor", [s([["a", "b"]]), i64([1])])[0])
+    # Y's elements in order, whatever its shape: skl2onnx passes ArgMax's [N, 1]
+    assert same(f([3.0, 1.0, 2.0]), run("ArrayFeatureExtractor", [f([1.0, 2.0, 3.0]),
+                                                                   i64([[2], [0], [1]])])[0])
     for data, indices, message in ((x, i64([3]), "out of"), (x, i64([-1]), "out of"),
-                                   (x, i64([[0]]), "read as 1-D"), (f(1.0), i64([0]), "last"),
+                                   (f(1.0), i64([0]), "last"),
                                    (x, np.array([0], np.int32), "does not admit")):
         with pytest.raises(OracleError, match=message):
             run("ArrayFeatureExtractor", [data, indices])

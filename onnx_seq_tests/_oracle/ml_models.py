@@ -348,14 +348,14 @@ def normalizer(node: Node, args: list[Any], attributes: dict[str, Any],
 def array_feature_extractor(node: Node, args: list[Any], attributes: dict[str, Any],
                             version: int) -> list[Any]:
     """ArrayFeatureExtractor: 'Select elements of the input tensor based on the indices
-    passed. The indices are applied to the last axes of the tensor.' Z = X[..., Y] for 1-D Y:
-    X's shape with its last dim replaced by len(Y) (so [k] for a 1-D X: onnxruntime gives
-    [1, k]). A Y of another rank (the doc gives no layout), an index outside [0, C-1] (the doc
-    speaks of no negative index) and a 0-d X have no result."""
-    data, indices = np.asarray(args[0]), np.asarray(args[1])
-    if data.ndim == 0 or indices.ndim != 1:
-        raise OracleError(f"ArrayFeatureExtractor of X {list(data.shape)}, Y "
-                          f"{list(indices.shape)}: X needs a last axis, Y is read as 1-D")
+    passed. The indices are applied to the last axes of the tensor.' Y: 'The indices, based on 0
+    as the first index of any dimension': its elements in order, whatever its shape (skl2onnx
+    passes ArgMax's [N, 1]). Z = X[..., Y]: X's shape with its last dim replaced by Y's count
+    (so [k] for a 1-D X: onnxruntime gives [1, k]). An index outside [0, C-1] (the doc speaks
+    of no negative index) and a 0-d X have no result."""
+    data, indices = np.asarray(args[0]), np.asarray(args[1]).reshape(-1)
+    if data.ndim == 0:
+        raise OracleError("ArrayFeatureExtractor of a 0-d X: the indices need a last axis")
     size = data.shape[-1]
     if indices.size and not (0 <= indices.min() and indices.max() < size):
         raise OracleError(f"ArrayFeatureExtractor indices {indices.tolist()} out of [0, "

@@ -64,8 +64,20 @@ class ReferenceRep(BackendRep):
         self._input_names = [i.name for i in model.graph.input]
 
     def run(self, inputs, **kwargs):
-        feeds = dict(zip(self._input_names, inputs, strict=True))
+        feeds = dict(zip(self._input_names, map(_map_scalars, inputs), strict=True))
         return list(self._evaluator.run(None, feeds))
+
+
+def _map_scalars(value: Any) -> Any:
+    """`value` with each map's 0-d array values made numpy scalars, the form the reference
+    evaluator's ai.onnx.ml operators read (a DictVectorizer of 0-d arrays gives an array of
+    arrays); other values as they are."""
+    if isinstance(value, dict):
+        return {key: item[()] if isinstance(item, np.ndarray) and item.ndim == 0 else item
+                for key, item in value.items()}
+    if isinstance(value, list):
+        return [_map_scalars(item) for item in value]
+    return value
 
 
 class ReferenceBackend(Backend):
