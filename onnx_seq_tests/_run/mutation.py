@@ -19,7 +19,7 @@ import onnx
 
 from .._core.cases import Graph, walk
 from .._core.compare import compare_outputs
-from .._core.operators import model_ml_opset, model_opset
+from .._core.operators import domain_key, model_ml_opset, model_opset
 from .._core.suite_forms import SuiteForm
 from .._core.value_kinds import ValueType, from_type_proto
 from .._oracle import oracle
@@ -185,7 +185,7 @@ def form_score(root: Path, form: SuiteForm, every: list[Mutant], originals: list
 
 #: A target starting so is a type: held by a case with a node that sees a value whose type
 #: string contains it (`tensor(float16)`, `seq(`); any other target is a feature label.
-TYPE_TARGET = ("tensor(", "seq(", "optional(")
+TYPE_TARGET = ("tensor(", "seq(", "optional(", "map(")
 
 
 @dataclass(frozen=True)
@@ -334,7 +334,7 @@ def _why(subject: Subject) -> str:
 
 def _subject(name, model: onnx.ModelProto, data_sets, atol, rtol) -> Subject:
     graph = oracle.graph_from_proto(model.graph)
-    operators = {n.op_type for n in walk(graph)}
+    operators = {domain_key(n.op_type, n.domain) for n in walk(graph)}  # as mutants key them
     types = []
     for side in (model.graph.input, model.graph.output):
         found: list[ValueType | None] = []

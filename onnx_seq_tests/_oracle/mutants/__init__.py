@@ -14,7 +14,8 @@ The seam (small on purpose; the fuzzer uses the same one for its planted faults)
 - `CATALOGUE` is every mutant, in the order of its modules: sequence.py (SequenceAt, Insert,
   Erase, Length, Construct, Identity), split_concat.py, optional_control.py (Optional*,
   SequenceMap, If, Loop), boundary.py, structural.py (memory layout of split and concat,
-  positions, chains, omitted inputs), control.py (sequences in If, Loop and SequenceMap);
+  positions, chains, omitted inputs), control.py (sequences in If, Loop and SequenceMap),
+  ml_maps.py (ZipMap, CastMap, DictVectorizer, TreeEnsembleClassifier);
   kit.py has the builders. `by_name(name)` finds one.
 
 A mutant raises `MutantError` where the runtime it models fails. Each mutant added from
@@ -24,12 +25,12 @@ how to write one.
 
 from __future__ import annotations
 
-from . import boundary, control, optional_control, sequence, split_concat, structural
+from . import boundary, control, ml_maps, optional_control, sequence, split_concat, structural
 from .kit import Mutant
 
 CATALOGUE: tuple[Mutant, ...] = (sequence.MUTANTS + split_concat.MUTANTS
                                  + optional_control.MUTANTS + boundary.MUTANTS
-                                 + structural.MUTANTS + control.MUTANTS)
+                                 + structural.MUTANTS + control.MUTANTS + ml_maps.MUTANTS)
 
 
 def by_name(name: str) -> Mutant:

@@ -28,7 +28,7 @@ import numpy as np
 from ..._core import work
 from ..._core.cases import Node
 from ..._core.errors import MutantError
-from ..._core.value_kinds import OptionalType, SequenceType
+from ..._core.value_kinds import MapType, OptionalType, SequenceType
 from .. import oracle
 from ..oracle import Context, Operator
 
@@ -212,12 +212,15 @@ def refusing(op_type: str, refuses: Callable[[Node, list[Any], Context], bool],
 
 def map_tensors(function: Callable[[np.ndarray, Any], Any], value: Any, value_type: Any) -> Any:
     """Apply `function(tensor, tensor_type)` to every tensor inside a value (a sequence's
-    elements, an optional's content)."""
+    elements, an optional's content, a map's values: its keys are not tensors)."""
     if value is None or value is MISSING:
         return value
     if isinstance(value, list):
         element = value_type.element if isinstance(value_type, SequenceType) else None
-        return [function(np.asarray(v), element) for v in value]
+        return [map_tensors(function, v, element) for v in value]
+    if isinstance(value, dict):
+        inner = value_type.value if isinstance(value_type, MapType) else None
+        return {key: map_tensors(function, v, inner) for key, v in value.items()}
     if isinstance(value_type, OptionalType):
         return map_tensors(function, value, value_type.element)
     return function(np.asarray(value), value_type)
@@ -265,4 +268,6 @@ def tensors_of(value: Any) -> list[np.ndarray]:
     empty optional or a missing input)."""
     if value is None or value is MISSING:
         return []
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in tensors_of(v)]
     return [np.asarray(t) for t in value] if isinstance(value, list) else [np.asarray(value)]
