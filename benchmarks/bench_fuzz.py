@@ -28,7 +28,8 @@
               and accepted programs/s; nothing shrunk; with --pack N, instead: the
               refusal-aware campaign, then from its profile one campaign with one program per
               compiled model and one with N (0: the runtime's default; packing.py), side by
-              side, with what the packs cost (models, their outcomes, folders run again alone)
+              side, with what the packs cost (models, their outcomes, packs halved, folders
+              run again alone, verify runs, the pairs of features learned to end packs)
   faults      per planted fault of tests/faulty_backends.py: seconds to the first finding and
               to its shrunk case (`fuzz -b faulty_backends:X --max-findings 1`)
 
@@ -250,8 +251,10 @@ def _refusal_line(spec: str, label: str, stats, options: Options) -> None:
         outcomes = ", ".join(f"{k.split()[1]} {v}" for k, v in sorted(tally.items())
                              if k.startswith("pack "))
         print(f"    packs: {tally['packs']} models holding {tally['packed']} folders "
-              f"({outcomes}); {tally['alone']} folders run alone ({tally['again']} after "
-              f"their pack); {tally['rounds']} verify runs", flush=True)
+              f"({outcomes}); {tally['halved']} halved; {tally['alone']} folders run alone "
+              f"({tally['again']} after their pack); {tally['rounds']} verify runs; "
+              f"{len(options.profile.learned_pairs(spec))} pairs of features end packs",
+              flush=True)
 
 
 def main() -> None:
