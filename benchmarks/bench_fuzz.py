@@ -28,7 +28,8 @@
               and accepted programs/s; nothing shrunk; with --pack N, instead: the
               refusal-aware campaign, then from its profile one campaign with one program per
               compiled model and one with N (0: the runtime's default; packing.py), side by
-              side, with what the packs cost (models, their outcomes, folders run again alone)
+              side, with what the packs cost (models, their outcomes, packs halved, folders
+              run again alone, verify runs, the pairs of features learned to end packs)
   faults      per planted fault of tests/faulty_backends.py: seconds to the first finding and
               to its shrunk case (`fuzz -b faulty_backends:X --max-findings 1`)
 
@@ -38,7 +39,7 @@ the parent (drawing and building) and the worker share the machine's cores.
 
     python benchmarks/bench_fuzz.py [--programs 400] [--three-way 1000] [--seed 0] [--skip-faults]
     python benchmarks/bench_fuzz.py --refusal 90 -b onnxruntime -b tvm -b iree [--op OP] [--primed]
-    python benchmarks/bench_fuzz.py --refusal 90 -b tvm -b iree --pack 0
+    python benchmarks/bench_fuzz.py --refusal 90 -b tvm -b iree --pack 0 [-j 2]
 """
 
 from __future__ import annotations
@@ -194,7 +195,7 @@ def throughput(n: int, seed: int) -> None:
 
 
 def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, ...],
-            primed: bool = False, pack: int | None = None) -> None:
+            primed: bool = False, pack: int | None = None, jobs: int = 1) -> None:
     """Per backend, a free campaign and a refusal-aware one of `seconds` each, same seed; with
     `primed`, a third one starting from the profile the refusal-aware one learned; with
     `pack`, instead: the refusal-aware one, then from its profile one campaign with one
@@ -211,7 +212,7 @@ def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, .
             # primed, packed: refusal-aware from the profile the aware run learned (--profile)
             size = (pack or pack_size(spec)) if label == "packed" else 1
             options = Options([spec], seed=seed, max_examples=10**12, time_budget=seconds,
-                              max_findings=0, timeout=60.0, operators=operators,
+                              jobs=jobs, max_findings=0, timeout=60.0, operators=operators,
                               profile=Profile.from_json(learned) if learned else Profile(),
                               refusal_aware=label != "free", pack=size)
             stats = run(options)
@@ -250,8 +251,10 @@ def _refusal_line(spec: str, label: str, stats, options: Options) -> None:
         outcomes = ", ".join(f"{k.split()[1]} {v}" for k, v in sorted(tally.items())
                              if k.startswith("pack "))
         print(f"    packs: {tally['packs']} models holding {tally['packed']} folders "
-              f"({outcomes}); {tally['alone']} folders run alone ({tally['again']} after "
-              f"their pack); {tally['rounds']} verify runs", flush=True)
+              f"({outcomes}); {tally['halved']} halved; {tally['alone']} folders run alone "
+              f"({tally['again']} after their pack); {tally['rounds']} verify runs; "
+              f"{len(options.profile.learned_pairs(spec))} pairs of features end packs",
+              flush=True)
 
 
 def main() -> None:
@@ -266,6 +269,8 @@ def main() -> None:
     parser.add_argument("--op", dest="operators", action="append", default=[])
     parser.add_argument("--primed", action="store_true",
                         help="with --refusal: a third campaign from the learned profile")
+    parser.add_argument("-j", "--jobs", type=int, default=1,
+                        help="with --refusal: verify's worker processes per campaign")
     parser.add_argument("--pack", type=int, metavar="N",
                         help="with --refusal: from the learned profile, one program per model "
                              "and N per model (0: the runtime's default), side by side")
@@ -274,7 +279,7 @@ def main() -> None:
         # no compiled module cached between campaigns (IREE's cache): each pays its compiles
         os.environ.setdefault("ONNX_SEQ_TESTS_CACHE", "none")
         refusal(args.backends or ["onnxruntime"], args.refusal, args.seed,
-                tuple(args.operators), args.primed, args.pack)
+                tuple(args.operators), args.primed, args.pack, args.jobs)
         return
     if args.programs:
         throughput(args.programs, args.seed)

@@ -6,6 +6,7 @@ model."""
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 
 import pytest
@@ -15,7 +16,7 @@ from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.problems import Problems
 from onnx_seq_tests._fuzz import campaign, inprocess, judge, packing
 from onnx_seq_tests._fuzz.campaign import Options
-from onnx_seq_tests._fuzz.profile import Profile
+from onnx_seq_tests._fuzz.profile import Profile, features
 from onnx_seq_tests._runtimes.records import parse_record, records
 from onnx_seq_tests._suite.compiling import compile_case
 
@@ -65,8 +66,20 @@ def test_packed_verdicts_are_those_of_one_program_per_model(spec, tmp_path):
                            background=False, sizes={spec: 8}, tally=tally).result()
     assert packed == alone
     assert tally["packs"] > 0 and tally["pack pass"] > 0, "nothing was packed"
+    assert tally["halved"] > 0, "no pack was halved"
     if spec != "onnxruntime":
         assert tally["again"] > 0, "no program was run again after its pack"
+        return
+    # learned from these verdicts, what ends packs runs alone at once: the same verdicts
+    profile = Profile()
+    for item in built:
+        for verdict in alone.get(item.case.name, []):
+            profile.learn(spec, verdict.form, verdict.outcome, features(item.cases.values()))
+    assert profile.ends_packs(spec), "nothing ended a pack"
+    learned: Counter = Counter()
+    assert packing.start(built, [spec], tmp_path / "learned", timeout=20.0, background=False,
+                         sizes={spec: 8}, tally=learned, profile=profile).result() == alone
+    assert learned["pack pass"] > 0 and learned["halved"] < tally["halved"]
 
 
 def _fuzz(tmp_path, spec: str, pack: int) -> tuple[dict, dict]:
@@ -121,8 +134,8 @@ def test_likely_refused_programs_run_alone_and_sizes_follow_how_often_packs_pass
     assert max(len(u.members) for u in units) == 4
     tally: Counter = Counter({"b|f packed": 100, "b|f packed kept": 100})
     assert packing.adapted(16, tally, "b", "f") == 16
-    tally = Counter({"b|f packed": 100, "b|f packed kept": 97})  # 3% run their pack again
-    assert packing.adapted(64, tally, "b", "f") == round((3 / 108) ** -0.5) == 6
+    tally = Counter({"b|f packed": 100, "b|f packed kept": 97})  # 3% end their pack
+    assert packing.adapted(64, tally, "b", "f") == round(math.log(2) / (2 * 3 / 108)) == 12
     tally = Counter({"b|f packed": 100, "b|f packed kept": 20})
     assert packing.adapted(16, tally, "b", "f") == 1
     assert packing.adapted(16, Counter(), "b", "f") == 16

@@ -14,7 +14,7 @@ from onnx_seq_tests._core.errors import NoResult
 from onnx_seq_tests._core.suite_forms import SuiteForm
 from onnx_seq_tests._fuzz import campaign
 from onnx_seq_tests._fuzz.campaign import Options
-from onnx_seq_tests._fuzz.profile import Profile, Within, case_features, features, probed
+from onnx_seq_tests._fuzz.profile import ENDED, Profile, Within, case_features, features, probed
 from onnx_seq_tests._fuzz.programs import generate
 from onnx_seq_tests._fuzz.recipes import to_case
 from onnx_seq_tests._suite.layout import SUITE
@@ -36,6 +36,27 @@ def test_a_feature_is_refused_after_k_refusals_and_no_acceptance():
     profile.learn("b", "f", "fail", {"f|op:A"})  # reached the runtime: A is taken after all
     assert profile.refused("b") == ["f|element:float"]
     assert profile.refused("other") == [] and profile.reached["b"]["f"] == [1, 4]
+
+
+def test_pairs_of_features_that_end_packs_are_learned_where_no_single_feature_tells():
+    profile, n = Profile(), ENDED
+    a, b, c = "f|op:A", "f|op:B", "f|element:float"
+    for _ in range(n):
+        profile.learn("b", "f", "refused", {a, b, "g|op:C"})  # A & B: every verdict ended
+        profile.learn("b", "f", "pass", {a, c})
+        profile.learn("b", "f", "error", {b, c})
+        profile.learn("b", "f", "fail", {b, c})  # a fail runs only its own program again
+    # A and B ended half the packs that held them, C a third: only the pair tells
+    assert profile.combos["b"][a + " & " + b] == [n, 0] and profile.combos["b"][b] == [2 * n, n]
+    assert set(profile.ends_packs("b")) == {a + " & " + b} and "op:C" not in str(profile.combos)
+    assert profile.learned_pairs("b") == [f"{a} & {b} ({n}/{n})"]
+    assert f"1 pair(s) of features end packs: {a} & {b} ({n}/{n})" in profile.summary()[0]
+    again = Profile.from_json(json.loads(json.dumps(profile.as_json())))
+    assert again.ends_packs("b") == profile.ends_packs("b")
+    for _ in range(20 * n):
+        profile.learn("b", "f", "refused", {b})
+    assert set(profile.ends_packs("b")) >= {b, a + " & " + b}
+    assert profile.learned_pairs("b") == [], "B alone tells it now"
 
 
 def _refused_float_verdicts(monkeypatch, aware: bool, share: float = 0.2):

@@ -24,6 +24,7 @@ from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.errors import BackendSpecError, NoCasesError
 from onnx_seq_tests._published.discovery import find_cases
 from onnx_seq_tests._reports.scoreboard import markdown_report
+from onnx_seq_tests._run import verifier
 from onnx_seq_tests._run.verifier import Result, apply_xfail, check_xfail, load_xfail, verify
 from onnx_seq_tests._runtimes.backends import load_backend, prepare, probe_model
 
@@ -86,6 +87,29 @@ def test_a_backend_that_crashes_on_every_case_still_gives_every_result(suite):
     assert {r.message for r in results if r.outcome == "crash"} == {
         "the backend crashed the process running this case: it exited with code 70; it wrote "
         "nothing on stderr"}
+
+
+def test_kept_workers_serve_run_after_run_with_the_results_of_a_fresh_run(suite):
+    """verifier.kept_pool (fuzz's packs: one runtime loaded per batch): the same worker
+    process runs one verify run after another, each with the results a run of its own gives
+    (a crash replaces the worker as in any run); close() ends what is left."""
+    refs = find_cases(suite)
+    for spec in ("onnxruntime", "faulty_backends:CrashOnSequenceEmpty"):
+        alone = [(r.name, r.outcome, r.message) for r in verify(suite, [spec])]
+        arguments = verifier.check_arguments([spec], 1, 20.0)
+        pool = verifier.kept_pool(arguments)
+        try:
+            for _ in range(2):
+                results = verifier.run(arguments, refs, pool=pool)
+                assert [(r.name, r.outcome, r.message) for r in results] == alone
+                kept = [p.pid for p in our_workers()]
+                assert kept, "the workers stay for the next run (after a crash, a spare too)"
+                if spec == "onnxruntime":
+                    assert len(verifier.run(arguments, refs[:2], pool=pool)) == 2
+                    assert [p.pid for p in our_workers()] == kept and len(kept) == 1
+        finally:
+            pool.close()
+        assert our_workers() == []
 
 
 def test_the_timeout_is_per_backend_whatever_else_is_listed(suite):

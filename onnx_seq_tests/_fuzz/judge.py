@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,8 +23,10 @@ from .._core.differences import Difference
 from .._core.problems import Problems
 from .._core.suite_forms import SuiteForm
 from .._published.discovery import CaseRef
+from .._run import verifier
 from .._run.judged import Judged
 from .._run.verifier import verify
+from .._run.workers import Pool
 from .._suite.compiling import compile_case
 from .._suite.layout import SUITE
 from .._suite.tensor_io import derive
@@ -207,13 +211,38 @@ def written(files: dict, work: Path, form: str, folder: str) -> CaseRef:
 
 
 def verified(refs: list[CaseRef], specs: list[str], work: Path, jobs: int,
-             timeout: float | None):
+             timeout: float | None, kept: Kept | None = None):
     """(backend as the user named it, verify's Result) of every folder of `refs` on `specs`,
-    in discovery's order (sorted by path, then backend)."""
+    in discovery's order (sorted by path, then backend); in the workers `kept` keeps (for
+    the same `specs`, `jobs` and `timeout`), when given."""
     refs = sorted(refs, key=lambda ref: ref.path)  # discovery's order
     named = {ALIASES.get(s, s): s for s in specs}
-    for result in verify(work, list(named), jobs=jobs, timeout=timeout, cases=refs):
+    if kept is None:
+        results = verify(work, list(named), jobs=jobs, timeout=timeout, cases=refs)
+    else:
+        results = verifier.run(kept.arguments, refs, pool=kept.pool) if refs else []
+    for result in results:
         yield named[result.backend], result
+
+
+@dataclass(frozen=True)
+class Kept:
+    """Verify's workers kept across verify runs (`verified(..., kept=...)`): the runtime loads
+    and is checked once, not once a run (IREE: about a second)."""
+
+    arguments: verifier.Arguments
+    pool: Pool
+
+
+@contextmanager
+def kept_workers(specs: list[str], jobs: int, timeout: float | None) -> Iterator[Kept]:
+    """Workers for `specs` kept while the block runs, ended after it."""
+    arguments = verifier.check_arguments([ALIASES.get(s, s) for s in specs], jobs, timeout)
+    pool = verifier.kept_pool(arguments)
+    try:
+        yield Kept(arguments, pool)
+    finally:
+        pool.close()
 
 
 def findings_of(verdicts: list[Verdict], errors: bool = False) -> list[Verdict]:

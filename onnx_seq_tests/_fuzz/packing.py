@@ -13,22 +13,28 @@ program keeps exactly the variants it has unpacked. The pack is compiled by the 
 
 Judging (`judge_packed`) is exact: a pack that passes passes each of its programs; a `fail`
 whose differences name outputs (the comparator's records give each output's position) passes
-the programs none of them names and runs the others again alone; any other outcome (refused,
-error, crash, timeout, a difference of the outputs as a whole) runs every program of the pack
-again alone. A program alone is run from its own case folder, with the campaign's --timeout
+the programs none of them names and runs the others again alone; a pack refused, in error or
+crashed (or a difference of the outputs as a whole) is halved and each half judged again as a
+pack, down to single programs (group testing); a pack that timed out runs every program of it
+again alone. A program's verdict is thus always that of its own folder run alone, or the pass
+of a pack it was in. A program alone is run from its own case folder, with the campaign's --timeout
 (a pack gets the same), so its verdict, message and differences are those of judging it
 unpacked. This holds for a backend whose answer to one program does not depend on the other
 programs of the model (a fault of "the model's first output" is seen only on the program that
 comes first).
 
 Which programs share a model decides the speed only: a program the refusal profile says is
-likely refused (`risk`) runs alone at once, the programs per model of a form fall as its
-packed programs pass less often (`adapted`), and a pack holds at most one program with an
-unknown dim at its graph inputs (`_chunks`).
+likely refused (`risk`), or that holds a feature or a pair of features that ended most packs
+holding it (Profile.ends_packs, learned from the campaign's own verdicts), runs alone at once;
+the programs per model of a form fall as its packed programs end their pack more often
+(`adapted`), and a pack holds at most one program with an unknown dim at its graph inputs
+(`_chunks`). A batch's verify runs share one set of workers (judge.kept_workers): the runtime
+loads once a batch, not once a run.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 from collections import Counter
@@ -43,14 +49,14 @@ from .._runtimes.records import record
 from .._suite.compiling import compile_case
 from . import inprocess, judge
 from .judge import Verdict
-from .profile import Profile, features
+from .profile import KEPT, Profile, combinations, features
 
 #: A program's form is packed only when none of its features was refused in more than this
 #: share of the verdicts that held it (`risk`): a pack holding one refused program is run again
 #: program by program, so the likely refused ones are run alone at once.
 RISK = 0.8
-#: The outcomes of a program that do not run its whole pack again (`_decided`).
-KEPT = ("pass", "fail")
+#: The outcomes of a pack that halve it (`_decided`); a timeout runs its members alone.
+HALVED = ("refused", "error", "crash", "fail")
 #: A quoted name in a tensor-boundary variant's doc string (`element 2 of output 's'`).
 _QUOTED = re.compile(r"'(.+)'$")
 
@@ -176,13 +182,17 @@ def risk(member: Member, counts: dict[str, list[int]]) -> float:
                for f in features([(member.form, member.case)]))
 
 
-def units(found: list[Member], sizes: dict[str, int], counts: dict | None = None) -> list[Unit]:
+def units(found: list[Member], sizes: dict[str, int], counts: dict | None = None,
+          ends: dict | None = None) -> list[Unit]:
     """`found` in units of at most `sizes[form]` members, grouped by form and `packable`, in
-    order; with a profile's `counts`, a member whose `risk` is over RISK is a unit alone."""
+    order; with a profile's `counts`, a member whose `risk` is over RISK is a unit alone, and
+    so is one that holds a combination of features (one, or a pair) of `ends`
+    (Profile.ends_packs: what ended most packs that held it)."""
     groups: dict[tuple, list[Member]] = {}
     risky = []
     for member in found:
-        if counts is not None and risk(member, counts) > RISK:
+        if counts is not None and risk(member, counts) > RISK or ends and any(
+                c in ends for c in combinations(features([(member.form, member.case)]))):
             risky.append(member)
         else:
             groups.setdefault((member.form, *packable(member.case)), []).append(member)
@@ -220,14 +230,14 @@ def _chunks(group: list[Member], size: int) -> list[list[Member]]:
 
 def adapted(size: int, tally: Counter, spec: str, form: str) -> int:
     """At most `size` programs per model, fewer as packed programs of `form` on `spec` (the
-    campaign's `tally`) more often run their whole pack again (refused, error, crash,
-    timeout: a fail runs only its own program again): about 1/sqrt(r) programs for a share r
-    of them, which makes fewest runs per program (a pack of n costs about one run, and n more
-    with the chance r * n that one of its programs runs it again: 1/n + r * n runs a program;
-    8 packed programs kept in their pack assumed at the start)."""
+    campaign's `tally`) more often end their pack (refused, error, crash, timeout: a fail
+    runs only its own program again): about ln(2) / (2 r) programs for a share r of them,
+    which makes fewest runs per program (a pack of n costs one run, and each such program
+    in it about 2 log2(n) more, its pack halved down to it: 1/n + 2 r log2(n) runs a
+    program; 8 packed programs kept in their pack assumed at the start)."""
     packed = tally[f"{spec}|{form} packed"]
     share = (packed - tally[f"{spec}|{form} packed kept"]) / (packed + 8)
-    return size if share <= 0 else max(1, min(size, round(share ** -0.5)))
+    return size if share <= 0 else max(1, min(size, round(math.log(2) / (2 * share))))
 
 
 # -- judging packs ----------------------------------------------------------------------------
@@ -256,7 +266,8 @@ def start(built: list, specs: list[str], work: Path, jobs: int = 1,
     tally = Counter() if tally is None else tally
     forms = {m.form for m in found}
     packed = {s: units(found, {f: adapted(n, tally, s, f) for f in forms},
-                       None if profile is None else profile.counts.get(s, {}))
+                       None if profile is None else profile.counts.get(s, {}),
+                       None if profile is None else profile.ends_packs(s))
               for s, n in (sizes or {}).items() if n > 1 and s in specs}
     if not packed:
         return judge.start(built, specs, work, jobs, timeout, background)
@@ -295,11 +306,12 @@ def judge_packed(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: fl
     tally = Counter() if tally is None else tally
     packed = [m for u in todo if len(u.members) > 1 for m in u.members]
     first = True
-    while todo:
-        tally["rounds"] += 1
-        tally["alone"] += sum(len(u.members) == 1 for u in todo)
-        tally["again"] += 0 if first else sum(len(u.members) == 1 for u in todo)
-        todo, first = _round(todo, spec, work, jobs, timeout, found, tally), False
+    with judge.kept_workers([spec], jobs, timeout) as kept:  # one runtime loaded per batch
+        while todo:
+            tally["rounds"] += 1
+            tally["alone"] += sum(len(u.members) == 1 for u in todo)
+            tally["again"] += 0 if first else sum(len(u.members) == 1 for u in todo)
+            todo, first = _round(todo, spec, work, jobs, timeout, found, tally, kept), False
     for member in packed:  # how often packed programs pass, per form (adapted)
         verdict = next(v for v in found[member.program] if v.folder == member.folder)
         tally.update({f"{spec}|{member.form} packed": 1,
@@ -309,9 +321,9 @@ def judge_packed(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: fl
 
 
 def _round(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: float | None,
-           found: dict[str, list[Verdict]], tally: Counter) -> list[Unit]:
-    """Run each unit of `todo` once (one verify run), add the verdicts that decides to
-    `found`, and give the units to run next."""
+           found: dict[str, list[Verdict]], tally: Counter, kept: judge.Kept) -> list[Unit]:
+    """Run each unit of `todo` once (one verify run, in the workers `kept` keeps), add the
+    verdicts that decides to `found`, and give the units to run next."""
     if work.exists():
         shutil.rmtree(work)
     refs, by_name, later = [], {}, []
@@ -324,25 +336,36 @@ def _round(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: float | 
         refs.append(judge.written(files, work, unit.form, name))
         by_name[name] = unit
     try:
-        for named, result in judge.verified(refs, [spec], work, jobs, timeout):
+        for named, result in judge.verified(refs, [spec], work, jobs, timeout, kept):
             unit = by_name[result.name]
             if len(unit.members) > 1:
                 tally.update({"packs": 1, "packed": len(unit.members),
                               f"pack {result.outcome}": 1})
-            later.extend(_decided(unit, named, result, found))
+            later.extend(_decided(unit, named, result, found, tally))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return later
 
 
-def _decided(unit: Unit, spec: str, result, found: dict[str, list[Verdict]]) -> list[Unit]:
+def halves(unit: Unit, tally: Counter) -> list[Unit]:
+    """`unit`'s members in two units, in order, the first one the larger (a half of one
+    member runs alone, from its own folder)."""
+    tally["halved"] += 1
+    middle = (len(unit.members) + 1) // 2
+    return [Unit(unit.members[:middle]), Unit(unit.members[middle:])]
+
+
+def _decided(unit: Unit, spec: str, result, found: dict[str, list[Verdict]],
+             tally: Counter) -> list[Unit]:
     """Add what `result` (verify's, of `unit` on `spec`) decides to `found`; the units still
     to run: a single program's result is its verdict; a pack's pass passes every member; a
     fail whose differences name outputs passes the members none names and runs the others
-    alone (with the rest packed again when the fail's records may leave some out); anything
-    else (refused, error, crash, timeout, a difference of the outputs as a whole) runs every
-    member alone. (Halving such a pack, bisecting down to the programs concerned, took more
-    verify runs, each with its start-up, for no gain: docs/fuzzing.md.)"""
+    alone (with the rest packed again when the fail's records may leave some out); a pack
+    refused, in error or crashed (or a difference of the outputs as a whole) is halved, each
+    half judged again as a pack (group testing: a pack of n with one such program costs about
+    2 log2(n) runs, not n); a pack that timed out runs every member alone (halving it would
+    wait for the timeout at each level). A member's verdict is thus always its own folder's,
+    alone, or a pass of a pack it was in."""
     if len(unit.members) == 1:
         member = unit.members[0]
         found.setdefault(member.program, []).append(
@@ -364,6 +387,8 @@ def _decided(unit: Unit, spec: str, result, found: dict[str, list[Verdict]]) -> 
             later += [Unit(tuple(others))] if others else []
         else:
             passed = others
+    elif result.outcome in HALVED:
+        later = halves(unit, tally)
     else:
         later = alone(unit.members)
     for member in passed:

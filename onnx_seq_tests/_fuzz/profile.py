@@ -3,7 +3,8 @@
 A program's *features* are read from each of its suite forms (the case as written and its
 tensor-boundary variants), each prefixed by its form: its operators, its opset, the kinds of its
 graph inputs and outputs (tensor / sequence / optional; what an optional holds, and an optional
-input a data set gives empty), their element types, where the
+input a data set gives empty; whether its graph inputs declare one unknown dim or more), their
+element types, where the
 positions and splits come from (graph input, initializer, Constant node), the attributes set
 and the optional inputs given as "". Per backend, the profile counts for each feature the
 verdicts of that form that were `refused` and those that reached the runtime (any other
@@ -38,6 +39,17 @@ REFUSALS = 3
 REPROBE = 0.05
 #: Tries per program (its seed, then `~1`, `~2`, ...) before it is dropped as avoided.
 REDRAWS = 8
+#: The outcomes of a program that do not end a pack it is in (packing.py): any other
+#: (refused, error, crash, timeout) has its pack halved down to it.
+KEPT = ("pass", "fail")
+#: A combination of features (one, or a pair) *ends packs* on a backend once at least this
+#: many verdicts holding it ended a pack (an outcome not in KEPT) ...
+ENDED = 4
+#: ... and more than this share of the verdicts holding it did (measured on TVM, 2026-12-04:
+#: lower shares send too many programs alone for chance pairs; docs/fuzzing.md).
+ENDS_SHARE = 0.9
+#: What joins the two features of a pair in a combination's name.
+AND = " & "
 #: The input of each operator that holds a position or a split.
 _POSITIONS = {"SequenceAt": 1, "SequenceInsert": 2, "SequenceErase": 1, "SplitToSequence": 1}
 _FORMAT = "gen-seq-tests fuzz refusal profile"
@@ -64,6 +76,10 @@ def case_features(case: Case) -> set[str]:
                 found.add(f"{side}:optional.{value_kind(decl.type.element)}")
                 if side == "input" and any(d.inputs[index] is None for d in case.data_sets):
                     found.add("input:optional.empty")
+    unknown = sum(2 if shape is None else shape.count(None) for decl in graph.inputs
+                  for shape in [innermost(decl.type).shape])
+    if unknown:  # a runtime may bind them to one symbol (TVM): two of them then disagree
+        found.add(f"input:unknown-dims.{'1' if unknown == 1 else '2+'}")
     inputs = {d.name for d in graph.inputs}
     initializers = {i.name for i in graph.initializers}
     constants = {o for n in graph.nodes if n.op_type == "Constant" for o in n.outputs}
@@ -149,26 +165,57 @@ def probed(seed_text: str, refused: set[str]) -> str:
     return random.Random(f"probed:{seed_text}").choice(sorted(refused))
 
 
+def combinations(feats) -> list[str]:
+    """Each feature of `feats`, and each pair of them (`A & B`, A < B), as `combos` names
+    them."""
+    ordered = sorted(feats)
+    return ordered + [a + AND + b for k, a in enumerate(ordered) for b in ordered[k + 1:]]
+
+
 class Profile:
     """Per backend and feature, [refused verdicts, verdicts that reached the runtime]; per
-    backend and form, [programs that reached the runtime, programs judged]."""
+    backend and form, [programs that reached the runtime, programs judged]; per backend and
+    combination of a form's features (one, or a pair: `combinations`), [verdicts that ended a
+    pack, verdicts that did not] (`combos`; packing.py runs a program that holds one that
+    `ends_packs` alone)."""
 
     def __init__(self, k: int = REFUSALS, share: float = REPROBE):
         self.k, self.share = k, share
         self.counts: dict[str, dict[str, list[int]]] = {}
         self.reached: dict[str, dict[str, list[int]]] = {}
+        self.combos: dict[str, dict[str, list[int]]] = {}
 
     def learn(self, backend: str, form: str, outcome: str, feats) -> None:
         """One verdict: `feats` are the program's features of that form (prefixed)."""
         refused = outcome == "refused"
         counts = self.counts.setdefault(backend, {})
-        for feature in feats:
-            if feature.startswith(form + "|"):
-                pair = counts.setdefault(feature, [0, 0])
-                pair[0 if refused else 1] += 1
+        own = [f for f in feats if f.startswith(form + "|")]
+        for feature in own:
+            pair = counts.setdefault(feature, [0, 0])
+            pair[0 if refused else 1] += 1
         reached = self.reached.setdefault(backend, {}).setdefault(form, [0, 0])
         reached[0] += not refused
         reached[1] += 1
+        combos = self.combos.setdefault(backend, {})
+        kept = outcome in KEPT
+        for combo in combinations(own):
+            combos.setdefault(combo, [0, 0])[kept] += 1
+
+    def ends_packs(self, backend: str) -> dict[str, float]:
+        """The combinations that end packs on `backend` (ENDED, ENDS_SHARE): name -> the
+        share of the verdicts holding it that ended a pack."""
+        return {c: ended / (ended + kept) for c, (ended, kept) in
+                self.combos.get(backend, {}).items()
+                if ended >= ENDED and ended > ENDS_SHARE * (ended + kept)}
+
+    def learned_pairs(self, backend: str) -> list[str]:
+        """The pairs that end packs on `backend` while neither of their features does alone
+        (what no single feature tells), most verdicts first: `A & B (ended/judged)`."""
+        ends = self.ends_packs(backend)
+        combos = self.combos.get(backend, {})
+        pairs = [c for c in ends if AND in c and not any(f in ends for f in c.split(AND))]
+        pairs.sort(key=lambda c: (-combos[c][0], c))
+        return [f"{c} ({combos[c][0]}/{sum(combos[c])})" for c in pairs]
 
     def refused(self, backend: str) -> list[str]:
         """The features `backend` refuses by the rule, sorted."""
@@ -190,7 +237,9 @@ class Profile:
                 "backends": {b: {"features": {f: list(c) for f, c in sorted(counts.items())},
                                  "reached": {form: list(r) for form, r in
                                              sorted(self.reached.get(b, {}).items())},
-                                 "refused": self.refused(b)}
+                                 "refused": self.refused(b),
+                                 "combinations": {c: list(n) for c, n in sorted(
+                                     self.combos.get(b, {}).items())}}
                              for b, counts in sorted(self.counts.items())}}
 
     def save(self, path: Path) -> None:
@@ -210,6 +259,9 @@ class Profile:
                 str(f): [int(c[0]), int(c[1])] for f, c in entry["features"].items()}
             profile.reached[str(backend)] = {
                 str(form): [int(r[0]), int(r[1])] for form, r in entry["reached"].items()}
+            profile.combos[str(backend)] = {  # absent from profiles written before them
+                str(c): [int(n[0]), int(n[1])] for c, n in entry.get("combinations",
+                                                                     {}).items()}
         return profile
 
     @classmethod
@@ -237,6 +289,10 @@ class Profile:
             refused = self.refused(backend)
             shown = ", ".join(refused[:20]) + (f" and {len(refused) - 20} more"
                                                if len(refused) > 20 else "")
+            pairs = self.learned_pairs(backend)
             lines.append(f"profile {backend}: reached the runtime: {shares or 'none judged'}; "
-                         f"{len(refused)} refused feature(s){': ' + shown if refused else ''}")
+                         f"{len(refused)} refused feature(s){': ' + shown if refused else ''}; "
+                         f"{len(pairs)} pair(s) of features end packs"
+                         + (": " + ", ".join(pairs[:10]) + (" and more" if len(pairs) > 10
+                                                           else "") if pairs else ""))
         return lines

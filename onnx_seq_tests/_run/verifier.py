@@ -318,20 +318,32 @@ def _compiled(select: Any, refuse: Refuse) -> tuple[re.Pattern, ...]:
 
 
 def run(arguments: Arguments, refs: list[CaseRef], *, xfail: list[XfailEntry] | None = None,
-        on_case: OnCase | None = None) -> list[Result]:
+        on_case: OnCase | None = None, pool: Pool | None = None) -> list[Result]:
     """Run the cases `refs` on the backends of checked `arguments`, as verify does once it has
     checked them and found the cases (the command line calls this with what it checked and
-    found, so nothing is checked twice). WorkerStartError becomes BackendSpecError."""
+    found, so nothing is checked twice). WorkerStartError becomes BackendSpecError. `pool`
+    (`kept_pool`'s, for these arguments) runs them in workers kept from an earlier run."""
     subjects = arguments.subjects
     collector = _Collector(refs, subjects, xfail or [], on_case)
-    jobs = arguments.jobs or os.cpu_count() or 1
-    pool = Pool(subjects, max(1, jobs), arguments.timeout, collector.on_event)
+    if pool is None:
+        pool = Pool(subjects, _jobs(arguments), arguments.timeout, collector.on_event)
+    pool.on_event = collector.on_event
     tasks = [Task(i, str(ref.path), subjects) for i, ref in enumerate(refs)]
     try:
         pool.run(tasks, _probe)
     except WorkerStartError as error:
         raise BackendSpecError(str(error)) from None
     return collector.results()
+
+
+def kept_pool(arguments: Arguments) -> Pool:
+    """Workers for `run(arguments, ..., pool=...)` that stay from one run to the next, their
+    backends loaded and checked once; the caller ends them with `close()`."""
+    return Pool(arguments.subjects, _jobs(arguments), arguments.timeout, None, keep=True)
+
+
+def _jobs(arguments: Arguments) -> int:
+    return max(1, arguments.jobs or os.cpu_count() or 1)
 
 
 def _probe(problems: list) -> list[str]:

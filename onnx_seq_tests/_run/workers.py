@@ -149,11 +149,16 @@ class Pool:
       ("timeout", task, spec, (message, seconds)) `spec` gave no result within `timeout` s
 
     A crash or a timeout ends that worker; the task's backends not yet run go to another.
-    The workers are forked from the fork server verify started (fork_server.py).
+    The workers are forked from the fork server verify started (fork_server.py). A pool made
+    with `keep` keeps its workers, their backends loaded and checked, from one `run` to the
+    next (the caller sets `on_event` for each run) until `close()`: a runtime that is slow to
+    load (IREE) loads once for many runs.
     """
 
-    def __init__(self, specs: tuple[str, ...], jobs: int, timeout: float | None, on_event):
+    def __init__(self, specs: tuple[str, ...], jobs: int, timeout: float | None, on_event,
+                 keep: bool = False):
         self.specs, self.jobs, self.timeout, self.on_event = specs, jobs, timeout, on_event
+        self.keep = keep
         self.context = get_context("forkserver")
         self.workers: list[_Worker] = []
         self.pending: deque[Task] = deque()
@@ -165,20 +170,35 @@ class Pool:
     def run(self, tasks: list[Task], probe=None) -> None:
         """Run every task. `probe(report)` judges the first worker's check of each backend
         (a list of problems); a non-empty list raises WorkerStartError before any case runs.
-        Every worker is ended before this returns or raises."""
+        Every worker is ended before this returns or raises (a `keep` pool's: before it
+        raises; the first worker of a run is probed only when no worker is kept)."""
         self.pending.extend(tasks)
         restore = _exit_on_sigterm()
+        done = False
         try:
-            first = self._start(probe is not None)
-            if probe is not None:
-                self._first_ready(first, probe)
+            if not self.workers:
+                first = self._start(probe is not None)
+                if probe is not None:
+                    self._first_ready(first, probe)
             while self.pending or any(w.task for w in self.workers):
                 self._step()
+            done = True
         finally:
-            for worker in list(self.workers):
-                self._end(worker)
-            self._logs.cleanup()
+            if not (done and self.keep):
+                self.pending.clear()
+                self._end_all()
+            if not self.keep:
+                self._logs.cleanup()
             restore()
+
+    def close(self) -> None:
+        """End every worker a `keep` pool kept (a pool that does not keep has none left)."""
+        self._end_all()
+        self._logs.cleanup()
+
+    def _end_all(self) -> None:
+        for worker in list(self.workers):
+            self._end(worker)
 
     def _start(self, with_probe: bool = False) -> _Worker:
         from .worker_main import serve
