@@ -518,14 +518,15 @@ def tvm_findings() -> list[Finding]:
         got="TypeError: object of type 'Call' has no len()"))
     found.append(Finding(
         "tvm_split_to_sequence_unknown_axis_concat", "tvm",
-        "SplitToSequence without `split` along an axis of unknown size, then ConcatFromSequence: "
-        "the conversion never ends and its memory grows without bound (13 GiB after four "
-        "minutes; stop it by hand)",
+        "SplitToSequence without `split` along an axis of size 1, then ConcatFromSequence: the "
+        "conversion never ends and its memory grows without bound (13 GiB after four minutes; "
+        "stop it by hand); with the axis's size unknown it is refused instead (\"SplitToSequence "
+        "with dynamic dim size and scalar split is not supported\")",
         "If 'split' is not specified, 'input' is split into equally sized chunks of size 1 "
         "along 'axis'.",
         _model([helper.make_node("SplitToSequence", ["x"], ["parts"], axis=-3),
                 helper.make_node("ConcatFromSequence", ["parts"], ["joined"], axis=0)],
-               [_t("x", I8, [None, None, None])], [_t("joined", I8, [None, None, None])],
+               [_t("x", I8, [1, 3, 2])], [_t("joined", I8, [None, None, None])],
                opset=17),
         "{'x': np.array([[[6, 126], [0, 2], [1, 1]]], np.int8)}",
         "joined = x (one chunk of size 1 along axis 0, joined again)",
