@@ -34,14 +34,7 @@ from onnx import ModelProto
 from onnx.backend.base import Backend, BackendRep
 
 from .._core.errors import BackendSpecError, CannotTake
-from .._core.value_kinds import (
-    MapType,
-    OptionalType,
-    SequenceType,
-    ValueType,
-    from_type_proto,
-    type_text,
-)
+from .._core.value_kinds import ValueType, from_type_proto, map_values_as_tensors, type_text
 from .records import Record, names, record
 from .specs import REGISTRY
 
@@ -150,21 +143,8 @@ class MapValues(BackendRep):
             raise CannotTake("onnxruntime's Python API cannot feed an empty map input (its "
                              "binding stops: 'Size of dictionary is empty')")
         outputs = self.rep.run(inputs, **kwargs)
-        return tuple(_arrays(value, value_type)
+        return tuple(map_values_as_tensors(value, value_type)
                      for value, value_type in zip(outputs, self.types, strict=True))
-
-
-def _arrays(value: Any, value_type: ValueType | None) -> Any:
-    """`value` with each map's Python scalar values made arrays of the map's value type."""
-    if isinstance(value_type, OptionalType) and value is not None:
-        return _arrays(value, value_type.element)
-    if isinstance(value_type, SequenceType) and isinstance(value, list):
-        return [_arrays(item, value_type.element) for item in value]
-    if isinstance(value_type, MapType) and isinstance(value, dict):
-        dtype = value_type.value.innermost().element.dtype  # type: ignore[attr-defined]
-        return {key: _arrays(item, value_type.value) if value_type.value.WORD != "tensor"
-                else np.asarray(item, dtype=dtype) for key, item in value.items()}
-    return value
 
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
+import numpy as np
 import onnx
 from onnx import TypeProto
 
@@ -35,8 +36,8 @@ from .text import shown
 
 __all__ = ["KINDS", "TYPE_FORMS", "UNREADABLE_KINDS", "MapType", "OptionalType", "SequenceType",
            "Shape", "TensorType", "ValueType", "boundary_types", "decode", "describe", "differ",
-           "encode", "from_type_proto", "innermost", "kind_of_value", "parse_type",
-           "to_type_proto", "type_text"]
+           "encode", "from_type_proto", "innermost", "kind_of_value", "map_values_as_tensors",
+           "parse_type", "to_type_proto", "type_text"]
 
 #: Every value kind, in the order a value of unknown type is matched against them (`holds`).
 KINDS: tuple[type[ValueType], ...] = (OptionalType, TensorType, SequenceType, MapType)
@@ -161,3 +162,19 @@ def _differ(expected: Any, actual: Any, value_type: ValueType | None, elements: 
     if value_type is None:
         value_type = kind_of_value(expected).bare()
     return value_type.differ(expected, actual, elements, comparing)
+
+
+def map_values_as_tensors(value: Any, value_type: ValueType | None) -> Any:
+    """`value` with each map's values made 0-d arrays of the map's value type, as the value
+    convention has them: a runtime's Python API (onnxruntime's) gives a map's tensor values as
+    Python scalars (ZipMap's `{0: 0.2, ...}`)."""
+    if isinstance(value_type, OptionalType) and value is not None:
+        return map_values_as_tensors(value, value_type.element)
+    if isinstance(value_type, SequenceType) and isinstance(value, list):
+        return [map_values_as_tensors(item, value_type.element) for item in value]
+    if isinstance(value_type, MapType) and isinstance(value, dict):
+        inner = value_type.value
+        if not isinstance(inner, TensorType):
+            return {key: map_values_as_tensors(item, inner) for key, item in value.items()}
+        return {key: np.asarray(item, dtype=inner.element.dtype) for key, item in value.items()}
+    return value
