@@ -178,10 +178,14 @@ UPSTREAM = {
 }
 
 
-def _model(nodes, inputs, outputs, opset=18) -> onnx.ModelProto:
-    """A checked model of one graph named `finding` (IREE names its function after it)."""
+def _model(nodes, inputs, outputs, opset=18, ml_opset=None) -> onnx.ModelProto:
+    """A checked model of one graph named `finding` (IREE names its function after it);
+    `ml_opset`: the ai.onnx.ml opset it imports too."""
     graph = helper.make_graph(nodes, "finding", inputs, outputs)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+    imports = [helper.make_opsetid("", opset)]
+    if ml_opset is not None:
+        imports.append(helper.make_opsetid("ai.onnx.ml", ml_opset))
+    model = helper.make_model(graph, opset_imports=imports,
                               ir_version=8, producer_name="onnx-seq-tests findings")
     onnx.checker.check_model(model, full_check=True)
     return model
@@ -609,6 +613,18 @@ def other_findings() -> list[Finding]:
         "y = [[1., 2., 3.]] (shape [1, 3]: keepdims is ignored, the split axis stays)",
         expected_values="[np.array([[1., 2., 3.]], np.float32)]",
         got="[array([1., 2., 3.], dtype=float32)] (shape [3])")]
+    found.append(Finding(
+        "onnxruntime_castmap_2d", "onnxruntime",
+        "CastMap gives a tensor of shape [1, N] where its output type says 'The output is a 1-D "
+        "tensor' (the values, ordered by key, are right)",
+        "The output is a 1-D tensor of string, float, or integer.",
+        _model([helper.make_node("CastMap", ["x"], ["y"], domain="ai.onnx.ml")],
+               [helper.make_value_info("x", helper.make_map_type_proto(
+                   I64, helper.make_tensor_type_proto(F32, None)))],
+               [_t("y", F32, [None])], opset=17, ml_opset=1),
+        "{'x': {1: 0.5, 0: 2.0, 2: -1.0}}", "y = [2.0, 0.5, -1.0] (shape [3])",
+        expected_values="[np.array([2.0, 0.5, -1.0], np.float32)]",
+        got="[array([[ 2. ,  0.5, -1. ]], dtype=float32)] (shape [1, 3])"))
     found.append(Finding(
         "reference_optional_empty_is_a_list", "reference",
         "Optional with no input gives [None], a list, which OptionalHasElement reports as an "
