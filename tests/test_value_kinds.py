@@ -186,3 +186,14 @@ def test_a_map_proto_with_a_key_twice_or_a_value_short_is_no_map():
     del twice.values.tensor_values[1]
     with pytest.raises(TypeError, match="a map of 2 keys holds 1 values"):
         decode(twice)
+
+
+def test_kinds_in_walks_every_type_inside():
+    """What an adapter checks against the kinds its API takes (`CPUBackend.TAKES`)."""
+    from onnx_seq_tests._core.value_kinds import kinds_in, parse_type
+
+    assert kinds_in(parse_type("seq(map(int64, tensor(float)))", None)) == ("seq", "map",
+                                                                           "tensor")
+    assert kinds_in(parse_type("optional(seq(tensor(float)))", None)) == ("optional", "seq",
+                                                                          "tensor")
+    assert kinds_in(parse_type("tensor(int8)", None)) == ("tensor",)

@@ -21,7 +21,7 @@ from onnx import ModelProto, TypeProto
 from onnx.backend.base import Backend, BackendRep
 
 from .._core.errors import CannotTake
-from .._core.value_kinds import type_text
+from .._core.value_kinds import from_type_proto, kinds_in, type_text
 
 
 class CPUBackend(Backend):
@@ -29,12 +29,15 @@ class CPUBackend(Backend):
     adapter's rep (`rep`, called with the model and this backend), on CPU."""
 
     rep: type
+    #: The value kinds (their WORD) the runtime's API passes; a graph input or output of any
+    #: other kind, or holding one, is refused (CannotTake) before the rep is made.
+    TAKES: tuple[str, ...] = ("tensor", "seq", "optional")
 
     # an instance method where onnx's Backend has a classmethod: each runtime's backend object
     # holds what it keeps for the process (backends.load_backend keeps one per process)
     def prepare(self, model: ModelProto, device: str = "CPU",  # type: ignore[override]
                 **kwargs: Any) -> BackendRep:
-        refuse_maps(type(self).__module__.rsplit(".", 1)[-1], model)
+        refuse_kinds(type(self).__module__.rsplit(".", 1)[-1], model, self.TAKES)
         return self.rep(model, self)
 
     @classmethod
@@ -83,15 +86,19 @@ def refuse_containers(runtime: str, model: ModelProto, why: str,
             raise CannotTake(f"{runtime} cannot give {_a(what)} output ({name!r}): {why}")
 
 
-def refuse_maps(runtime: str, model: ModelProto) -> None:
-    """CannotTake for the first graph input or output that holds a map (also inside a
-    sequence or optional): no third-party runtime's API here takes or gives maps."""
+def refuse_kinds(runtime: str, model: ModelProto, takes: tuple[str, ...]) -> None:
+    """CannotTake for the first graph input or output of a kind the runtime's API does not
+    pass (also inside a sequence or optional): `takes` names the kinds it does."""
     for role, values in (("input", model.graph.input), ("output", model.graph.output)):
         for value in values:
-            text = type_text(value.type)
-            if "map(" in text:
-                raise CannotTake(f"{runtime}'s API has no maps: graph {role} {value.name!r} is "
-                                 f"{text}")
+            try:
+                words = kinds_in(from_type_proto(value.type))
+            except (TypeError, KeyError):  # a kind this package does not read (sparse, opaque)
+                words = (kind(value.type),)
+            found = [w for w in words if w not in takes]
+            if found:
+                raise CannotTake(f"{runtime}'s API has no {found[0]}s: graph {role} "
+                                 f"{value.name!r} is {type_text(value.type)}")
 
 
 def _a(word: str) -> str:

@@ -36,8 +36,8 @@ from .text import shown
 
 __all__ = ["KINDS", "TYPE_FORMS", "UNREADABLE_KINDS", "MapType", "OptionalType", "SequenceType",
            "Shape", "TensorType", "ValueType", "boundary_types", "decode", "describe", "differ",
-           "encode", "from_type_proto", "innermost", "kind_of_value", "map_values_as_tensors",
-           "parse_type", "to_type_proto", "type_text"]
+           "encode", "from_type_proto", "innermost", "kind_of_value", "kinds_in",
+           "map_values_as_tensors", "parse_type", "to_type_proto", "type_text"]
 
 #: Every value kind, in the order a value of unknown type is matched against them (`holds`).
 KINDS: tuple[type[ValueType], ...] = (OptionalType, TensorType, SequenceType, MapType)
@@ -178,3 +178,12 @@ def map_values_as_tensors(value: Any, value_type: ValueType | None) -> Any:
             return {key: map_values_as_tensors(item, inner) for key, item in value.items()}
         return {key: np.asarray(item, dtype=inner.element.dtype) for key, item in value.items()}
     return value
+
+
+def kinds_in(value_type: ValueType) -> tuple[str, ...]:
+    """The kinds (their WORD) of `value_type` and of every type inside it, outermost first:
+    `("seq", "map", "tensor")` for `seq(map(int64, tensor(float)))`."""
+    found = [value_type.WORD]
+    for inner in value_type.inner_types():
+        found += [word for word in kinds_in(inner) if word not in found]
+    return tuple(found)

@@ -84,6 +84,11 @@ class ValueType(ABC):
     def innermost(self) -> ValueType:
         """The tensor type at the bottom (a map's value's)."""
 
+    def inner_types(self) -> tuple[ValueType, ...]:
+        """The types this one holds directly (a sequence's element, a map's value); none for a
+        tensor."""
+        return ()
+
     @abstractmethod
     def encode(self, value: Any, empty_optional: str) -> Any:
         """The proto of `value` (a PROTO), unnamed."""
@@ -141,6 +146,9 @@ class Holder(ValueType):
 
     def __str__(self) -> str:
         return f"{self.WORD}({self.element})"
+
+    def inner_types(self) -> tuple[ValueType, ...]:
+        return (self.element,)
 
     @classmethod
     def from_text(cls, inner: str, shape: Shape,

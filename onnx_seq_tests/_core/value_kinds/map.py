@@ -65,6 +65,9 @@ class MapType(ValueType):
     def innermost(self) -> ValueType:
         return self.value.innermost()
 
+    def inner_types(self) -> tuple[ValueType, ...]:
+        return (self.value,)
+
     def encode(self, value: Any, empty_optional: str) -> MapProto:
         field, elem_type = SEQUENCE_FIELDS[self.value.WORD]
         values = SequenceProto(elem_type=elem_type)
