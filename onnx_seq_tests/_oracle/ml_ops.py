@@ -35,9 +35,10 @@ def _dict_vectorizer(node: Node, args: list[Any], attributes: dict[str, Any],
     return ml_typed(functools.partial(dict_vectorizer, empty_dtype=dtype))(
         node, args, attributes, context)
 
+
 #: These operators, as entries of the oracle's table, by "ai.onnx.ml.<OpType>".
 ML_OPERATORS: dict[str, Entry] = {
-    f"{ML_DOMAIN}.{op}": ml_typed(run) for op, run in (
+    **{f"{ML_DOMAIN}.{op}": ml_typed(run) for op, run in (
         ("ZipMap", zip_map),
         ("CastMap", cast_map),
         ("LinearClassifier", linear_classifier),
@@ -48,6 +49,6 @@ ML_OPERATORS: dict[str, Entry] = {
         ("Scaler", scaler),
         ("Imputer", imputer),
         ("LabelEncoder", label_encoder),
-    )
+    )},
+    f"{ML_DOMAIN}.DictVectorizer": _dict_vectorizer,
 }
-ML_OPERATORS[f"{ML_DOMAIN}.DictVectorizer"] = _dict_vectorizer
