@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
 from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.errors import NoResult
 from onnx_seq_tests._core.suite_forms import SuiteForm
-from onnx_seq_tests._fuzz import campaign
+from onnx_seq_tests._fuzz import campaign, judge
 from onnx_seq_tests._fuzz.campaign import Options
 from onnx_seq_tests._fuzz.profile import ENDED, Profile, Within, case_features, features, probed
 from onnx_seq_tests._fuzz.programs import generate
@@ -219,6 +220,35 @@ def test_a_refusal_aware_draw_stays_within_the_accepted_space_by_construction():
     assert WITHIN <= free
     assert {"sequence_optional|op:SequenceAt", "sequence_optional|op:SequenceConstruct",
             "sequence_optional_tensor_io|element:int64"} <= held
+
+
+#: Spaces a runtime's profile makes (IREE's and TVM's kinds of refusals): a sequence made in the
+#: graph, outputs read in the graph, no int64 graph value. Seeds once invalid or crashing in
+#: them: SequenceConstruct-11 given float8 or int4, SequenceEmpty-11 made of uint2 (a sequence
+#: built for an operator of a later opset), SequenceAt with no admitted position type (0:429,
+#: an IndexError).
+SPACES = ({"input:sequence"},
+          {"input:sequence", "output:sequence", "element:float", "element:int64"},
+          {"input:sequence", "output:sequence", "output:optional.tensor", "op:SequenceEmpty"})
+
+
+@pytest.mark.parametrize("refused", SPACES, ids=lambda r: ",".join(sorted(r)))
+def test_every_program_drawn_within_a_space_is_valid(refused):
+    """A refusal-aware draw is as valid as a free one: every program it gives builds (the
+    operators that make or read a sequence in the graph take its element type at its
+    opset), and none raises anything but NoResult."""
+    within, invalid, drawn = Within(frozenset(refused)), [], 0
+    for i in (*range(120), 429, 748, 1092):
+        text = within.seed_text(f"0:{i}")
+        try:
+            case = to_case(generate(text), "x")
+        except NoResult:
+            continue
+        drawn += 1
+        problem = judge.build(case).problem
+        invalid += [f"{text}: {problem}"] if problem else []
+    assert invalid == []
+    assert drawn > 60
 
 
 def test_a_reprobe_takes_one_refused_feature_again():

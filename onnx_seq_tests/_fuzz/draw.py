@@ -16,7 +16,7 @@ from .._core.value_kinds import SequenceType, ValueType
 from .._oracle import oracle
 from .profile import FREE, Within
 from .recipes import WHERE, Source
-from .schemas import seq, tensor
+from .schemas import admits, seq, tensor
 from .values import draw_shape, draw_tensor
 
 INT64 = ELEMENTS["int64"]
@@ -80,7 +80,13 @@ class Draw:
 
     def _built_sequence(self, element: ElementType, value: list, rank: int) -> str:
         """The sequence `value` made inside the graph (a backend refuses sequence graph
-        inputs): SequenceConstruct of tensor inputs, or SequenceEmpty when empty."""
+        inputs): SequenceConstruct of tensor inputs, or SequenceEmpty when empty. NoResult when
+        that operator does not take `element` at this opset (SequenceConstruct-11 has no float8,
+        int4, ... where a later Identity or SequenceAt does): no program within the space."""
+        maker = "SequenceConstruct" if value else "SequenceEmpty"
+        if not admits(maker, self.opset, [tensor(element)] if value else [], [seq(element)]):
+            raise NoResult(f"{maker} at opset {self.opset} cannot make a sequence of "
+                           f"{element.name} (sequence graph inputs are refused)")
         name = self.name("s")
         if value:
             parts = [self.source(tensor(element), v) for v in value]

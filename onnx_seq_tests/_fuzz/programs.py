@@ -468,21 +468,23 @@ def _readable(d: Draw, name: str) -> None:
     kind = value_kind(value_type)
     if kind not in _READERS:
         raise NoResult(f"a {kind} output is refused")
-    needs = {"OptionalGetElement": value is not None,  # what the value allows
-             "SequenceAt": kind == "sequence" and len(value) > 0}
+    inner = value_type.element if isinstance(value_type, (SequenceType, OptionalType)) \
+        else value_type
+    positions = _position_types("SequenceAt", d.opset,
+                                lambda p: ([value_type, tensor(p)], [inner]))
+    gives = {"SequenceLength": tensor(INT64), "OptionalHasElement": tensor(BOOL)}
+    needs = {"OptionalGetElement": value is not None,  # what the value and the schema allow
+             "SequenceAt": kind == "sequence" and len(value) > 0 and bool(positions)}
     needs["ConcatFromSequence"] = needs["SequenceAt"]
-    readers = [op for op in _READERS[kind] if d.within.takes("op", op) and needs.get(op, True)]
+    readers = [op for op in _READERS[kind] if d.within.takes("op", op) and needs.get(op, True)
+               and (op == "SequenceAt" or schemas.admits(op, d.opset, [value_type],
+                                                         [gives.get(op, inner)]))]
     if not readers:
         raise NoResult(f"no reader of a {kind} output may be drawn")
     op, out = d.rng.choice(readers), d.name("r")
-    inner = value_type.element if isinstance(value_type, (SequenceType, OptionalType)) \
-        else value_type
-    if op in ("SequenceLength", "OptionalHasElement"):
-        out_type = tensor(INT64 if op == "SequenceLength" else BOOL)
-        d.node(op, [name], [out], [out_type])
+    if op in gives:
+        d.node(op, [name], [out], [gives[op]])
     elif op == "SequenceAt":
-        positions = _position_types("SequenceAt", d.opset,
-                                    lambda p: ([value_type, tensor(p)], [inner]))
         d.node(op, [name, d.position(len(value), False, positions, "SequenceAt.1")], [out],
                [inner])
     elif op == "ConcatFromSequence":
