@@ -241,6 +241,10 @@ GENERATED_CASES = {
     # a Shape TVM knows when converting comes back as a shape (a tuple of ints), given as int64
     "sequence_optional_constant/test_split_to_sequence_keepdims_ignored_part_shape__constant": {
         "tvm": ("pass", "")},
+    # no TIR function: the executable is serialized and loaded back (tvm.runnable), as TVM's
+    # jit does, so a [2, 0] constant fails to load as it does there
+    "sequence_optional_constant/test_sequence_insert_zero_element_tensor__constant": {
+        "tvm": ("refused", "Invalid DLTensor file format")},
 }
 
 
@@ -426,3 +430,35 @@ def test_tinygrad_keeps_a_signalling_nan_of_a_rank_2_tensor():
     bits = np.array([[0x7FA00001, 0x3FC00000], [0xFFC00000, 0x7F800001]], np.uint32)
     back = _from_value(_to_value(bits.view(np.float32), "x"))
     assert back.view(np.uint32).tolist() == bits.tolist()
+
+
+def test_tvm_runs_a_model_without_tir_functions_as_its_jit_would_without_linking():
+    """tvm.compile gives a model with no TIR function an empty C module, which jit links with
+    the system's C compiler; `runnable` loads the serialized executable back instead: the same
+    outputs, the same load failure (a constant with a zero dim), no compiler run."""
+    import tvm
+    from onnx import TensorProto, helper, numpy_helper
+    from tvm import relax
+    from tvm.relax.frontend.onnx import from_onnx
+
+    from onnx_seq_tests._runtimes.tvm import runnable
+
+    backends.load_backend("tvm")
+
+    def model(constant):
+        graph = helper.make_graph(
+            [helper.make_node("Identity", ["c"], ["y"])], "g", [],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(constant.shape))],
+            [numpy_helper.from_array(constant, "c")])
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)])
+
+    def compiled(constant):
+        return tvm.compile(from_onnx(model(constant)), target="llvm")
+
+    value = np.array([[1.5, -2.0]], np.float32)
+    loaded = runnable(compiled(value))
+    assert not isinstance(loaded, tvm.runtime.Executable)  # nothing left for jit to link
+    assert relax.VirtualMachine(loaded, tvm.cpu())["main"]().numpy().tolist() == value.tolist()
+    for load in (runnable, lambda executable: executable):  # ours, then TVM's own jit
+        with pytest.raises(Exception, match="Invalid DLTensor file format"):
+            relax.VirtualMachine(load(compiled(np.zeros((2, 0), np.float32))), tvm.cpu())
