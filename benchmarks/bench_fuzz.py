@@ -29,7 +29,9 @@
               refusal-aware campaign, then from its profile one campaign with one program per
               compiled model and one with N (0: the runtime's default; packing.py), side by
               side, with what the packs cost (models, their outcomes, packs halved, folders
-              run again alone, verify runs, the pairs of features learned to end packs)
+              run again alone, verify runs, the pairs of features learned to end packs); each
+              line counts its timeouts (--timeout SECONDS per program, default 20 as fuzz's:
+              a program that hangs costs a campaign that much)
   faults      per planted fault of tests/faulty_backends.py: seconds to the first finding and
               to its shrunk case (`fuzz -b faulty_backends:X --max-findings 1`)
 
@@ -39,7 +41,7 @@ the parent (drawing and building) and the worker share the machine's cores.
 
     python benchmarks/bench_fuzz.py [--programs 400] [--three-way 1000] [--seed 0] [--skip-faults]
     python benchmarks/bench_fuzz.py --refusal 90 -b onnxruntime -b tvm -b iree [--op OP] [--primed]
-    python benchmarks/bench_fuzz.py --refusal 90 -b tvm -b iree --pack 0 [-j 2]
+    python benchmarks/bench_fuzz.py --refusal 90 -b tvm -b iree --pack 0 [-j 2] [--timeout 3]
 """
 
 from __future__ import annotations
@@ -195,7 +197,8 @@ def throughput(n: int, seed: int) -> None:
 
 
 def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, ...],
-            primed: bool = False, pack: int | None = None, jobs: int = 1) -> None:
+            primed: bool = False, pack: int | None = None, jobs: int = 1,
+            timeout: float = 20.0) -> None:
     """Per backend, a free campaign and a refusal-aware one of `seconds` each, same seed; with
     `primed`, a third one starting from the profile the refusal-aware one learned; with
     `pack`, instead: the refusal-aware one, then from its profile one campaign with one
@@ -212,7 +215,7 @@ def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, .
             # primed, packed: refusal-aware from the profile the aware run learned (--profile)
             size = (pack or pack_size(spec)) if label == "packed" else 1
             options = Options([spec], seed=seed, max_examples=10**12, time_budget=seconds,
-                              jobs=jobs, max_findings=0, timeout=60.0, operators=operators,
+                              jobs=jobs, max_findings=0, operators=operators, timeout=timeout,
                               profile=Profile.from_json(learned) if learned else Profile(),
                               refusal_aware=label != "free", pack=size)
             stats = run(options)
@@ -241,11 +244,13 @@ def _refusal_line(spec: str, label: str, stats, options: Options) -> None:
         parts.append(f"{'as written' if form == SUITE else 'tensor form'} "
                      f"{100 * share:5.1f}% ({rate * share:5.1f}/s)")
     refused = len(options.profile.refused(spec))
+    timeouts = sum(c["timeout"] for c in stats.runs.get(spec, {}).values())
     print(f"refusal {spec:12s} {label:10s} {rate:6.1f} valid "
           f"programs/s, {stats.valid} in {stats.seconds:.0f} s ({stats.generated} drawn); "
           f"accepted: "
           f"{'; '.join(parts) or 'none judged'}; {stats.avoided} avoided, "
-          f"{refused} refused feature(s); {load()}", flush=True)
+          f"{refused} refused feature(s); {timeouts} timeout(s) of {options.timeout:g} s; "
+          f"{load()}", flush=True)
     if stats.packing:
         tally = stats.packing
         outcomes = ", ".join(f"{k.split()[1]} {v}" for k, v in sorted(tally.items())
@@ -274,12 +279,14 @@ def main() -> None:
     parser.add_argument("--pack", type=int, metavar="N",
                         help="with --refusal: from the learned profile, one program per model "
                              "and N per model (0: the runtime's default), side by side")
+    parser.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
+                        help="with --refusal: seconds per program (fuzz --timeout; default 20)")
     args = parser.parse_args()
     if args.refusal:
         # no compiled module cached between campaigns (IREE's cache): each pays its compiles
         os.environ.setdefault("ONNX_SEQ_TESTS_CACHE", "none")
         refusal(args.backends or ["onnxruntime"], args.refusal, args.seed,
-                tuple(args.operators), args.primed, args.pack, args.jobs)
+                tuple(args.operators), args.primed, args.pack, args.jobs, args.timeout)
         return
     if args.programs:
         throughput(args.programs, args.seed)
