@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from onnx_seq_tests._core.compare import compare_outputs, differences
-from onnx_seq_tests._core.differences import KINDS, SIGNATURE_KIND, Difference
-from onnx_seq_tests._core.value_kinds import parse_type
+from onnx_seq_tests._core.differences import SIGNATURE_KIND, Difference
+from onnx_seq_tests._core.value_kinds import KINDS, parse_type
 from onnx_seq_tests._fuzz.judge import Verdict
 from onnx_seq_tests._run.verifier import verify
 
@@ -66,7 +66,11 @@ def test_each_difference_is_a_record_its_message_is_rendered_from(expected, actu
 
 
 def test_every_kind_has_a_signature_word_and_a_bad_kind_is_refused():
-    assert set(SIGNATURE_KIND) == set(KINDS)
+    """The comparator's own kinds and each value kind's (its DIFFERENCES) are declared."""
+    declared = {kind for value_kind in KINDS for kind in value_kind.DIFFERENCES}
+    assert set(SIGNATURE_KIND) == declared | {"outputs", "count", "kind"}
+    assert set(SIGNATURE_KIND) >= {"optional", "length", "keys", "dtype", "shape", "value",
+                                   "bits"}
     with pytest.raises(ValueError, match="Difference.kind must be one of"):
         Difference("wrong", "1", "2")
 

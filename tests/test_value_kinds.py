@@ -1,15 +1,21 @@
 """The value kinds (`_core/value_kinds/`): every kind of the registry implements every part,
 and each part round-trips on a value of each kind (type text, TypeProto, .pb bytes, the
-comparison of a value with itself and with a value of another kind, IR checks, rendering);
-maps of every key type onnx allows through .pb files, compared exactly, in case files."""
+comparison of a value with itself and with a value of another kind, IR checks, rendering, the
+case-file form and its schema, runtimes' Python values, fingerprints); no module outside the
+kinds and the oracle names a map; maps of every key type onnx allows through .pb files,
+compared exactly, in case files."""
 
 import inspect
+import re
+from pathlib import Path
 
+import jsonschema
 import numpy as np
 import pytest
 import yaml
 from onnx import SequenceProto, TensorProto, helper, numpy_helper
 
+from onnx_seq_tests._casefile import json_schema
 from onnx_seq_tests._casefile.nodes import INVALID
 from onnx_seq_tests._casefile.tensors import DataReader
 from onnx_seq_tests._casefile.writer import cases_text, value_data
@@ -19,6 +25,8 @@ from onnx_seq_tests._core.problems import Problems
 from onnx_seq_tests._core.value_kinds import KINDS, decode, encode, parse_type
 from onnx_seq_tests._core.value_kinds.base import ValueType
 from onnx_seq_tests._core.value_kinds.map import KEY_TYPES
+from onnx_seq_tests._runtimes.outputs import contract_problem
+from onnx_seq_tests._suite.compiling import _canonical
 
 #: One value type of each kind (a type text), with a value of it.
 SAMPLES = {
@@ -34,7 +42,8 @@ PARTS = sorted(name for name, member in vars(ValueType).items()
 
 def test_every_kind_implements_every_part():
     assert set(PARTS) >= {"from_text", "type_proto", "from_type_proto", "encode", "decode",
-                          "holds", "describe", "differ", "check", "render", "untensorable"}
+                          "holds", "describe", "differ", "check", "render", "untensorable",
+                          "read_case", "case_data", "parts", "python_form"}
     for kind in KINDS:
         assert not inspect.isabstract(kind), (kind.__name__, kind.__abstractmethods__)
         for constant in ("WORD", "TYPE_FIELD", "PROTO", "FORMS"):
@@ -75,6 +84,74 @@ def test_each_part_of_each_kind(word):
     lines = value_type.render("  x: ", value, False)
     assert lines[0].startswith("  x: ") and len(lines) > 1
     assert bool(value_type.untensorable()) == (word == "map")
+
+
+def _parts_of(proto) -> list:
+    return [proto] + [p for part in value_kinds.proto_parts(proto) for p in _parts_of(part)]
+
+
+@pytest.mark.parametrize("word", sorted(SAMPLES))
+def test_each_kind_round_trips_through_every_room(word):
+    """The hooks each room dispatches through, on a value of each kind: written to a case file
+    (valid by the case schema), read back, to a .pb file and back (its protos walked within
+    limits), through runtimes' Python form and back, compared equal, fingerprinted alike, its
+    entries checked as a backend's output."""
+    text, value = SAMPLES[word]
+    value_type = parse_type(text)
+    written = cases_text([([], {"m": value_data(value, value_type, "input 'm'")})])
+    schema = json_schema.case_schema()
+    jsonschema.Draft7Validator({"$ref": "#/definitions/value", "definitions": schema[
+        "definitions"]}).validate(yaml.safe_load(written)[0]["m"])
+    read, problems = _read(yaml.compose(written).value[0].value[0][1], value_type)
+    assert problems == [] and value_kinds.differ(value, read, value_type, 0, 0) == []
+    proto = encode(read, value_type, "m")
+    assert all(isinstance(p, (TensorProto, *(k.PROTO for k in KINDS))) for p in _parts_of(proto))
+    assert len(_parts_of(proto)) > 1 or word == "tensor"
+    back = decode(proto)
+    assert value_kinds.differ(value, back, value_type, 0, 0) == []
+    api = value_kinds.from_api(value_kinds.to_api(back, value_type), value_type)
+    assert value_kinds.differ(value, api, value_type, 0, 0) == []
+    assert repr(_canonical(value)) == repr(_canonical(back)) != repr(_canonical(None))
+    assert contract_problem([back], [value_type]) is None
+    inside = value_kinds.entries(back, value_type)
+    assert inside is not None and all(t is not None for _, _, t in inside)
+    assert value_type.python_form() and value_type.render("  m: ", back, True)
+
+
+#: What names the map kind in code: its class, its case-file key, its key types, its protos and
+#: their fields, a test of a type text's prefix, a word that tells a map from other values.
+_MAP_NAMES = re.compile(r"\bMapType\b|\bMAP_KEY\w*|\bKEY_TYPES\b|\bMapProto\b|\bmap_type\b"
+                        r"|\bmap_values?\b|\bMapValues\b|\b_\w+_map\b|[\"']map\(?[\"']")
+#: Where a map may be named outside the kinds and the oracle (whose ML operators are the map
+#: kind's operators): onnxruntime's binding limits, facts about a runtime, kept as data.
+_MAY_NAME = {"_runtimes/backends.py": {'"map"'}}
+_PACKAGE = Path(value_kinds.__file__).resolve().parents[2]
+
+
+def _map_names(text: str) -> list[str]:
+    return _MAP_NAMES.findall(text)
+
+
+def test_no_module_outside_the_kinds_and_the_oracle_names_a_map():
+    """A new value kind is its module in `_core/value_kinds/`, its registry entry, its
+    operators and cases: every other room dispatches through the kind's hooks."""
+    found = {}
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        where = path.relative_to(_PACKAGE).as_posix()
+        if not where.startswith(("_core/value_kinds/", "_oracle/")):
+            names = set(_map_names(path.read_text(encoding="utf-8"))) - _MAY_NAME.get(where,
+                                                                                     set())
+            if names:
+                found[where] = sorted(names)
+    assert len(list(_PACKAGE.rglob("*.py"))) > 100
+    assert found == {}, "dispatch through the kind (a ValueType hook), do not name it"
+
+
+def test_the_map_name_check_can_fail():
+    assert _map_names('if isinstance(t, MapType) or "map(" in text or k == MAP_KEY: '
+                      '_bindable_map(proto.map_type, "map")') == [
+        "MapType", '"map("', "MAP_KEY", "_bindable_map", "map_type", '"map"']
+    assert _map_names("a map of keys, map(lambda x: x), self.maps, heatmap") == []
 
 
 # -- maps -------------------------------------------------------------------------------------

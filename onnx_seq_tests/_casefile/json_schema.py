@@ -26,7 +26,7 @@ import json
 import sys
 from typing import Any, cast
 
-from .._core import operators
+from .._core import operators, value_kinds
 from .._core.elements import ELEMENTS
 from .._core.value_kinds import TYPE_FORMS
 from . import vocabulary as casefile
@@ -150,11 +150,8 @@ def _value_definitions() -> dict:
     empty = {"type": "object", "additionalProperties": False, "required": ["optional"],
              "properties": {"optional": {"const": casefile.EMPTY_MARKER_VALUE}},
              "description": "An empty optional: {optional: empty}."}
-    pair = {"type": "array", "minItems": 2, "maxItems": 2,
-            "items": [{"type": ["string", "integer"]}, _ref("value")]}
-    a_map = {"type": "object", "additionalProperties": False, "required": [casefile.MAP_KEY],
-             "properties": {casefile.MAP_KEY: {"type": "array", "items": pair}},
-             "description": "A map: {map: [[key, value], ...]}."}
+    forms = value_kinds.case_schemas(_ref("value"))  # {map: [[key, value], ...]}
+    wrapped = [_ref(word) for word in forms]
     groups = sorted(ELEMENTS) + sorted(set(casefile.TYPE_GROUPS.values())) + ["default"]
     by_type = {
         "type": "object", "additionalProperties": False, "required": ["by_type"],
@@ -166,13 +163,13 @@ def _value_definitions() -> dict:
     return {
         "data": {"anyOf": [leaf, {"type": "array",
                                   "items": {"anyOf": [_ref("data"), _ref("by_type"),
-                                                      _ref("map")]}}],
+                                                      *wrapped]}}],
                  "description": "A tensor as nested lists (a scalar for rank 0), or a "
                                 "sequence as a list of tensors (each may be a by_type) or of "
                                 "maps."},
         "by_type": by_type,
-        "map": a_map,
-        "value": {"anyOf": [_ref("data"), empty, _ref("by_type"), _ref("map")]},
+        **forms,
+        "value": {"anyOf": [_ref("data"), empty, _ref("by_type"), *wrapped]},
         "values": {"type": "object", "additionalProperties": _ref("value"),
                    "description": "Graph value name -> value."},
     }

@@ -8,7 +8,7 @@ read); a declared shape must match the value's.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import yaml
@@ -17,16 +17,9 @@ from .._core.budgets import MAX_TENSOR_ELEMENTS
 from .._core.elements import ELEMENTS
 from .._core.errors import ScalarError
 from .._core.problems import quote
-from .._core.value_kinds import (
-    MapType,
-    OptionalType,
-    SequenceType,
-    TensorType,
-    ValueType,
-    innermost,
-)
+from .._core.value_kinds import CASE_KEYS, TensorType, ValueType, innermost
 from .nodes import INVALID, NodeReader, did_you_mean, is_null, keys, plain
-from .vocabulary import EMPTY_MARKER_KEY, EMPTY_MARKER_VALUE, MAP_KEY, TYPE_GROUPS
+from .vocabulary import EMPTY_MARKER_KEY, EMPTY_MARKER_VALUE, TYPE_GROUPS
 
 
 class DataReader(NodeReader):
@@ -57,71 +50,48 @@ class DataReader(NodeReader):
         return values if ok else INVALID
 
     def value(self, node, value_type: ValueType, what: str, top_level: bool = False):
-        """One value of `value_type`: an array, a list of arrays, or None (empty optional)."""
+        """One value of `value_type` as its kind reads its form (`ValueType.read_case`, with
+        this reader's primitives): an array, a list, a dict, or None (empty optional)."""
         if top_level and isinstance(node, yaml.MappingNode) and keys(node) == ["by_type"]:
             node = self.by_type(node.value[0][1], value_type, what)
             if node is INVALID:
                 return INVALID
-        if isinstance(value_type, OptionalType):
-            if isinstance(node, yaml.MappingNode) and keys(node) != [MAP_KEY]:
-                return None if self.empty_marker(node, what) else INVALID
-            return self.value(node, value_type.element, what)
-        if isinstance(value_type, MapType):
-            return self.map(node, value_type, what)
-        if isinstance(node, yaml.MappingNode):
-            if keys(node) == [EMPTY_MARKER_KEY]:
-                self.fail(node, f"{what} is {value_type}, not an optional; the empty-optional "
-                                "marker {optional: empty} is only for optional values")
-            else:
-                self.fail(node, f"{what} must be {_value_words(value_type)}, not a mapping")
-            return INVALID
-        if isinstance(value_type, SequenceType):
-            items = self.sequence(node, f"{what} ({value_type}, a list of tensors)")
-            if items is INVALID:
-                return INVALID
-            items = [self.by_type_element(item, value_type, what) for item in items]
-            elements = [INVALID if item is INVALID else
-                        self.value(item, value_type.element, f"element {i} of {what}")
-                        if isinstance(value_type.element, MapType) else
-                        self.tensor(item, cast(TensorType, value_type.element),
-                                    f"element {i} of {what}")
-                        for i, item in enumerate(items)]
-            return INVALID if any(e is INVALID for e in elements) else elements
-        return self.tensor(node, cast(TensorType, value_type), what)
+        return value_type.read_case(node, self, what)
 
-    def map(self, node, map_type: MapType, what: str):
-        """A map, `{map: [[key, value], ...]}`, as a dict in the pairs' order; INVALID when a
-        pair, a key (of the key type, once) or a value is not right."""
-        if not (isinstance(node, yaml.MappingNode) and keys(node) == [MAP_KEY]):
-            return self.fail(node, f"{what} is {map_type}: write it {{{MAP_KEY}: [[key, value], "
-                                   "...]}")
-        pairs = self.sequence(node.value[0][1], f"{what} ({map_type}, a list of [key, value])")
-        if pairs is INVALID:
-            return INVALID
-        found: dict = {}
-        ok = True
-        for i, pair in enumerate(pairs):
-            if not (isinstance(pair, yaml.SequenceNode) and len(pair.value) == 2
-                    and isinstance(pair.value[0], yaml.ScalarNode)):
-                self.fail(pair, f"entry {i} of {what} must be a pair [key, value]")
-                ok = False
-                continue
-            key_node, value_node = pair.value
-            try:
-                key = map_type.key.parse(key_node.value, quoted=not plain(key_node))
-            except ScalarError as error:
-                self.fail(key_node, f"key of entry {i} of {what}: {error}")
-                ok = False
-                continue
-            key = key if isinstance(key, str) else int(key)  # type: ignore[call-overload]
-            if key in found:
-                self.fail(key_node, f"{what} has the key {key!r} twice")
-                ok = False
-                continue
-            found[key] = self.value(value_node, map_type.value, f"the value of key {key!r} of "
-                                                                f"{what}")
-            ok = ok and found[key] is not INVALID
-        return found if ok else INVALID
+    # -- the primitives a kind reads its form with (value_kinds.forms.FormReader) ----------------
+
+    INVALID = INVALID
+
+    def items(self, node) -> list | None:
+        """The item nodes of a list; None when `node` is not a list."""
+        return list(node.value) if isinstance(node, yaml.SequenceNode) else None
+
+    def scalar(self, node) -> tuple[str, bool] | None:
+        """A scalar's text and whether it was quoted; None when `node` is not a scalar."""
+        return (node.value, not plain(node)) if isinstance(node, yaml.ScalarNode) else None
+
+    def unwrap(self, node, key: str):
+        """The node of `{key: node}`; None when `node` is not a mapping of that one key."""
+        if isinstance(node, yaml.MappingNode) and keys(node) == [key]:
+            return node.value[0][1]
+        return None
+
+    def other_mapping(self, node) -> bool:
+        """Whether `node` is a mapping, but of none of the kinds' keys (CASE_KEYS)."""
+        return isinstance(node, yaml.MappingNode) and not (
+            len(node.value) == 1 and keys(node)[0] in CASE_KEYS)
+
+    def refuse_mapping(self, node, value_type: ValueType, words: str, what: str) -> bool:
+        """Whether `node` is a mapping where a value of `value_type`, written as `words`, is
+        due (the empty-optional marker there is named as such); the problem is recorded."""
+        if not isinstance(node, yaml.MappingNode):
+            return False
+        if keys(node) == [EMPTY_MARKER_KEY]:
+            self.fail(node, f"{what} is {value_type}, not an optional; the empty-optional "
+                            "marker {optional: empty} is only for optional values")
+        else:
+            self.fail(node, f"{what} must be {words}, not a mapping")
+        return True
 
     def by_type_element(self, node, value_type: ValueType, what: str):
         """A sequence element may be {by_type: ...} too, so per-type tensors compose into
@@ -239,8 +209,3 @@ def _shape_matches(actual: tuple, declared: tuple) -> bool:
 def _shape_text(shape) -> str:
     return "[" + ", ".join("~" if d is None else str(d) for d in shape) + "]"
 
-
-def _value_words(value_type: ValueType) -> str:
-    if isinstance(value_type, SequenceType):
-        return f"a list of tensors ({value_type})"
-    return f"a number, string or nested list ({value_type})"

@@ -11,8 +11,7 @@ import re
 
 from onnx import AttributeProto as A
 
-from .._core.value_kinds import TYPE_FORMS
-from .._core.value_kinds.map import KEY_TYPES as MAP_KEY_TYPES
+from .._core.value_kinds import FORM_LETTERS, TYPE_FORMS
 
 CASE_KEYS = ("name", "doc", "opset", "ml_opset", "for_each", "inputs", "initializers",
              "outputs", "nodes", "data_sets", "tolerance")
@@ -42,8 +41,6 @@ DIM_NAME = re.compile("[{}][{}]*".format(*DIM_NAME_CHARACTERS))
 
 EMPTY_MARKER_KEY = "optional"
 EMPTY_MARKER_VALUE = "empty"
-#: A map value is written `{map: [[key, value], ...]}`: the one key of its mapping.
-MAP_KEY = "map"
 #: by_type groups: element kind -> the group key that covers it.
 TYPE_GROUPS = {"bool": "bool", "string": "string", "int": "integers", "float": "floats",
                "complex": "complexes"}
@@ -68,13 +65,15 @@ ATTRIBUTE_FORMS: dict[int, tuple[str, str | None]] = {
 def type_pattern(element_names, type_forms=TYPE_FORMS) -> str:
     """A regex (JSON Schema flavour) for the type strings of `type_forms` (of TYPE_FORMS) over
     `element_names` (regex alternatives, such as `\\{type\\}`), spaces allowed around
-    parentheses and commas; a map's key K one of MAP_KEY_TYPES, its value V a tensor type here
-    (the loader takes any type)."""
+    parentheses and commas; a letter of FORM_LETTERS (a map's key type K) one of its names, V
+    (any type) a tensor type here (the loader takes any type)."""
     elements = "|".join(element_names)
     forms = []
     for form in type_forms:
         text = re.escape(form.replace("V", "tensor(T)")).replace("T", f"({elements})")
-        text = text.replace("K", f"({'|'.join(MAP_KEY_TYPES)})").replace(r",\ ", " *, *")
+        for letter, names in FORM_LETTERS.items():
+            text = text.replace(letter, f"({'|'.join(names)})")
+        text = text.replace(r",\ ", " *, *")
         text = text.replace(r"\(", r" *\( *").replace(r"\)", r" *\) *")
         forms.append(text.replace(" * *", " *").strip(" *"))
     return rf"^ *({'|'.join(forms)}) *$"

@@ -25,15 +25,8 @@ from .._core.elements import BY_DTYPE, nan_bits, nan_text
 from .._core.errors import NotExpressible
 from .._core.operators import Opsets
 from .._core.problems import quote
-from .._core.value_kinds import (
-    MapType,
-    OptionalType,
-    SequenceType,
-    TensorType,
-    ValueType,
-    innermost,
-)
-from .vocabulary import ATTRIBUTE_FORMS, EMPTY_MARKER_KEY, EMPTY_MARKER_VALUE, MAP_KEY
+from .._core.value_kinds import TensorType, ValueType, innermost
+from .vocabulary import ATTRIBUTE_FORMS, EMPTY_MARKER_KEY, EMPTY_MARKER_VALUE
 
 # -- cases ----------------------------------------------------------------------------------------
 
@@ -189,20 +182,31 @@ class FlowMap(dict):
 
 
 def value_data(value, value_type: ValueType, what: str):
-    """A value as a case file writes it (None: the empty-optional marker)."""
-    if isinstance(value_type, OptionalType):
-        if value is None:
-            return {EMPTY_MARKER_KEY: EMPTY_MARKER_VALUE}
-        return value_data(value, value_type.element, what)
-    if isinstance(value_type, SequenceType):
-        return Flow(value_data(v, value_type.element, what) for v in value)
-    if isinstance(value_type, MapType):
-        return {MAP_KEY: [Flow([key, value_data(item, value_type.value, what)])
-                          for key, item in value.items()]}
-    array = np.asarray(value)
-    if cast(TensorType, value_type).shape == array.shape and not _nests(array.shape):
-        return Flow()  # no elements in a fixed shape such as [0, 3]: `[]` fills it
-    return tensor_data(array, what)
+    """A value as a case file writes it, as its kind writes its form (`ValueType.case_data`,
+    with this writer's primitives); an empty optional as the empty-optional marker."""
+    return value_type.case_data(value, _WRITER, what)
+
+
+class _Writer:
+    """The primitives a kind writes its form with (value_kinds.forms.FormWriter)."""
+
+    @staticmethod
+    def flow(items: list) -> Flow:
+        return Flow(items)
+
+    @staticmethod
+    def empty() -> dict:
+        return {EMPTY_MARKER_KEY: EMPTY_MARKER_VALUE}
+
+    @staticmethod
+    def tensor(value, tensor_type: ValueType, what: str):
+        array = np.asarray(value)
+        if cast(TensorType, tensor_type).shape == array.shape and not _nests(array.shape):
+            return Flow()  # no elements in a fixed shape such as [0, 3]: `[]` fills it
+        return tensor_data(array, what)
+
+
+_WRITER = _Writer()
 
 
 def tensor_data(array: np.ndarray, what: str):

@@ -12,26 +12,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: Every kind of difference, in the order the comparator checks them:
+#: Every kind of difference, each with the word of the fuzzer's signatures for it (a finding's
+#: signature names its file, so these stay as they were when they were read from the messages):
+#: the comparator's own,
 #:   outputs   the outputs are not a list at all (`got` describes what came)
 #:   count     a different number of outputs
-#:   optional  an empty optional where a value is expected, or a value where none is
 #:   kind      another value kind (a tensor for a sequence, a str for a tensor, ...)
-#:   length    a sequence of another length
-#:   keys      a map of other keys (or keys of another type: 0 is not '0')
-#:   dtype     a tensor of another element type
-#:   shape     a tensor of another shape
-#:   value     a tensor's values differ (`index` is the first, `differ` of `size` do)
-#:   bits      as value, but the first differing value is equal as a number and differs in
-#:             its bits only (the sign of a zero, a NaN's sign or payload)
-KINDS = ("outputs", "count", "optional", "kind", "length", "keys", "dtype", "shape", "value",
-         "bits")
+#: then each value kind's (its DIFFERENCES, which the registry `value_kinds/__init__.py`
+#: declares here): optional, length, keys, dtype, shape, value, bits.
+SIGNATURE_KIND = {"outputs": "count", "count": "count", "kind": "kind"}
 
-#: The words of the fuzzer's signatures for each kind (`backend:outcome:KIND:...`): a finding's
-#: signature names its file, so these stay as they were when they were read from the messages.
-SIGNATURE_KIND = {"outputs": "count", "count": "count", "optional": "optional", "kind": "kind",
-                  "length": "length", "keys": "keys", "dtype": "dtype", "shape": "shape",
-                  "value": "value", "bits": "value"}
+
+def declare(kinds: dict[str, tuple[str, str]]) -> None:
+    """Add a value kind's kinds of difference: kind -> (its signature word, the template of
+    its message over {e} and {g}, the expected and got texts)."""
+    for kind, (word, template) in kinds.items():
+        SIGNATURE_KIND[kind] = word
+        _TEMPLATES[kind] = template
 
 
 #: Where inside an output a difference is, outermost first: a sequence element (its int
@@ -43,7 +40,7 @@ Place = tuple[int | str, ...]
 class Difference:
     """One difference between an expected value and the one a backend gave."""
 
-    kind: str  # one of KINDS
+    kind: str  # one of SIGNATURE_KIND
     expected: str  # a short text of what was expected (a description, a dtype, a value...)
     got: str  # a short text of what came, alike
     output: int | None = None  # the output's position; None: the list of outputs as a whole
@@ -55,8 +52,8 @@ class Difference:
     data_set: int | None = None  # the data set it was found in, when one is known
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"Difference.kind must be one of {', '.join(KINDS)}, "
+        if self.kind not in SIGNATURE_KIND:
+            raise ValueError(f"Difference.kind must be one of {', '.join(SIGNATURE_KIND)}, "
                              f"not {self.kind!r}")
 
     def where(self, base: str | None = None) -> str:
@@ -75,9 +72,8 @@ class Difference:
 
     def text(self, base: str | None = None) -> str:
         """The message of this difference, without its data set; `base` as for where."""
-        what = _TEMPLATES.get(self.kind, "expected {e}, got {g}").format(e=self.expected,
-                                                                         g=self.got)
-        if self.kind in ("value", "bits") and self.differ > 1:
+        what = _TEMPLATES[self.kind].format(e=self.expected, g=self.got)
+        if self.differ > 1:
             what += f" ({self.differ} of {self.size} values differ)"
         where = self.where(base)
         return f"{where}: {what}" if where else what
@@ -96,8 +92,5 @@ class Difference:
 _TEMPLATES = {
     "outputs": "expected a list of {e} output(s), got {g}",
     "count": "expected {e} output(s), got {g}",
-    "length": "expected a sequence of length {e}, got length {g}",
-    "keys": "expected a map of keys {e}, got keys {g}",
-    "dtype": "expected dtype {e}, got {g}",
-    "shape": "expected shape {e}, got {g}",
+    "kind": "expected {e}, got {g}",
 }

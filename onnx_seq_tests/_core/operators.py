@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from onnx import ModelProto, defs, helper
 
+from .value_kinds import HOLDER_PREFIXES, from_schema_text
+
 OPTIONAL = defs.OpSchema.FormalParameterOption.Optional
 VARIADIC = defs.OpSchema.FormalParameterOption.Variadic
 
@@ -27,9 +29,6 @@ ML_DOMAIN = "ai.onnx.ml"
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
 _SEQUENCE_OR_OPTIONAL = ("seq(", "optional(")
-#: onnx's schemas write a map's tensor value by its element alone (`map(int64, float)`); the
-#: type text of this package (and of a ValueType) spells it `map(int64, tensor(float))`.
-_SHORT_MAP_VALUE = re.compile(r"map\((\w+), (\w+)\)")
 
 
 @functools.cache
@@ -157,9 +156,9 @@ def domain_of(op_type: str) -> str:
 @functools.cache
 def map_operators() -> tuple[str, ...]:
     """The ai.onnx.ml operators made for maps and sequences of maps: those with a type
-    constraint that admits `map(...)` or `seq(...)` (ZipMap, CastMap, DictVectorizer)."""
+    constraint that admits a type other than a tensor (ZipMap, CastMap, DictVectorizer)."""
     found = {s.name for s in _history() if s.domain == ML_DOMAIN
-             and any(t.startswith(("map(", "seq(")) for c in s.type_constraints
+             and any(t.startswith(HOLDER_PREFIXES) for c in s.type_constraints
                      for t in c.allowed_type_strs)}
     return tuple(sorted(found))
 
@@ -211,9 +210,9 @@ def constraint_types(op_schema: defs.OpSchema, param: str) -> tuple[str, ...] | 
 
 def type_strs(constraint: defs.OpSchema.TypeConstraintParam) -> tuple[str, ...]:
     """A type constraint's allowed type strings in this package's spelling (a map's tensor value
-    written `tensor(T)`, as onnx's type protos and `str(ValueType)` have it)."""
-    return tuple(_SHORT_MAP_VALUE.sub(r"map(\1, tensor(\2))", t)
-                 for t in constraint.allowed_type_strs)
+    written `tensor(T)`, as onnx's type protos and `str(ValueType)` have it:
+    `value_kinds.from_schema_text`)."""
+    return tuple(map(from_schema_text, constraint.allowed_type_strs))
 
 
 def admits_sequence_or_optional(type_strs: Iterable[str]) -> bool:

@@ -13,18 +13,11 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from onnx import (
-    AttributeProto,
-    GraphProto,
-    MapProto,
-    ModelProto,
-    OptionalProto,
-    SequenceProto,
-    TensorProto,
-)
+from onnx import AttributeProto, GraphProto, ModelProto, TensorProto
 
 from .._core.errors import ArgumentError, MissingFile, ReadError, Unreadable, one_line
 from .._core.problems import quote
+from .._core.value_kinds import proto_parts
 
 
 @dataclass(frozen=True)
@@ -206,19 +199,8 @@ def check_value(proto, path, limits: Limits = LIMITS, depth: int = 0) -> None:
         raise ReadError(f"{shown(path)}: values nested more than {limits.value_depth} deep")
     if isinstance(proto, TensorProto):
         check_tensor(proto, path, "the tensor", limits)
-    elif isinstance(proto, SequenceProto):
-        for item in [*proto.tensor_values, *proto.sequence_values, *proto.optional_values,
-                     *proto.map_values]:
-            check_value(item, path, limits, depth + 1)
-        for sparse in proto.sparse_tensor_values:
-            check_value(sparse.values, path, limits, depth + 1)
-            check_value(sparse.indices, path, limits, depth + 1)
-    elif isinstance(proto, OptionalProto):
-        for field in ("tensor_value", "sequence_value", "optional_value", "map_value"):
-            if proto.HasField(field):
-                check_value(getattr(proto, field), path, limits, depth + 1)
-    elif isinstance(proto, MapProto):
-        check_value(proto.values, path, limits, depth + 1)
+    for part in proto_parts(proto):
+        check_value(part, path, limits, depth + 1)
 
 
 def check_model(model: ModelProto, path, limits: Limits = LIMITS) -> None:

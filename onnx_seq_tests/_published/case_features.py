@@ -22,7 +22,7 @@ from .._core import operators
 from .._core.cases import proto_subgraphs, walk
 from .._core.elements import BY_DTYPE, PACKED_PER_BYTE
 from .._core.errors import OracleError
-from .._core.value_kinds import from_type_proto
+from .._core.value_kinds import HOLDER_PREFIXES, from_type_proto
 from .._oracle import oracle
 from .structure import static, traced
 
@@ -101,7 +101,7 @@ def matrix() -> dict[tuple[str, int], tuple[str, ...]]:
             allowed: set[str] = set()
             for constraint in op_schema.type_constraints:
                 types = operators.type_strs(constraint)
-                if any(t.startswith(("seq(", "optional(", "map(")) for t in types):
+                if any(t.startswith(HOLDER_PREFIXES) for t in types):
                     allowed.update(types)
             found[(op_type, version)] = tuple(sorted(allowed))
     return found

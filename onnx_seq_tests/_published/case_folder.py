@@ -13,24 +13,24 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
 
 import numpy as np
 import onnx
 from google.protobuf import unknown_fields
-from onnx import MapProto, ModelProto, OptionalProto, SequenceProto
+from onnx import ModelProto
 
 from .._core.errors import ArgumentError, MissingFile, ReadError, Unreadable, Unsupported, one_line
 from .._core.problems import quote
 from .._core.value_kinds import (
     UNREADABLE_KINDS,
-    MapType,
     OptionalType,
     SequenceType,
     TensorType,
     ValueType,
     decode,
     from_type_proto,
+    innermost_field,
+    proto_parts,
     type_text,
 )
 from .._suite.codec import proto_class
@@ -149,7 +149,7 @@ def _graph_types(model: ModelProto, role: str, model_path: str) -> list[ValueTyp
         except Exception as error:  # noqa: BLE001 - whatever type this tool cannot read
             problem = _first_line(error)
         which = f"graph {role} {quote(value.name)} is {type_text(value.type)}"
-        kind = UNREADABLE_KINDS.get(_innermost_kind(value.type) or "")
+        kind = UNREADABLE_KINDS.get(innermost_field(value.type) or "")
         if kind:
             what = f"this tool cannot read {kind}: {which}; it reads tensors and maps, and " \
                    "sequences and optionals of them"
@@ -157,20 +157,6 @@ def _graph_types(model: ModelProto, role: str, model_path: str) -> list[ValueTyp
         raise ReadError(f"{_shown(model_path)}: {which}, a type this tool cannot read "
                         f"({problem}); every one needs a tensor, sequence, optional or map type")
     return types
-
-
-def _innermost_kind(type_proto) -> str | None:
-    """The kind of value inside a TypeProto's sequences, optionals and maps
-    (`sparse_tensor_type`, ...)."""
-    for _ in range(64):
-        which = type_proto.WhichOneof("value")
-        if which == "map_type":
-            type_proto = type_proto.map_type.value_type
-            continue
-        if which not in ("sequence_type", "optional_type"):
-            return which
-        type_proto = getattr(type_proto, which).elem_type
-    return None
 
 
 def _listing(path: Path) -> tuple[set[str], list[str]]:
@@ -247,27 +233,14 @@ def _read_value(path: str | Path, value_type: ValueType, name: str, budget: _Bud
 
 
 def _has_unknown_fields(proto) -> bool:
-    if len(unknown_fields.UnknownFieldSet(proto)):
-        return True
-    if isinstance(proto, SequenceProto):
-        return any(_has_unknown_fields(t) for t in [*proto.tensor_values, *proto.map_values])
-    if isinstance(proto, MapProto):
-        return _has_unknown_fields(proto.values)
-    if isinstance(proto, OptionalProto):
-        for which in ("tensor_value", "sequence_value", "map_value"):
-            if proto.HasField(which):
-                return _has_unknown_fields(getattr(proto, which))
-    return False
+    return bool(len(unknown_fields.UnknownFieldSet(proto))) or any(
+        _has_unknown_fields(part) for part in proto_parts(proto))
 
 
 def _mismatch(value, value_type: ValueType) -> str | None:
     """What is wrong with a decoded value for its graph type, or None."""
     if isinstance(value_type, OptionalType):
         return None if value is None else _mismatch(value, value_type.element)
-    if isinstance(value_type, MapType):
-        messages: list[str] = []
-        value_type.check(value, "the map", {}, messages)
-        return messages[0] if messages else None
     if isinstance(value_type, SequenceType):
         if not isinstance(value, list):
             return "holds a tensor where a sequence belongs"
@@ -276,10 +249,13 @@ def _mismatch(value, value_type: ValueType) -> str | None:
             if problem:
                 return f"element {i}: {problem}"
         return None
+    if not isinstance(value_type, TensorType):  # any other kind: its own IR checks
+        messages: list[str] = []
+        value_type.check(value, f"the {value_type.WORD}", {}, messages)
+        return messages[0] if messages else None
     if not isinstance(value, np.ndarray):
         return "holds a sequence where a tensor belongs"
     got = value.dtype
-    value_type = cast(TensorType, value_type)
     if value_type.element.kind == "string":
         return None if got.kind == "O" else f"holds {got.name} values where strings belong"
     if got != np.dtype(value_type.element.dtype):

@@ -32,7 +32,7 @@ from onnx.backend.test.runner import Runner
 from .._core.compare import DEFAULT_ATOL, DEFAULT_RTOL, assert_outputs_match
 from .._core.errors import BackendSpecError, OutputMismatch
 from .._core.problems import path_argument
-from .._core.value_kinds import from_type_proto, map_values_as_tensors
+from .._core.value_kinds import from_api, from_type_proto
 from .._published.case_folder import read_tolerance, read_value
 from .._published.discovery import CaseRef, find_cases
 from .._runtimes.backends import check_backend, resolve
@@ -138,8 +138,8 @@ class SuiteBackendTest(Runner):
             types = [from_type_proto(o.type) for o in graph.output]
         data_set = getattr(self, "_data_set", "")
         label = "data set " + data_set.removeprefix("test_data_set_") if data_set else ""
-        if types is not None and len(types) == len(outputs):  # maps of Python scalars
-            outputs = [map_values_as_tensors(o, t) for o, t in zip(outputs, types, strict=True)]
+        if types is not None and len(types) == len(outputs):  # a Python API's own forms
+            outputs = [from_api(o, t) for o, t in zip(outputs, types, strict=True)]
         try:
             assert_outputs_match(ref_outputs, outputs, atol=atol, rtol=rtol, names=names,
                                  types=types)

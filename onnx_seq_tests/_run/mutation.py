@@ -21,7 +21,7 @@ from .._core.cases import Graph, walk
 from .._core.compare import compare_outputs
 from .._core.operators import domain_key, model_ml_opset, model_opset
 from .._core.suite_forms import SuiteForm
-from .._core.value_kinds import ValueType, from_type_proto
+from .._core.value_kinds import TYPE_PREFIXES, ValueType, from_type_proto
 from .._oracle import oracle
 from .._oracle.mutants import CATALOGUE
 from .._oracle.mutants.kit import Mutant, operator_table
@@ -185,7 +185,7 @@ def form_score(root: Path, form: SuiteForm, every: list[Mutant], originals: list
 
 #: A target starting so is a type: held by a case with a node that sees a value whose type
 #: string contains it (`tensor(float16)`, `seq(`); any other target is a feature label.
-TYPE_TARGET = ("tensor(", "seq(", "optional(", "map(")
+TYPE_TARGET = TYPE_PREFIXES
 
 
 @dataclass(frozen=True)

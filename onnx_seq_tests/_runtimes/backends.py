@@ -29,12 +29,11 @@ import types
 from functools import cache
 from typing import Any
 
-import numpy as np
-from onnx import ModelProto
+from onnx import ModelProto, TypeProto
 from onnx.backend.base import Backend, BackendRep
 
 from .._core.errors import BackendSpecError, CannotTake
-from .._core.value_kinds import ValueType, from_type_proto, map_values_as_tensors, type_text
+from .._core.value_kinds import ValueType, from_api, from_type_proto, kinds_in, to_api
 from .records import Record, names, record
 from .specs import REGISTRY
 
@@ -48,29 +47,29 @@ def builtin() -> tuple[str, ...]:
 
 
 class ReferenceRep(BackendRep):
-    """A prepared ReferenceEvaluator, fed positionally like any backend rep."""
+    """A prepared ReferenceEvaluator, fed positionally like any backend rep, each input as
+    runtimes' Python APIs take it (`value_kinds.to_api`: a map's 0-d array values as numpy
+    scalars, which its ai.onnx.ml operators read)."""
 
     def __init__(self, model: ModelProto):
         from onnx.reference import ReferenceEvaluator
 
         self._evaluator = ReferenceEvaluator(model)
         self._input_names = [i.name for i in model.graph.input]
+        self._input_types = [_value_type(i.type) for i in model.graph.input]
 
     def run(self, inputs, **kwargs):
-        feeds = dict(zip(self._input_names, map(_map_scalars, inputs), strict=True))
+        feeds = {name: to_api(value, value_type) for name, value, value_type
+                 in zip(self._input_names, inputs, self._input_types, strict=True)}
         return list(self._evaluator.run(None, feeds))
 
 
-def _map_scalars(value: Any) -> Any:
-    """`value` with each map's 0-d array values made numpy scalars, the form the reference
-    evaluator's ai.onnx.ml operators read (a DictVectorizer of 0-d arrays gives an array of
-    arrays); other values as they are."""
-    if isinstance(value, dict):
-        return {key: item[()] if isinstance(item, np.ndarray) and item.ndim == 0 else item
-                for key, item in value.items()}
-    if isinstance(value, list):
-        return [_map_scalars(item) for item in value]
-    return value
+def _value_type(proto: TypeProto) -> ValueType | None:
+    """The type a TypeProto describes; None for one this package does not read."""
+    try:
+        return from_type_proto(proto)
+    except (TypeError, KeyError):
+        return None
 
 
 class ReferenceBackend(Backend):
@@ -98,14 +97,17 @@ class OnnxruntimeBackend(Backend):
 
         kwargs.setdefault("intra_op_num_threads", 1)
         initializers = {t.name for t in model.graph.initializer}
-        map_inputs = [i for i in model.graph.input
-                      if i.name not in initializers and "map(" in type_text(i.type)]
-        for info in map_inputs:
-            _bindable_map(info.name, from_type_proto(info.type))
+        fed = [(i.name, _value_type(i.type)) for i in model.graph.input
+               if i.name not in initializers]
+        limited = [(k, value_type) for k, (name, value_type) in enumerate(fed)
+                   if value_type is not None and _bindable(name, value_type)]
         rep = onnxruntime.backend.prepare(model, device, **kwargs)
-        outputs = [from_type_proto(o.type) if "map(" in type_text(o.type) else None
-                   for o in model.graph.output]
-        return MapValues(rep, outputs, bool(map_inputs)) if any(outputs) or map_inputs else rep
+        outputs = [_value_type(o.type) for o in model.graph.output]
+        outputs = [t if t is not None and set(kinds_in(t)) & set(_OWN_FORM) else None
+                   for t in outputs]
+        if not any(outputs) and not limited:
+            return rep
+        return ApiValues(rep, outputs, limited)
 
     @classmethod
     def supports_device(cls, device: str) -> bool:
@@ -114,36 +116,51 @@ class OnnxruntimeBackend(Backend):
         return onnxruntime.backend.supports_device(device)
 
 
-#: The map types onnxruntime's Python API binds as an input: it converts a dict's values to
-#: float, so a map of int64, double or string values is refused by the session
-#: ("Unexpected input data type") or by the binding.
-_BINDABLE_MAPS = ("map(int64, tensor(float))", "map(string, tensor(float))")
+#: The kinds of value (value_kinds WORD) onnxruntime's Python API binds as an input only of
+#: some types: those types, and why. It converts a dict's values to float, so a map of int64,
+#: double or string values is refused by the session ("Unexpected input data type") or by the
+#: binding; and it binds no empty one ("Size of dictionary is empty").
+_BINDS_ONLY = {"map": (("map(int64, tensor(float))", "map(string, tensor(float))"),
+                       "it converts a dict's values to float")}
+#: The kinds whose values onnxruntime's Python API gives in a form of its own: a map's tensor
+#: values as Python scalars (ZipMap's `{0: 0.2, ...}`), made the value convention's by
+#: `value_kinds.from_api`.
+_OWN_FORM = ("map",)
 
 
-def _bindable_map(name: str, value_type: ValueType) -> None:
-    """CannotTake unless onnxruntime's Python API can feed a map input of `value_type`."""
-    if str(value_type) not in _BINDABLE_MAPS:
-        raise CannotTake(f"onnxruntime's Python API feeds a map input only as "
-                         f"{' or '.join(_BINDABLE_MAPS)} (it converts a dict's values to "
-                         f"float); input {name!r} is {value_type}")
+def _bindable(name: str, value_type: ValueType) -> bool:
+    """Whether an input of `value_type` is of a kind of _BINDS_ONLY (then of a type it binds);
+    CannotTake when it is of one and onnxruntime's Python API cannot feed it."""
+    for word in kinds_in(value_type):
+        if word in _BINDS_ONLY:
+            types, why = _BINDS_ONLY[word]
+            if str(value_type) not in types:
+                raise CannotTake(f"onnxruntime's Python API feeds a {word} input only as "
+                                 f"{' or '.join(types)} ({why}); input {name!r} is "
+                                 f"{value_type}")
+            return True
+    return False
 
 
-class MapValues(BackendRep):
-    """onnxruntime's rep for a model that takes or gives maps: onnxruntime's Python API gives
-    a map's tensor values as Python scalars (ZipMap's `{0: 0.2, ...}`); they become 0-d arrays
-    of the map's value type, as the value convention has them (a map's values are tensors). An
-    empty map input is refused: the binding cannot make one ("Size of dictionary is empty")."""
+class ApiValues(BackendRep):
+    """onnxruntime's rep for a model that takes or gives values its Python API holds in a form
+    of its own (_OWN_FORM) or binds only some types of (_BINDS_ONLY): what it gives is made
+    the value convention's (`value_kinds.from_api`: a map's Python scalar values become 0-d
+    arrays of the map's value type); an empty input of a _BINDS_ONLY kind is refused, as the
+    binding cannot make one."""
 
     def __init__(self, rep: BackendRep, types: list[ValueType | None],
-                 takes_maps: bool = False):
-        self.rep, self.types, self.takes_maps = rep, types, takes_maps
+                 limited: list[tuple[int, ValueType]]):
+        self.rep, self.types, self.limited = rep, types, limited
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:
-        if self.takes_maps and any(isinstance(v, dict) and not v for v in inputs):
-            raise CannotTake("onnxruntime's Python API cannot feed an empty map input (its "
-                             "binding stops: 'Size of dictionary is empty')")
+        for k, value_type in self.limited:
+            if not len(inputs[k]):
+                raise CannotTake(f"onnxruntime's Python API cannot feed an empty "
+                                 f"{value_type.WORD} input (its binding stops: 'Size of "
+                                 "dictionary is empty')")
         outputs = self.rep.run(inputs, **kwargs)
-        return tuple(map_values_as_tensors(value, value_type)
+        return tuple(from_api(value, value_type)
                      for value, value_type in zip(outputs, self.types, strict=True))
 
 

@@ -15,9 +15,7 @@ contract: the comparator judges it as a wrong answer of the runtime.
 
 from __future__ import annotations
 
-import numpy as np
-
-from .._core.value_kinds import MapType, OptionalType, SequenceType, ValueType
+from .._core.value_kinds import ValueType, entries
 
 #: The message of a contract violation starts with this.
 PREFIX = "adapter error: "
@@ -39,39 +37,16 @@ def contract_problem(outputs, types: list[ValueType] | None = None) -> str | Non
 
 
 def _value_problem(value, value_type: ValueType | None, where: str) -> str | None:
-    if value is None or isinstance(value, (np.ndarray, np.generic)):
-        return None
-    if isinstance(value, (list, tuple)):
-        element = _element_type(value_type)
-        for k, item in enumerate(value):
-            problem = _value_problem(item, element, f"{where}, element {k}")
-            if problem:
-                return problem
-        return None
-    if isinstance(value, dict):
-        inner = value_type.value if isinstance(value_type, MapType) else None
-        for key, item in value.items():
-            problem = _value_problem(item, inner, f"{where}, key {key!r}")
-            if problem:
-                return problem
-        return None
-    return f"{where} is {_a(type_name(value))}, expected {_expected(value_type)}"
-
-
-def _element_type(value_type: ValueType | None) -> ValueType | None:
-    while isinstance(value_type, OptionalType):
-        value_type = value_type.element
-    return value_type.element if isinstance(value_type, SequenceType) else None
-
-
-def _expected(value_type: ValueType | None) -> str:
-    if isinstance(value_type, OptionalType):
-        return f"None or {_expected(value_type.element)}"
-    if isinstance(value_type, SequenceType):
-        return "a list"
-    if isinstance(value_type, MapType):
-        return "a dict"
-    return "numpy.ndarray"
+    inside = entries(value, value_type)  # None: no kind's Python value
+    if inside is None:
+        expected = "numpy.ndarray" if value_type is None else value_type.python_form()
+        return f"{where} is {_a(type_name(value))}, expected {expected}"
+    for place, item, item_type in inside:
+        problem = _value_problem(item, item_type, f"{where}, " + (
+            f"element {place}" if isinstance(place, int) else place))
+        if problem:
+            return problem
+    return None
 
 
 def type_name(value) -> str:

@@ -26,6 +26,7 @@ from .._core.elements import ElementType
 from .._core.errors import CaseFileError, ModelError
 from .._core.problems import Problem, Problems, Where
 from .._core.suite_forms import SuiteForm
+from .._core.value_kinds import canonical
 from .._oracle import expectations
 from . import constant_form, tensor_io
 from .layout import SUITE, case_files
@@ -78,7 +79,8 @@ _PLACES = ("where", "expanded_from")  # where a case was written: its files do n
 def _canonical(value):
     """A value made of plain values, tuples, lists and dicts whose repr tells apart any two
     different values: a tuple stays a tuple, a list a list; arrays, element types and
-    dataclasses become one-key dicts."""
+    dataclasses become one-key dicts, a value of a kind with a form of its own (a map) that
+    form (`ValueType.canonical`)."""
     kind = type(value)
     if kind in _PLAIN:
         return value
@@ -86,8 +88,6 @@ def _canonical(value):
         return tuple(map(_canonical, value))
     if kind is list:
         return list(map(_canonical, value))
-    if kind is dict:  # a map value: its pairs in order (a MapProto keeps the order)
-        return {"map": tuple((_canonical(k), _canonical(v)) for k, v in value.items())}
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         data = (tuple(map(_canonical, array.ravel().tolist())) if array.dtype.kind == "O"
@@ -101,8 +101,11 @@ def _canonical(value):
             names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value)
                                           if f.name not in _PLACES)
         return {kind.__name__: tuple((n, _canonical(getattr(value, n))) for n in names)}
+    found = canonical(value, _canonical)  # a value kind's own (a map's pairs, in order)
+    if found is not None:
+        return found
     raise TypeError(f"fingerprint: no rule for a {kind.__name__} value; add one to "
-                    "compiling._canonical")
+                    "compiling._canonical or to its value kind's `canonical`")
 
 
 # -- many case files, in worker processes --------------------------------------------------------

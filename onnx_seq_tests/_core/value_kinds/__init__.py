@@ -17,27 +17,31 @@ holds is decided by the graph value's type, never guessed from bytes.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, cast
 
-import numpy as np
 import onnx
 from onnx import TypeProto
 
+from .. import differences
 from ..differences import Difference, Place
 from ..elements import BY_PROTO
 from ..errors import TypeTextError
 from ..problems import quote
-from .base import Comparing, Shape, ValueType
+from .base import Comparing, Entry, Shape, ValueType
 from .map import MapType
 from .optional import OptionalType
 from .sequence import SequenceType
 from .tensor import TensorType
 from .text import shown
 
-__all__ = ["KINDS", "TYPE_FORMS", "UNREADABLE_KINDS", "MapType", "OptionalType", "SequenceType",
-           "Shape", "TensorType", "ValueType", "boundary_types", "decode", "describe", "differ",
-           "encode", "from_type_proto", "innermost", "kind_of_value", "kinds_in",
-           "map_values_as_tensors", "parse_type", "to_type_proto", "type_text"]
+__all__ = ["CASE_KEYS", "FORM_LETTERS", "HOLDER_PREFIXES", "KINDS", "TYPE_FORMS",
+           "TYPE_PREFIXES", "UNREADABLE_KINDS", "MapType", "OptionalType",
+           "SequenceType", "Shape", "TensorType", "ValueType", "boundary_types",
+           "canonical", "case_schemas", "decode", "describe", "differ",
+           "encode", "entries", "from_api", "from_schema_text", "from_type_proto",
+           "innermost", "innermost_field", "kind_of_value", "kinds_in", "parse_type",
+           "proto_parts", "to_api", "to_type_proto", "type_text"]
 
 #: Every value kind, in the order a value of unknown type is matched against them (`holds`).
 KINDS: tuple[type[ValueType], ...] = (OptionalType, TensorType, SequenceType, MapType)
@@ -45,6 +49,17 @@ KINDS: tuple[type[ValueType], ...] = (OptionalType, TensorType, SequenceType, Ma
 #: Every form a value type takes, T an element type name; `parse_type` reads exactly these.
 TYPE_FORMS = tuple(form for kind in (TensorType, MapType, SequenceType, OptionalType)
                    for form in kind.FORMS)
+
+#: How each kind's type text starts (`seq(`), and those of the kinds that hold other types.
+TYPE_PREFIXES = tuple(f"{kind.WORD}(" for kind in KINDS)
+HOLDER_PREFIXES = tuple(f"{kind.WORD}(" for kind in KINDS if kind is not TensorType)
+#: The letters of TYPE_FORMS other than T and V, each with the names it stands for.
+FORM_LETTERS = {letter: names for kind in KINDS for letter, names in kind.LETTERS.items()}
+#: The one keys of the mappings case files write values of some kind as (`{map: ...}`).
+CASE_KEYS = tuple(kind.CASE_KEY for kind in KINDS if kind.CASE_KEY)
+
+for _kind in KINDS:
+    differences.declare(_kind.DIFFERENCES)
 
 _BY_WORD = {kind.WORD: kind for kind in KINDS}
 _BY_FIELD = {kind.TYPE_FIELD: kind for kind in KINDS}
@@ -83,6 +98,27 @@ def from_type_proto(proto: TypeProto) -> ValueType:
 
 #: The value kinds onnx has that this tool cannot read, by TypeProto field, as messages say them.
 UNREADABLE_KINDS = {"sparse_tensor_type": "a sparse tensor", "opaque_type": "an opaque value"}
+
+
+def from_schema_text(text: str) -> str:
+    """A type text of onnx's operator schemas in this package's spelling (`str(ValueType)`):
+    `map(int64, float)` is `map(int64, tensor(float))`."""
+    for kind in KINDS:
+        text = kind.from_schema_text(text)
+    return text
+
+
+def innermost_field(proto: TypeProto) -> str | None:
+    """The TypeProto field of the kind at the bottom of a type, read or not
+    (`sparse_tensor_type` for `seq(sparse_tensor(float))`); None when nested too deep."""
+    for _ in range(64):
+        which = proto.WhichOneof("value")
+        kind = _BY_FIELD.get(which or "")
+        inner = kind.inner_type_protos(proto) if kind else []
+        if not inner:
+            return which if which is None else str(which)
+        proto = inner[0]
+    return None
 
 
 def type_text(proto: TypeProto, depth: int = 64) -> str:
@@ -164,20 +200,52 @@ def _differ(expected: Any, actual: Any, value_type: ValueType | None, elements: 
     return value_type.differ(expected, actual, elements, comparing)
 
 
-def map_values_as_tensors(value: Any, value_type: ValueType | None) -> Any:
-    """`value` with each map's values made 0-d arrays of the map's value type, as the value
-    convention has them: a runtime's Python API (onnxruntime's) gives a map's tensor values as
-    Python scalars (ZipMap's `{0: 0.2, ...}`)."""
-    if isinstance(value_type, OptionalType) and value is not None:
-        return map_values_as_tensors(value, value_type.element)
-    if isinstance(value_type, SequenceType) and isinstance(value, list):
-        return [map_values_as_tensors(item, value_type.element) for item in value]
-    if isinstance(value_type, MapType) and isinstance(value, dict):
-        inner = value_type.value
-        if not isinstance(inner, TensorType):
-            return {key: map_values_as_tensors(item, inner) for key, item in value.items()}
-        return {key: np.asarray(item, dtype=inner.element.dtype) for key, item in value.items()}
-    return value
+def to_api(value: Any, value_type: ValueType | None) -> Any:
+    """`value` as runtimes' Python APIs take it (a map's tensor values as numpy scalars, for
+    the reference evaluator); as it is when no type is known."""
+    return value if value_type is None else value_type.to_api(value, to_api)
+
+
+def from_api(value: Any, value_type: ValueType | None) -> Any:
+    """A value a runtime's Python API gave, in the backend convention (a map's Python scalar
+    values, onnxruntime's ZipMap's `{0: 0.2, ...}`, as 0-d arrays of the map's value type); as
+    it is when no type is known."""
+    return value if value_type is None else value_type.from_api(value, from_api)
+
+
+def entries(value: Any, value_type: ValueType | None) -> list[Entry] | None:
+    """The values directly inside `value`, by the kind its Python value has, each with its
+    place and its type when `value_type` (the declared one, or None) is of that kind; None
+    when no kind holds a value of this Python type."""
+    kind = next((kind for kind in KINDS if kind.holds(value)), None)
+    if kind is None:
+        return None
+    present = None if value_type is None else value_type.present()
+    return (present if isinstance(present, kind) else kind.bare()).entries(value)
+
+
+def canonical(value: Any, recurse: Callable[[Any], Any]) -> Any:
+    """The fingerprint form of a Python value of a kind that has one of its own (a map's);
+    None for any other value."""
+    for kind in KINDS:
+        if kind.holds(value):
+            found = kind.canonical(value, recurse)
+            if found is not None:
+                return found
+    return None
+
+
+def proto_parts(proto: Any) -> list[Any]:
+    """The protos inside a value's proto (none for a TensorProto or an unknown proto)."""
+    kind = _BY_PROTO.get(type(proto))
+    return [] if kind is None else kind.proto_parts(proto)
+
+
+def case_schemas(value: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The JSON Schema of each kind's case-file mapping, by the kind's WORD (`map`); `value`
+    the schema of any value."""
+    return {kind.WORD: schema for kind in KINDS
+            if (schema := kind.case_schema(value)) is not None}
 
 
 def kinds_in(value_type: ValueType) -> tuple[str, ...]:

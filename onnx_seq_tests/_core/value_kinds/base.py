@@ -22,6 +22,7 @@ from onnx import TypeProto
 from ..differences import Difference, Place
 from ..errors import TypeTextError
 from ..problems import quote
+from .forms import FormReader, FormWriter
 
 Dim = int | str | None
 Shape = tuple[Dim, ...] | None
@@ -30,6 +31,11 @@ Shape = tuple[Dim, ...] | None
 Differ = Callable[[Any, Any, "ValueType | None", Place], list[Difference]]
 #: A named dim's first size and where it was seen, shared by the values of one data set.
 Bindings = dict[str, tuple[int, str]]
+#: What a walk does to a value inside another: (the value, its type) -> the new value.
+Change = Callable[[Any, "ValueType"], Any]
+#: A value inside another: its place there (a sequence element's position, `key 'a'`), the
+#: value, its type (None when not known).
+Entry = tuple[int | str, Any, "ValueType | None"]
 
 @dataclass(frozen=True)
 class Comparing:
@@ -59,6 +65,9 @@ class ValueType(ABC):
     PROTO: ClassVar[type]
     #: Its type forms in type text, T an element type (K a map key type), for messages.
     FORMS: ClassVar[tuple[str, ...]]
+    #: The kinds of Difference its comparison finds (`differ`): kind -> (the word of the
+    #: fuzzer's signatures for it, the template of its message over {e} and {g}).
+    DIFFERENCES: ClassVar[dict[str, tuple[str, str]]] = {}
 
     @abstractmethod
     def __str__(self) -> str:
@@ -133,6 +142,87 @@ class ValueType(ABC):
         """The lines `show` prints for a value, the first starting with `head`
         (`  name: `)."""
 
+    # -- the case-file form (`_casefile/`) ---------------------------------------------------
+
+    #: The one key of the mapping a case file writes a value of this kind as (`{map: ...}`);
+    #: "" when its form is no such mapping.
+    CASE_KEY: ClassVar[str] = ""
+    #: The letters of FORMS other than T (an element type) and V (a type), each with the names
+    #: it stands for (a map's key type K).
+    LETTERS: ClassVar[dict[str, tuple[str, ...]]] = {}
+
+    @abstractmethod
+    def read_case(self, node: Any, form: FormReader, what: str) -> Any:
+        """The value a case file writes at `node` (`what` names it in messages), or
+        form.INVALID with the problems recorded."""
+
+    @abstractmethod
+    def case_data(self, value: Any, form: FormWriter, what: str) -> Any:
+        """`value` as a case file writes it: plain data (lists, dicts, scalars) and the
+        writer's own forms."""
+
+    @classmethod
+    def case_schema(cls, value: dict[str, Any]) -> dict[str, Any] | None:
+        """The JSON Schema of CASE_KEY's mapping, `value` the schema of any value; None when
+        the kind has no such mapping."""
+        return None
+
+    # -- Python values inside other values ---------------------------------------------------
+
+    @abstractmethod
+    def parts(self, value: Any, change: Change) -> Any:
+        """`value` with each value directly inside it (a sequence's elements, a present
+        optional's value, a map's values) made `change(item, its type)`; a value not of this
+        kind, or of none inside (a tensor), as it is."""
+
+    def entries(self, value: Any) -> list[Entry]:
+        """The values directly inside a Python value of this kind, each with its place inside
+        it (an element's position, `key 'a'`) and its type (None when not known: a bare
+        type's)."""
+        return []
+
+    def present(self) -> ValueType:
+        """The type a value of this type has when it is there (an optional's element's)."""
+        return self
+
+    @abstractmethod
+    def python_form(self) -> str:
+        """What the backend convention holds a value of this type as, for messages:
+        `numpy.ndarray`, `a list`."""
+
+    def to_api(self, value: Any, recurse: Change) -> Any:
+        """`value` as runtimes' Python APIs take it (onnxruntime's, the reference
+        evaluator's): what lies inside through `recurse`."""
+        return self.parts(value, recurse)
+
+    def from_api(self, value: Any, recurse: Change) -> Any:
+        """A value such a Python API gives, in the backend convention: what lies inside
+        through `recurse`."""
+        return self.parts(value, recurse)
+
+    @classmethod
+    def canonical(cls, value: Any, recurse: Callable[[Any], Any]) -> Any:
+        """A value of plain values, tuples and one-key dicts whose repr tells apart any two
+        values of this kind, the values inside through `recurse` (for fingerprints); None when
+        its Python value is made of lists, arrays and None, which have their own."""
+        return None
+
+    @classmethod
+    def proto_parts(cls, proto: Any) -> list[Any]:
+        """The protos a PROTO holds directly (the TensorProtos of a sparse tensor too)."""
+        return []
+
+    @classmethod
+    def inner_type_protos(cls, proto: TypeProto) -> list[TypeProto]:
+        """The TypeProtos a TypeProto of this kind holds directly, read or not."""
+        return []
+
+    @classmethod
+    def from_schema_text(cls, text: str) -> str:
+        """A type text of onnx's operator schemas (`allowed_type_strs`) with this kind's types
+        spelled as `str()` spells them; `text` when they are spelled alike."""
+        return text
+
 
 @dataclass(frozen=True)
 class Holder(ValueType):
@@ -170,6 +260,10 @@ class Holder(ValueType):
 
     def innermost(self) -> ValueType:
         return self.element.innermost()
+
+    @classmethod
+    def inner_type_protos(cls, proto: TypeProto) -> list[TypeProto]:
+        return [getattr(proto, cls.TYPE_FIELD).elem_type]
 
     def untensorable(self) -> str:
         return self.element.untensorable()

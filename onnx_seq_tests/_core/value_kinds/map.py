@@ -9,6 +9,7 @@ each key's value is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -18,14 +19,17 @@ from onnx import MapProto, SequenceProto, TensorProto, TypeProto, helper
 
 from ..differences import Difference, Place
 from ..elements import BY_PROTO, ELEMENTS, ElementType
-from ..errors import TypeTextError
+from ..errors import ScalarError, TypeTextError
 from ..problems import quote
-from .base import Bindings, Comparing, Shape, ValueType
+from .base import Bindings, Change, Comparing, Entry, Shape, ValueType
+from .forms import FormReader, FormWriter
 from .sequence import SEQUENCE_FIELDS
 from .text import array_text, cut, indented
 
 #: The key types onnx allows (onnx.proto: MapProto's key_type).
 KEY_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "string")
+#: A map type of onnx's schemas whose value is written by its element alone.
+_SHORT_VALUE = re.compile(r"map\((\w+), (\w+)\)")
 
 
 @dataclass(frozen=True)
@@ -37,7 +41,12 @@ class MapType(ValueType):
     TYPE_FIELD: ClassVar[str] = "map_type"
     PROTO: ClassVar[type] = MapProto
     FORMS: ClassVar[tuple[str, ...]] = ("map(K, V)",)
-    #: A map's values may be of any kind (MapProto's values are a SequenceProto).
+    LETTERS: ClassVar[dict[str, tuple[str, ...]]] = {"K": KEY_TYPES}
+    #: A case file writes a map `{map: [[key, value], ...]}`, its pairs in the dict's order.
+    CASE_KEY: ClassVar[str] = "map"
+    #: keys: a map of other keys (or keys of another type: 0 is not '0').
+    DIFFERENCES: ClassVar[dict[str, tuple[str, str]]] = {
+        "keys": ("keys", "expected a map of keys {e}, got keys {g}")}
 
     def __str__(self) -> str:
         return f"map({self.key.name}, {self.value})"
@@ -64,6 +73,16 @@ class MapType(ValueType):
 
     def innermost(self) -> ValueType:
         return self.value.innermost()
+
+    @classmethod
+    def inner_type_protos(cls, proto: TypeProto) -> list[TypeProto]:
+        return [proto.map_type.value_type]
+
+    @classmethod
+    def from_schema_text(cls, text: str) -> str:
+        """onnx's schemas write a map's tensor value by its element alone (`map(int64,
+        float)`); `str()` spells it `map(int64, tensor(float))`."""
+        return _SHORT_VALUE.sub(r"map(\1, tensor(\2))", text)
 
     def inner_types(self) -> tuple[ValueType, ...]:
         return (self.value,)
@@ -150,6 +169,97 @@ class MapType(ValueType):
             else:
                 lines += self.value.render(first, item, full)
         return lines + [pad + "}"]
+
+    # -- its case-file form ------------------------------------------------------------------
+
+    def read_case(self, node: Any, form: FormReader, what: str) -> Any:
+        """`{map: [[key, value], ...]}` as a dict in the pairs' order; INVALID when a pair, a
+        key (of the key type, once) or a value is not right."""
+        pairs = form.unwrap(node, self.CASE_KEY)
+        if pairs is None:
+            return form.fail(node, f"{what} is {self}: write it {{{self.CASE_KEY}: [[key, "
+                                   "value], ...]}")
+        pairs = form.sequence(pairs, f"{what} ({self}, a list of [key, value])")
+        if pairs is form.INVALID:
+            return form.INVALID
+        found: dict[Any, Any] = {}
+        ok = True
+        for i, pair in enumerate(pairs):
+            items = form.items(pair)
+            key = self._case_key(pair, items, form, f"entry {i} of {what}")
+            if key is form.INVALID or items is None:
+                ok = False
+            elif key in found:
+                form.fail(items[0], f"{what} has the key {key!r} twice")
+                ok = False
+            else:
+                found[key] = self.value.read_case(items[1], form,
+                                                  f"the value of key {key!r} of {what}")
+                ok = ok and found[key] is not form.INVALID
+        return found if ok else form.INVALID
+
+    def _case_key(self, pair: Any, items: list[Any] | None, form: FormReader, what: str) -> Any:
+        """The key of a pair [key, value] (its `items`), or INVALID."""
+        key = form.scalar(items[0]) if items is not None and len(items) == 2 else None
+        if key is None or items is None:
+            return form.fail(pair, f"{what} must be a pair [key, value]")
+        text, quoted = key
+        try:
+            parsed = self.key.parse(text, quoted=quoted)
+        except ScalarError as error:
+            return form.fail(items[0], f"key of {what}: {error}")
+        return parsed if isinstance(parsed, str) else int(parsed)  # type: ignore[call-overload]
+
+    def case_data(self, value: Any, form: FormWriter, what: str) -> Any:
+        return {self.CASE_KEY: [form.flow([key, self.value.case_data(item, form, what)])
+                                for key, item in value.items()]}
+
+    @classmethod
+    def case_schema(cls, value: dict[str, Any]) -> dict[str, Any] | None:
+        pair = {"type": "array", "minItems": 2, "maxItems": 2,
+                "items": [{"type": ["string", "integer"]}, value]}
+        return {"type": "object", "additionalProperties": False, "required": [cls.CASE_KEY],
+                "properties": {cls.CASE_KEY: {"type": "array", "items": pair}},
+                "description": "A map: {map: [[key, value], ...]}."}
+
+    # -- its Python value inside others, and as runtimes' Python APIs have it ----------------
+
+    def parts(self, value: Any, change: Change) -> Any:
+        if not isinstance(value, dict):
+            return value
+        return {key: change(item, self.value) for key, item in value.items()}
+
+    def entries(self, value: Any) -> list[Entry]:
+        return [(f"key {key!r}", item, self.value) for key, item in value.items()]
+
+    def python_form(self) -> str:
+        return "a dict"
+
+    def to_api(self, value: Any, recurse: Change) -> Any:
+        """A map's tensor values as numpy scalars (0-d arrays made so), the form the
+        reference evaluator's ai.onnx.ml operators read (a DictVectorizer of 0-d arrays gives
+        an array of arrays)."""
+        if self.value.WORD != "tensor" or not isinstance(value, dict):
+            return self.parts(value, recurse)
+        return {key: item[()] if isinstance(item, np.ndarray) and item.ndim == 0 else item
+                for key, item in value.items()}
+
+    def from_api(self, value: Any, recurse: Change) -> Any:
+        """A runtime's Python API (onnxruntime's) gives a map's tensor values as Python
+        scalars (ZipMap's `{0: 0.2, ...}`): each made a 0-d array of the map's value type."""
+        if self.value.WORD != "tensor" or not isinstance(value, dict):
+            return self.parts(value, recurse)
+        dtype = self.value.element.dtype  # type: ignore[attr-defined]  # a tensor type's
+        return {key: np.asarray(item, dtype=dtype) for key, item in value.items()}
+
+    @classmethod
+    def canonical(cls, value: Any, recurse: Callable[[Any], Any]) -> Any:
+        """Its pairs in order (a MapProto keeps the order)."""
+        return {cls.WORD: tuple((recurse(k), recurse(v)) for k, v in value.items())}
+
+    @classmethod
+    def proto_parts(cls, proto: Any) -> list[Any]:
+        return [proto.values]
 
 
 def _keys_text(value: dict[Any, Any]) -> str:

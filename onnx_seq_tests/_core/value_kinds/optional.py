@@ -13,7 +13,8 @@ from typing import Any, ClassVar
 from onnx import OptionalProto
 
 from ..differences import Difference, Place
-from .base import Bindings, Comparing, Holder
+from .base import Bindings, Change, Comparing, Holder, ValueType
+from .forms import FormReader, FormWriter
 
 #: OptionalProto's field and elem_type of each element kind, by the kind's word.
 _FIELDS = {"tensor": ("tensor_value", OptionalProto.TENSOR),
@@ -31,6 +32,9 @@ class OptionalType(Holder):
     FORMS: ClassVar[tuple[str, ...]] = ("optional(tensor(T))", "optional(seq(tensor(T)))",
                                         "optional(map(K, V))")
     ELEMENTS: ClassVar[tuple[str, ...]] = ("tensor", "seq", "map")
+    #: optional: an empty optional where a value is expected, or a value where none is.
+    DIFFERENCES: ClassVar[dict[str, tuple[str, str]]] = {
+        "optional": ("optional", "expected {e}, got {g}")}
     REFUSAL: ClassVar[str] = "an optional cannot hold an optional"
 
     def encode(self, value: Any, empty_optional: str) -> OptionalProto:
@@ -75,6 +79,32 @@ class OptionalType(Holder):
     def check(self, value: Any, label: str, bindings: Bindings, messages: list[str]) -> None:
         if value is not None:
             self.element.check(value, label, bindings, messages)
+
+    def read_case(self, node: Any, form: FormReader, what: str) -> Any:
+        """The empty-optional marker `{optional: empty}`, or the element's form."""
+        if form.other_mapping(node):
+            return None if form.empty_marker(node, what) else form.INVALID
+        return self.element.read_case(node, form, what)
+
+    def case_data(self, value: Any, form: FormWriter, what: str) -> Any:
+        return form.empty() if value is None else self.element.case_data(value, form, what)
+
+    def parts(self, value: Any, change: Change) -> Any:
+        return value if value is None else change(value, self.element)
+
+    def present(self) -> ValueType:
+        return self.element.present()
+
+    def python_form(self) -> str:
+        return f"None or {self.element.python_form()}"
+
+    @classmethod
+    def proto_parts(cls, proto: Any) -> list[Any]:
+        found = [getattr(proto, field) for field in (*(f for f, _ in _FIELDS.values()),
+                                                     "optional_value") if proto.HasField(field)]
+        if proto.HasField("sparse_tensor_value"):
+            found += [proto.sparse_tensor_value.values, proto.sparse_tensor_value.indices]
+        return found
 
     def render(self, head: str, value: Any, full: bool) -> list[str]:
         """`optional(empty), type=optional(tensor(float))`, or `optional of ` and the

@@ -13,7 +13,8 @@ from typing import Any, ClassVar
 from onnx import SequenceProto
 
 from ..differences import Difference, Place
-from .base import Bindings, Comparing, Holder
+from .base import Bindings, Change, Comparing, Entry, Holder
+from .forms import FormReader, FormWriter
 from .text import array_text, dtype_name, indented, shape_text
 
 #: SequenceProto's field and elem_type for elements of each kind, by the kind's word (a
@@ -30,6 +31,9 @@ class SequenceType(Holder):
     TYPE_FIELD: ClassVar[str] = "sequence_type"
     PROTO: ClassVar[type] = SequenceProto
     FORMS: ClassVar[tuple[str, ...]] = ("seq(tensor(T))", "seq(map(K, V))")
+    #: length: a sequence of another length.
+    DIFFERENCES: ClassVar[dict[str, tuple[str, str]]] = {
+        "length": ("length", "expected a sequence of length {e}, got length {g}")}
     ELEMENTS: ClassVar[tuple[str, ...]] = ("tensor", "map")
     REFUSAL: ClassVar[str] = "a sequence holds tensors or maps, write seq(tensor(T)) or " \
         "seq(map(K, V))"
@@ -75,6 +79,37 @@ class SequenceType(Holder):
             return
         for i, element in enumerate(value):
             self.element.check(element, f"{label}, element {i}", bindings, messages)
+
+    def read_case(self, node: Any, form: FormReader, what: str) -> Any:
+        """A list of the elements' forms, each may be a `{by_type: ...}`."""
+        if form.refuse_mapping(node, self, f"a list of tensors ({self})", what):
+            return form.INVALID
+        items = form.sequence(node, f"{what} ({self}, a list of tensors)")
+        if items is form.INVALID:
+            return form.INVALID
+        items = [form.by_type_element(item, self, what) for item in items]
+        elements = [form.INVALID if item is form.INVALID else
+                    self.element.read_case(item, form, f"element {i} of {what}")
+                    for i, item in enumerate(items)]
+        return form.INVALID if any(e is form.INVALID for e in elements) else elements
+
+    def case_data(self, value: Any, form: FormWriter, what: str) -> Any:
+        return form.flow([self.element.case_data(v, form, what) for v in value])
+
+    def parts(self, value: Any, change: Change) -> Any:
+        return [change(v, self.element) for v in value] if isinstance(value, list) else value
+
+    def entries(self, value: Any) -> list[Entry]:
+        return [(k, item, self.element) for k, item in enumerate(value)]
+
+    def python_form(self) -> str:
+        return "a list"
+
+    @classmethod
+    def proto_parts(cls, proto: Any) -> list[Any]:
+        found = [part for field, _ in SEQUENCE_FIELDS.values() for part in getattr(proto, field)]
+        return found + [part for sparse in proto.sparse_tensor_values
+                        for part in (sparse.values, sparse.indices)]
 
     def render(self, head: str, value: Any, full: bool) -> list[str]:
         """`sequence(len=N), element_shape=(2, 3), element_dtype=float32`, then `[`, one

@@ -19,7 +19,8 @@ from ..differences import Difference, Place
 from ..elements import BY_DTYPE, BY_PROTO, ELEMENTS, ElementType, is_nan, nan_text
 from ..errors import TypeTextError
 from ..problems import quote
-from .base import Bindings, Comparing, Dim, Shape, ValueType
+from .base import Bindings, Change, Comparing, Dim, Shape, ValueType
+from .forms import FormReader, FormWriter
 from .text import array_text, dtype_name, dtype_text, indented, shape_text, shown
 
 
@@ -32,6 +33,13 @@ class TensorType(ValueType):
     TYPE_FIELD: ClassVar[str] = "tensor_type"
     PROTO: ClassVar[type] = TensorProto
     FORMS: ClassVar[tuple[str, ...]] = ("tensor(T)",)
+    #: dtype, shape: another element type, shape; value: the values differ (`index` is the
+    #: first, `differ` of `size` do); bits: as value, but the first differing value is equal
+    #: as a number and differs in its bits only (the sign of a zero, a NaN's sign or payload).
+    DIFFERENCES: ClassVar[dict[str, tuple[str, str]]] = {
+        "dtype": ("dtype", "expected dtype {e}, got {g}"),
+        "shape": ("shape", "expected shape {e}, got {g}"),
+        "value": ("value", "expected {e}, got {g}"), "bits": ("value", "expected {e}, got {g}")}
 
     def __str__(self) -> str:
         return f"tensor({self.element.name})"
@@ -113,6 +121,20 @@ class TensorType(ValueType):
         array = np.asarray(value)
         return ([f"{head}shape={shape_text(array)}, dtype={dtype_name(array)}"]
                 + indented(array_text(array, full), "    ", "    "))
+
+    def read_case(self, node: Any, form: FormReader, what: str) -> Any:
+        if form.refuse_mapping(node, self, "a number, string or nested list", what):
+            return form.INVALID
+        return form.tensor(node, self, what)
+
+    def case_data(self, value: Any, form: FormWriter, what: str) -> Any:
+        return form.tensor(value, self, what)
+
+    def parts(self, value: Any, change: Change) -> Any:
+        return value
+
+    def python_form(self) -> str:
+        return "numpy.ndarray"
 
     def declared_dtype(self) -> str:
         """The dtype name `show` gives its values, from the type alone."""
