@@ -1,5 +1,7 @@
-"""Values in case files: tensors as nested lists, sequences as lists of tensors, the
-empty-optional marker, and `by_type` choices, read into numpy arrays (None: an empty optional).
+"""Values in case files: each value kind reads its own form (`ValueType.read_case`: a sequence
+as a list, an optional's empty marker, `{map: [[key, value], ...]}`) with the primitives of
+DataReader (value_kinds.forms.FormReader): tensors as nested lists, the empty-optional marker,
+`by_type` choices, read into numpy arrays (None: an empty optional).
 
 Scalars follow `_core/elements.py`'s rules for their element type; one tensor value holds at
 most MAX_TENSOR_ELEMENTS elements (checked from the YAML list lengths before any element is

@@ -6,8 +6,9 @@ comment lines. The parts (`value_data`, `tensor_data`, `attribute_data`, `formal
 `decl_data`) serve the importer too, which maps protos to the same mappings. Element values
 are spelled as `_core/elements.py` reads them (shortest exact floats, `nan`, `inf`, `-inf`, a
 NaN of other bits as `nan(0x...)`, complex values as '1.5-2j'), attributes by
-`vocabulary.ATTRIBUTE_FORMS`, an empty optional by `vocabulary.EMPTY_MARKER_*`. What the case
-format cannot hold raises NotExpressible.
+`vocabulary.ATTRIBUTE_FORMS`, an empty optional by `vocabulary.EMPTY_MARKER_*`, a value as its
+kind writes it (`ValueType.case_data`, on this module's primitives). What the case format
+cannot hold raises NotExpressible.
 """
 
 from __future__ import annotations

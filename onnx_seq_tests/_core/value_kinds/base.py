@@ -4,10 +4,18 @@ A kind is one class in one module of this package (tensor.py, sequence.py, optio
 map.py) that owns every part of the kind: its type text (`str(t)`, `from_text`), its TypeProto
 (`type_proto`, `from_type_proto`), its proto in a `.pb` file (`PROTO`, `encode`, `decode`), the
 Python value that stands for it (`holds`, `describe`), the comparison of an expected value with
-an actual one (`differ`), its rendering (`render`) and its IR checks (`check`). The registry
-(`__init__.py`) dispatches to the kinds; a part that builds a type or a value of an unknown
-kind (from text, from a TypeProto, from a proto, a nested comparison) gets the registry's
-function as its `recurse` argument, so a kind imports no other kind.
+an actual one (`differ`, and the kinds of Difference it finds, `DIFFERENCES`), its rendering
+(`render`) and its IR checks (`check`); and what the rooms above `_core` need of it, which they
+reach only through these parts: its case-file form (`read_case`, `case_data` on the case
+reader's and writer's primitives, `forms.py`; `case_schema`, `CASE_KEY`, `LETTERS`), its Python
+value inside others and as runtimes' Python APIs hold it (`parts`, `entries`, `present`,
+`python_form`, `to_api`, `from_api`), its fingerprint form (`canonical`), the protos and
+TypeProtos inside its own (`proto_parts`, `inner_type_protos`), its spelling in onnx's
+operator schemas (`from_schema_text`) and whether the tensor-boundary form carries it
+(`untensorable`). The registry (`__init__.py`) dispatches to the kinds; a part that builds a
+type or a value of an unknown kind (from text, from a TypeProto, from a proto, a nested
+comparison) gets the registry's function as its `recurse` argument, so a kind imports no
+other kind.
 """
 
 from __future__ import annotations

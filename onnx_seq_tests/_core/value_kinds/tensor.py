@@ -123,7 +123,7 @@ class TensorType(ValueType):
                 + indented(array_text(array, full), "    ", "    "))
 
     def read_case(self, node: Any, form: FormReader, what: str) -> Any:
-        if form.refuse_mapping(node, self, "a number, string or nested list", what):
+        if form.refuse_mapping(node, self, f"a number, string or nested list ({self})", what):
             return form.INVALID
         return form.tensor(node, self, what)
 
