@@ -25,7 +25,6 @@ from onnx import TypeProto
 
 from .. import differences
 from ..differences import Difference, Place
-from ..elements import BY_PROTO
 from ..errors import TypeTextError
 from ..problems import quote
 from .base import Comparing, Entry, Shape, ValueType
@@ -33,7 +32,7 @@ from .map import MapType
 from .optional import OptionalType
 from .sequence import SequenceType
 from .tensor import TensorType
-from .text import shown
+from .text import element_text, shown
 
 __all__ = ["CASE_KEYS", "FORM_LETTERS", "HOLDER_PREFIXES", "KINDS", "TYPE_FORMS",
            "TYPE_PREFIXES", "UNREADABLE_KINDS", "MapType", "OptionalType",
@@ -127,23 +126,15 @@ def type_text(proto: TypeProto, depth: int = 64) -> str:
     which = proto.WhichOneof("value")
     if depth <= 0:
         return "..."
-    if which in ("tensor_type", "sparse_tensor_type"):
-        return f"{which[:-5]}({_element_text(getattr(proto, which).elem_type)})"
-    if which in ("sequence_type", "optional_type"):
-        return f"{which[:3] if which == 'sequence_type' else 'optional'}(" \
-               f"{type_text(getattr(proto, which).elem_type, depth - 1)})"
-    if which == "map_type":
-        return f"map({_element_text(proto.map_type.key_type)}, " \
-               f"{type_text(proto.map_type.value_type, depth - 1)})"
+    kind = _BY_FIELD.get(which or "")
+    if kind is not None:
+        return kind.proto_text(proto, lambda inner: type_text(inner, depth - 1))
+    if which == "sparse_tensor_type":
+        return f"sparse_tensor({element_text(proto.sparse_tensor_type.elem_type)})"
     if which == "opaque_type":
         name = ".".join(n for n in (proto.opaque_type.domain, proto.opaque_type.name) if n)
         return f"opaque({quote(name)})" if name else "opaque"
     return "(no type)"
-
-
-def _element_text(proto: int) -> str:
-    element = BY_PROTO.get(proto)
-    return element.name if element else f"element type {proto}"
 
 
 def boundary_types(model: onnx.ModelProto) -> tuple[list[ValueType], list[ValueType]]:

@@ -226,6 +226,12 @@ class ValueType(ABC):
         return []
 
     @classmethod
+    @abstractmethod
+    def proto_text(cls, proto: TypeProto, recurse: Callable[[TypeProto], str]) -> str:
+        """The type text of a TypeProto of this kind, whatever it holds (unreadable kinds, an
+        unknown element type), for messages; the types inside through `recurse`."""
+
+    @classmethod
     def from_schema_text(cls, text: str) -> str:
         """A type text of onnx's operator schemas (`allowed_type_strs`) with this kind's types
         spelled as `str()` spells them; `text` when they are spelled alike."""
@@ -272,6 +278,10 @@ class Holder(ValueType):
     @classmethod
     def inner_type_protos(cls, proto: TypeProto) -> list[TypeProto]:
         return [getattr(proto, cls.TYPE_FIELD).elem_type]
+
+    @classmethod
+    def proto_text(cls, proto: TypeProto, recurse: Callable[[TypeProto], str]) -> str:
+        return f"{cls.WORD}({recurse(getattr(proto, cls.TYPE_FIELD).elem_type)})"
 
     def untensorable(self) -> str:
         return self.element.untensorable()

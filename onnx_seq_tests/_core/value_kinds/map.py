@@ -24,7 +24,7 @@ from ..problems import quote
 from .base import Bindings, Change, Comparing, Entry, Shape, ValueType
 from .forms import FormReader, FormWriter
 from .sequence import SEQUENCE_FIELDS
-from .text import array_text, cut, indented
+from .text import array_text, cut, element_text, indented
 
 #: The key types onnx allows (onnx.proto: MapProto's key_type).
 KEY_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "string")
@@ -77,6 +77,10 @@ class MapType(ValueType):
     @classmethod
     def inner_type_protos(cls, proto: TypeProto) -> list[TypeProto]:
         return [proto.map_type.value_type]
+
+    @classmethod
+    def proto_text(cls, proto: TypeProto, recurse: Callable[[TypeProto], str]) -> str:
+        return f"map({element_text(proto.map_type.key_type)}, {recurse(proto.map_type.value_type)})"
 
     @classmethod
     def from_schema_text(cls, text: str) -> str:

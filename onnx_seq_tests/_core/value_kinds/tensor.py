@@ -21,7 +21,7 @@ from ..errors import TypeTextError
 from ..problems import quote
 from .base import Bindings, Change, Comparing, Dim, Shape, ValueType
 from .forms import FormReader, FormWriter
-from .text import array_text, dtype_name, dtype_text, indented, shape_text, shown
+from .text import array_text, dtype_name, dtype_text, element_text, indented, shape_text, shown
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,10 @@ class TensorType(ValueType):
 
     def innermost(self) -> ValueType:
         return self
+
+    @classmethod
+    def proto_text(cls, proto: TypeProto, recurse: Callable[[TypeProto], str]) -> str:
+        return f"tensor({element_text(proto.tensor_type.elem_type)})"
 
     def encode(self, value: Any, empty_optional: str) -> TensorProto:
         return numpy_helper.from_array(np.asarray(value, dtype=self.element.dtype))

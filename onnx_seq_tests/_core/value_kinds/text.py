@@ -13,7 +13,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from ..elements import BY_DTYPE
+from ..elements import BY_DTYPE, BY_PROTO
 
 #: numpy's default: arrays with more elements than this are summarised (`...`).
 THRESHOLD = 1000
@@ -41,6 +41,13 @@ def array_text(array: np.ndarray, full: bool = False) -> str:
 
 def _text_of(item: Any) -> str:
     return item.decode("utf-8", "backslashreplace") if isinstance(item, bytes) else str(item)
+
+
+def element_text(proto: int) -> str:
+    """An element type of a TypeProto by its name (`float`), or by its number when it has none
+    this package knows."""
+    element = BY_PROTO.get(proto)
+    return element.name if element else f"element type {proto}"
 
 
 def dtype_name(array: np.ndarray) -> str:

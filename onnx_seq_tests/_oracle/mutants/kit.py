@@ -28,7 +28,7 @@ import numpy as np
 from ..._core import work
 from ..._core.cases import Node
 from ..._core.errors import MutantError
-from ..._core.value_kinds import MapType, OptionalType, SequenceType
+from ..._core.value_kinds import TensorType, kind_of_value
 from .. import oracle
 from ..oracle import Context, Operator
 
@@ -212,18 +212,16 @@ def refusing(op_type: str, refuses: Callable[[Node, list[Any], Context], bool],
 
 def map_tensors(function: Callable[[np.ndarray, Any], Any], value: Any, value_type: Any) -> Any:
     """Apply `function(tensor, tensor_type)` to every tensor inside a value (a sequence's
-    elements, an optional's content, a map's values: its keys are not tensors)."""
+    elements, an optional's content, a map's values: its keys are not tensors), walked by each
+    kind's `parts`: by the kind the value has, its type's where it is of that kind."""
     if value is None or value is MISSING:
         return value
-    if isinstance(value, list):
-        element = value_type.element if isinstance(value_type, SequenceType) else None
-        return [map_tensors(function, v, element) for v in value]
-    if isinstance(value, dict):
-        inner = value_type.value if isinstance(value_type, MapType) else None
-        return {key: map_tensors(function, v, inner) for key, v in value.items()}
-    if isinstance(value_type, OptionalType):
-        return map_tensors(function, value, value_type.element)
-    return function(np.asarray(value), value_type)
+    present = None if value_type is None else value_type.present()
+    kind = kind_of_value(value)
+    if kind is TensorType:
+        return function(np.asarray(value), present)
+    own = present if isinstance(present, kind) else kind.bare()
+    return own.parts(value, lambda item, inner: map_tensors(function, item, inner))
 
 
 def each_tensor(function: TensorChange) -> Transform:
