@@ -138,7 +138,7 @@ class ReadError(SeqTestsError):
     is wrong: it does not parse, is truncated, holds another kind of value, is over an element
     or nesting bound), `unreadable` (the file cannot or may not be read: a FIFO, a device, a
     folder, no permission, over its size bound, external data) or `unsupported` (a value kind
-    this tool cannot read yet, a map)."""
+    this tool cannot read yet, a sparse tensor)."""
 
     kind: ClassVar[str] = "corrupt"
 

@@ -234,8 +234,8 @@ def _about(model: onnx.ModelProto) -> dict:
 
 def unread(error: BaseException) -> Judged:
     """The outcome of a case folder that cannot be read, on every subject: `refused` when a
-    graph input or output has a value kind this tool cannot read (Unsupported, a map, ...: its
-    message, `this tool cannot read a map: graph input 'x' is map(string, tensor(float))...`),
+    graph input or output has a value kind this tool cannot read (Unsupported, a sparse tensor,
+    ...: its message, `this tool cannot read a sparse tensor: graph input 'x' is ...`),
     else `error`, `cannot read the case folder: why`."""
     if isinstance(error, Unsupported):
         return Judged("refused", cap(error.what), (), type(error).__name__)
@@ -360,8 +360,8 @@ def _is_container(value: onnx.ValueInfoProto) -> bool:
 
 def _element_name(value: onnx.ValueInfoProto) -> str | None:
     """The name of the element type at the bottom of a value's type (the tensors inside its
-    sequences and optionals); None for a type this tool cannot read (a map, a sparse tensor,
-    no type, an element type it does not know)."""
+    sequences and optionals); None for a map, and for a type this tool cannot read (a sparse
+    tensor, no type, an element type it does not know)."""
     proto = value.type
     while True:
         which = proto.WhichOneof("value")
