@@ -26,7 +26,7 @@ from .._core.suite_forms import SuiteForm
 from .._core.value_kinds import innermost
 from .._suite.layout import SUITE
 from .._suite.tensor_io import derive
-from . import judge, packing, shrink
+from . import inprocess, judge, packing, shrink
 from .findings import case_text, file_stem, write
 from .packing import pack_size
 from .profile import REDRAWS, Profile, Within, features, probed, reprobe
@@ -36,9 +36,10 @@ from .schemas import opsets as known_opsets
 
 #: Programs judged per verify run (the first batch; see `batch_size`).
 BATCH = 64
-#: A batch grows, doubling, to this many of the largest pack a runtime's record gives: a
-#: verify run starts its worker and loads the runtime (IREE: about 1.5 s), and programs of
-#: one opset only share a model, so small batches make small packs.
+#: A batch grows, doubling, to this many times BATCH (or the largest pack a runtime's record
+#: gives, where more): a verify run starts its worker and loads the runtime (IREE: about
+#: 1.5 s), a program that hangs holds one worker for --timeout, and programs of one opset only
+#: share a model, so small batches make small packs.
 PACKS_PER_BATCH = 4
 #: At most this many disagreements of one (backend, outcome, kind) are shrunk per campaign;
 #: the others of that kind are counted.
@@ -281,10 +282,15 @@ def _judge_batch(state: _State, batch: list, verdicts: dict) -> None:
 
 def batch_size(specs: list[str], index: int) -> int:
     """Programs in batch `index` (from 0) of a campaign on `specs`: BATCH, doubling batch by
-    batch up to PACKS_PER_BATCH times the largest `pack` of their runtimes' records (whatever
-    --pack says, so campaigns packed and not draw the same programs; a fresh refusal profile
-    still learns from the small first batches)."""
-    largest = PACKS_PER_BATCH * max((pack_size(s) for s in specs), default=1)
+    batch, when a backend is judged by verify's workers, up to PACKS_PER_BATCH times BATCH or
+    times the largest `pack` of their runtimes' records, whichever is more (whatever --pack
+    says, so campaigns packed and not draw the same programs; a fresh refusal profile still
+    learns from the small first batches). A verify run's fixed costs are paid once a batch:
+    loading the runtime, and a program that hangs holding one worker while the others go on
+    with the batch."""
+    if all(inprocess.handles(s) for s in specs):
+        return BATCH
+    largest = PACKS_PER_BATCH * max(BATCH, *(pack_size(s) for s in specs))
     return max(BATCH, min(largest, BATCH << min(index, 16)))
 
 
