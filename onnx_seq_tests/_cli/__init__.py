@@ -171,8 +171,8 @@ def verify(suite_dirs: tuple[Path, ...], backends: tuple[str, ...], select: tupl
     version, manifest sha256).
 
     Outcomes: pass, fail (wrong values), refused (prepare raised, the adapter cannot take a
-    value kind, or the case has one this tool cannot read: a map), error (a run raised, or the
-    adapter broke its output contract), crash, timeout; with --transform also
+    value kind, or the case has one this tool cannot read: a sparse tensor), error (a run
+    raised, or the adapter broke its output contract), crash, timeout; with --transform also
     transform-failed, invalid-model and unjudged (the backend does not pass the case
     untransformed: not counted); xfail and xpass with --xfail.
 

@@ -28,7 +28,7 @@ MEANING = {
     "pass": "every data set matched",
     "fail": "gave other values than the spec's",
     "refused": ("would not prepare the model, or a value kind could not be taken (by its API, "
-                "or read by this tool: a map)"),
+                "or read by this tool: a sparse tensor)"),
     "error": "raised while running a data set after preparing the model",
     "crash": "its worker process died",
     "timeout": "overran --timeout",

@@ -10,8 +10,8 @@ backend the outcome is (the message says why, for all but a pass)
   fail     an output differs (the comparator's messages are kept)
   refused  the runtime would not prepare the model (prepare raised), or its API cannot take a
            value kind (the adapter raised CannotTake: the type, not a name or a message), or
-           a graph input or output has a value kind this tool cannot read (a map: Unsupported,
-           worker_main.unread)
+           a graph input or output has a value kind this tool cannot read (a sparse tensor:
+           Unsupported, worker_main.unread)
   error    a run raised after a successful prepare, the outputs broke the adapter's output
            contract (outputs.py; the message starts `adapter error:`), or the case folder could
            not be read
