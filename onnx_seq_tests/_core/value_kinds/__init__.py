@@ -39,7 +39,7 @@ __all__ = ["CASE_KEYS", "FORM_LETTERS", "HOLDER_PREFIXES", "KINDS", "TYPE_FORMS"
            "SequenceType", "Shape", "TensorType", "ValueType", "boundary_types",
            "canonical", "case_schemas", "decode", "describe", "differ",
            "encode", "entries", "from_api", "from_schema_text", "from_type_proto",
-           "innermost", "innermost_field", "kind_of_value", "kinds_in", "parse_type",
+           "innermost", "innermost_field", "kind_of_value", "kinds_in", "own_type", "parse_type",
            "proto_parts", "to_api", "to_type_proto", "type_text"]
 
 #: Every value kind, in the order a value of unknown type is matched against them (`holds`).
@@ -211,8 +211,15 @@ def entries(value: Any, value_type: ValueType | None) -> list[Entry] | None:
     kind = next((kind for kind in KINDS if kind.holds(value)), None)
     if kind is None:
         return None
+    return own_type(kind, value_type).entries(value)
+
+
+def own_type(kind: type[ValueType], value_type: ValueType | None) -> ValueType:
+    """The type of a value of `kind` whose declared type is `value_type` (or None): the
+    declared one, once present (an optional's element's), where it is of that kind, else the
+    kind's bare type."""
     present = None if value_type is None else value_type.present()
-    return (present if isinstance(present, kind) else kind.bare()).entries(value)
+    return present if isinstance(present, kind) else kind.bare()
 
 
 def canonical(value: Any, recurse: Callable[[Any], Any]) -> Any:

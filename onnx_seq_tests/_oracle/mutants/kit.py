@@ -28,7 +28,7 @@ import numpy as np
 from ..._core import work
 from ..._core.cases import Node
 from ..._core.errors import MutantError
-from ..._core.value_kinds import TensorType, kind_of_value
+from ..._core.value_kinds import TensorType, kind_of_value, own_type
 from .. import oracle
 from ..oracle import Context, Operator
 
@@ -216,12 +216,11 @@ def map_tensors(function: Callable[[np.ndarray, Any], Any], value: Any, value_ty
     kind's `parts`: by the kind the value has, its type's where it is of that kind."""
     if value is None or value is MISSING:
         return value
-    present = None if value_type is None else value_type.present()
     kind = kind_of_value(value)
     if kind is TensorType:
-        return function(np.asarray(value), present)
-    own = present if isinstance(present, kind) else kind.bare()
-    return own.parts(value, lambda item, inner: map_tensors(function, item, inner))
+        return function(np.asarray(value), None if value_type is None else value_type.present())
+    return own_type(kind, value_type).parts(
+        value, lambda item, inner: map_tensors(function, item, inner))
 
 
 def each_tensor(function: TensorChange) -> Transform:
