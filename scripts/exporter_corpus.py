@@ -103,23 +103,6 @@ def write_case(folder: Path, model, data_sets, tolerance=None) -> Path:
     return folder
 
 
-def match_outputs(model, produced) -> list:
-    """The framework's outputs laid on the graph's outputs in order: a tuple is several outputs
-    (opened wherever it is), a list is one sequence output, or several tensor outputs."""
-    queue = [produced]
-    matched = []
-    for info in model.graph.output:
-        tensor = info.type.WhichOneof("value") == "tensor_type"
-        while queue and (isinstance(queue[0], tuple) or tensor and isinstance(queue[0], list)):
-            queue[:1] = list(queue[0])
-        if not queue:
-            raise ValueError("the framework gave fewer outputs than the graph has")
-        matched.append(queue.pop(0))
-    if queue:
-        raise ValueError(f"{len(queue)} framework output(s) left over after the graph's outputs")
-    return matched
-
-
 def carries_sequences(model) -> bool:
     """Whether the model's text names a sequence, optional or map type anywhere."""
     import onnx

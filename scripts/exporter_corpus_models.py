@@ -20,6 +20,23 @@ SEED = 20261204
 DATA_SETS = 3
 
 
+def match_outputs(model, produced) -> list:
+    """The framework's outputs laid on the graph's outputs in order: a tuple is several outputs
+    (opened wherever it is), a list is one sequence output, or several tensor outputs."""
+    queue = [produced]
+    matched = []
+    for info in model.graph.output:
+        tensor = info.type.WhichOneof("value") == "tensor_type"
+        while queue and (isinstance(queue[0], tuple) or tensor and isinstance(queue[0], list)):
+            queue[:1] = list(queue[0])
+        if not queue:
+            raise ValueError("the framework gave fewer outputs than the graph has")
+        matched.append(queue.pop(0))
+    if queue:
+        raise ValueError(f"{len(queue)} framework output(s) left over after the graph's outputs")
+    return matched
+
+
 def rng(name: str) -> np.random.Generator:
     return np.random.default_rng([SEED, sum(map(ord, name))])
 
@@ -230,7 +247,6 @@ def _torch_export(name: str, module, shapes, dynamo: bool):
         torch.onnx.export(scripted, tuple(torch.from_numpy(a) for a in data[0]), buffer,
                           dynamo=False, input_names=names, opset_version=17)
         model = onnx.load_from_string(buffer.getvalue())
-    from exporter_corpus import match_outputs
     data_sets = [(arrays, match_outputs(model, _torch_run(runs, arrays))) for arrays in data]
     label = f"torch {torch.__version__} {'dynamo' if dynamo else 'TorchScript'}"
     return model, data_sets, label
@@ -446,7 +462,6 @@ def _tf_model(name: str, function, shapes):
         arrays = [generator.standard_normal(shape).astype(np.float32) for shape in shapes]
         produced = traced(*arrays)
         produced = tuple(produced) if isinstance(produced, (tuple, list)) else produced
-        from exporter_corpus import match_outputs
         data_sets.append((arrays, match_outputs(model, _tf_numpy(produced))))
     return model, data_sets, f"tf2onnx {tf2onnx.__version__} (tensorflow {tf.__version__})"
 
