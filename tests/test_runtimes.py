@@ -462,3 +462,46 @@ def test_tvm_runs_a_model_without_tir_functions_as_its_jit_would_without_linking
     for load in (runnable, lambda executable: executable):  # ours, then TVM's own jit
         with pytest.raises(Exception, match="Invalid DLTensor file format"):
             relax.VirtualMachine(load(compiled(np.zeros((2, 0), np.float32))), tvm.cpu())
+
+
+@pytest.mark.parametrize("name, where", [("", ""), ("split", " at node 'split'")])
+def test_iree_names_the_operator_and_the_node_it_refuses(iree_cache, name, where):
+    """Every operation is located at its ONNX node (numbered, in a copy of the model), so a
+    refusal names the node's operator, and the node itself when it has a name: a model's
+    node names say where, and fuzz's packs say whose program it is (packing.located)."""
+    from onnx_seq_tests._runtimes import iree
+
+    nodes = [helper.make_node("SplitToSequence", ["x"], ["s"], keepdims=0, name=name),
+             helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=0)]
+    graph = helper.make_graph(nodes, "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [6])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    before = model.SerializeToString()
+    with pytest.raises(RuntimeError) as refused:
+        iree.compiled(model)
+    assert str(refused.value) == (
+        "iree-compile: failed to legalize operation 'torch.operator' that was explicitly "
+        f"marked illegal (onnx.SplitToSequence){where}")
+    assert model.SerializeToString() == before, "the model given is left as it is"
+
+
+def test_iree_names_the_operator_of_an_initializer_and_of_no_place():
+    """An initializer is imported as an onnx.Constant at its own name; an error at no place
+    of the model keeps the operator quoted in it (or none), as iree-compile gave it."""
+    from onnx_seq_tests._runtimes.iree import _compiler_line
+
+    places = {"#0": ("", "Identity"), "five": ("", "Constant")}
+    text = ('<unknown>:0: error: loc("five"): \'stream.tensor.constant\' op failed to calculate'
+            ' total byte count\n<unknown>:0: note: loc("five"): see current operation: %4 = 1')
+    assert _compiler_line(text, 1, places) == (
+        "'stream.tensor.constant' op failed to calculate total byte count (onnx.Constant)")
+    text = ("<unknown>:0: error: loc(unknown): type of return operand 1 ('!torch.vtensor<[2]"
+            ",si32>') doesn't match function result type in function @test_x")
+    assert _compiler_line(text, 1, places) == (
+        "type of return operand 1 ('!torch.vtensor<[2],si32>') doesn't match function result "
+        "type")
+    text = ('<unknown>:0: error: loc("#0"): failed to legalize operation \'torch.operator\': %3 '
+            '= "torch.operator"(%2) <{name = "onnx.If"}>')
+    assert _compiler_line(text, 1, places) == \
+        "failed to legalize operation 'torch.operator' (onnx.If)"

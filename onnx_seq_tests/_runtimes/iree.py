@@ -31,6 +31,7 @@ import numpy as np
 from onnx import ModelProto, TensorProto
 from onnx.backend.base import BackendRep
 
+from .._core.cases import graph_protos
 from .._core.errors import CannotTake, CompileError
 from . import adapter
 from .adapter import CPUBackend, as_array, boundary, call_main, dtype_name, first_line
@@ -46,9 +47,11 @@ RUNTIME: dict[str, Any] = {
     "imports": ["iree.compiler", "iree.runtime"],
     "version": "{iree-base-compiler} (compiler), {iree-base-runtime} (runtime), llvm-cpu, "
                "local-sync",
-    # fuzz: programs per compiled model (measured: a verify run of a model of 64 small programs
-    # takes 2.3 s, of one program 1.9 s, most of it loading the runtime; docs/fuzzing.md)
-    "pack": 64,
+    # fuzz: programs per compiled model (a compile of one small program takes about 0.25 s,
+    # of 8 about 0.44 s; a refusal located at its node costs its pack one run more, so packs
+    # of 16 judged more than packs of 64 side by side: 4.3 against 3.9 and 4.8 against 4.4
+    # accepted programs/s; docs/fuzzing.md)
+    "pack": 16,
 }
 WHY = "IREE's compiled functions take and give tensors only"
 DRIVER = "local-sync"
@@ -57,7 +60,7 @@ DRIVER = "local-sync"
 FLAGS = ("--iree-hal-target-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=generic",
          "--mlir-disable-threading")
 #: Bumped when what is cached (or how messages are written) changes.
-CACHE_FORMAT = "1"
+CACHE_FORMAT = "2"
 COMPILE_TIMEOUT = 300.0
 
 
@@ -148,8 +151,9 @@ def compiled(model: ModelProto) -> bytes:
         return kept
     if kept is not None:
         raise RuntimeError(kept)
+    numbered, places = _numbered(model)
     try:
-        module = _compile(_imported(model), timeout())
+        module = _compile(_imported(numbered), timeout(), places)
     except CompileError as error:  # the compiler's verdict on this model: kept
         _store(folder, f"{stem}.error", str(error).encode("utf-8"))
         raise RuntimeError(str(error)) from None
@@ -159,7 +163,7 @@ def compiled(model: ModelProto) -> bytes:
 
 def _imported(model: ModelProto) -> str:
     """The model in MLIR's torch dialect, as iree-import-onnx makes it (shapes inferred
-    first)."""
+    first), each operation located at its ONNX node (errors name it: `_compiler_line`)."""
     import onnx
     from iree.compiler.extras import onnx_importer
     from iree.compiler.ir import Context
@@ -170,12 +174,34 @@ def _imported(model: ModelProto) -> str:
         module = info.create_module(context=Context()).operation
         onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()
         module.verify()
-        return module.get_asm(assume_verified=True)
+        return module.get_asm(assume_verified=True, enable_debug_info=True)
     except Exception as error:  # the importer raises many kinds
         raise CompileError(f"importer: {first_line(str(error))}") from None
 
 
-def _compile(source: str, seconds: float) -> bytes:
+#: Where an operation comes from, by the name the importer locates it at: (the ONNX node's
+#: own name, "" for none or an initializer; its operator type).
+Places = dict[str, tuple[str, str]]
+
+
+def _numbered(model: ModelProto) -> tuple[ModelProto, Places]:
+    """A copy of `model` whose nodes, in subgraphs too, are named `#0`, `#1`, ... (the
+    importer locates each operation at its node's name, so every error is located at one
+    node), and the places of its locations: node `#k` by its own name and operator type,
+    and each initializer by its name (the importer makes it an `onnx.Constant`)."""
+    numbered = ModelProto()
+    numbered.CopyFrom(model)
+    places: Places = {}
+    for graph in graph_protos(numbered.graph):
+        places.update((i.name, ("", "Constant")) for i in graph.initializer)
+        for node in graph.node:
+            key = f"#{len(places)}"
+            places[key] = (node.name, node.op_type)
+            node.name = key
+    return numbered, places
+
+
+def _compile(source: str, seconds: float, places: Places | None = None) -> bytes:
     from iree.compiler.tools.binaries import find_tool
 
     with tempfile.TemporaryDirectory(prefix="iree-") as folder:
@@ -196,23 +222,43 @@ def _compile(source: str, seconds: float) -> bytes:
                 process.wait()
         if process.returncode != 0:
             text = errors.decode("utf-8", "replace")
-            raise CompileError(f"iree-compile: {_compiler_line(text, process.returncode)}")
+            raise CompileError(
+                f"iree-compile: {_compiler_line(text, process.returncode, places or {})}")
         return output.read_bytes()
 
 
-def _compiler_line(text: str, code: int) -> str:
-    """The first `error:` line of iree-compile's output, without its `<stdin>:L:C:` prefix,
-    the MLIR it quotes (value numbers differ from model to model; the ONNX operator is kept)
-    and the function's name (the graph's); the ONNX operator it is about is named."""
+def _compiler_line(text: str, code: int, places: Places | None = None) -> str:
+    """The first `error:` line of iree-compile's output, without its location (a name of
+    `places`, `_numbered`), the MLIR it quotes (value numbers differ from model to model)
+    and the function's name (the graph's); the ONNX operator it is about is named (quoted in
+    the error or the line after it, else the located place's), and the node when it has a
+    name of its own (a model's node names say where)."""
     lines = text.splitlines()
     for at, line in enumerate(lines):
         _, found, rest = line.partition("error: ")
-        if found:  # the operator is named in the error, or in the source line quoted after it
-            operator = re.search(r'"onnx\.(\w+)"', " ".join([rest, *lines[at + 1:at + 2]]))
+        if found:
+            (name, op_type), rest = _located(rest, places or {})
+            quoted = re.search(r'"onnx\.(\w+)"', " ".join([rest, *lines[at + 1:at + 2]]))
+            operator = quoted.group(1) if quoted else op_type
             rest = re.sub(r": %.*$", "", rest)
             rest = re.sub(r" in function @\S+$", "", rest).strip()
-            return rest + (f" (onnx.{operator.group(1)})" if operator else "")
+            return rest + (f" (onnx.{operator})" if operator else "") + (
+                f" at node {name!r}" if name else "")
     return first_line(text) if text.strip() else f"exit code {code}"
+
+
+#: The location iree-compile puts before an error about an operation: `loc("NAME"): `, NAME
+#: a name of `_numbered`'s places, or `loc(unknown): `.
+_LOCATION = re.compile(r'^loc\((?:"((?:[^"\\]|\\.)*)"|unknown)\): ')
+
+
+def _located(rest: str, places: Places) -> tuple[tuple[str, str], str]:
+    """((the node's own name and the operator type of the place an error is located at, ""
+    for each when at none of `places`), the error without its location)."""
+    found = _LOCATION.match(rest)
+    if found is None:
+        return ("", ""), rest
+    return places.get(found.group(1) or "", ("", "")), rest[found.end():]
 
 
 def timeout() -> float:
