@@ -664,3 +664,15 @@ class RefuseFloat(_Faulty):
         if model.graph.name != "probe" and 1 in _boundary_elements(model):  # TensorProto.FLOAT
             raise RuntimeError("this runtime does not support float tensors")
         return onnxruntime.backend.prepare(model, device, **kwargs)
+
+
+class RefuseSequenceEmptyAtItsNode(_Faulty):
+    """Refuses a model with a SequenceEmpty node in its prepare, naming the first such node as
+    a compiler names the node it cannot lower (IREE's adapter does): `at node 'NAME'`."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        for node in model.graph.node:
+            if node.op_type == "SequenceEmpty":
+                raise RuntimeError(f"cannot lower SequenceEmpty at node {node.name!r}")
+        return onnxruntime.backend.prepare(model, device, **kwargs)

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 
+import onnx
 import pytest
 from click.testing import CliRunner
 
@@ -66,6 +68,10 @@ def test_packed_verdicts_are_those_of_one_program_per_model(spec, tmp_path):
                            background=False, sizes={spec: 8}, tally=tally).result()
     assert packed == alone
     assert tally["packs"] > 0 and tally["pack pass"] > 0, "nothing was packed"
+    told = [v for verdicts in packed.values() for v in verdicts if v.packed]
+    assert all(v.outcome == "fail" for v in told)
+    if spec == "faulty_backends:Reverse":
+        assert told, "no fail was told by its pack's differences"
     assert tally["halved"] > 0, "no pack was halved"
     if spec != "onnxruntime":
         assert tally["again"] > 0, "no program was run again after its pack"
@@ -80,6 +86,46 @@ def test_packed_verdicts_are_those_of_one_program_per_model(spec, tmp_path):
     assert packing.start(built, [spec], tmp_path / "learned", timeout=20.0, background=False,
                          sizes={spec: 8}, tally=learned, profile=profile).result() == alone
     assert learned["pack pass"] > 0 and learned["halved"] < tally["halved"]
+
+
+def test_a_refusal_that_names_its_node_runs_that_program_alone_and_the_rest_packed(
+        tmp_path, monkeypatch):
+    """A pack's nodes are named by their first outputs (`p<k>_...`), so a refusal that names
+    its node names the program: it runs alone and the others are packed again without it,
+    where a refusal naming no node halves its pack; either way every verdict is that of the
+    program alone."""
+    spec = "faulty_backends:RefuseSequenceEmptyAtItsNode"
+    built = _batch(3, 96)
+    alone = judge.run(built, [spec], tmp_path / "alone", timeout=20.0)
+    tallies = []
+    for node in (packing._NODE, re.compile("(?!)")):  # then as if no message named a node
+        monkeypatch.setattr(packing, "_NODE", node)
+        tally: Counter = Counter()
+        packed = packing.start(built, [spec], tmp_path / "packed", timeout=20.0,
+                               background=False, sizes={spec: 8}, tally=tally).result()
+        assert packed == alone
+        tallies.append(tally)
+    located, unlocated = tallies
+    assert sum(n for k, n in located.items() if k.endswith("packed located")) > 0
+    assert not any(k.endswith("packed located") for k in unlocated)
+    assert located["halved"] < unlocated["halved"]
+    assert located["packs"] + located["alone"] < unlocated["packs"] + unlocated["alone"]
+
+
+def test_a_packs_nodes_are_named_by_their_programs_values():
+    built = _batch(5, 24)
+    group = [m for m in packing.members(built) if m.form == packing.members(built)[0].form]
+    group = [m for m in group if packing.packable(m.case) == packing.packable(group[0].case)]
+    assert len(group) >= 2, "draw more programs: no two to pack"
+    unit = packing.Unit(tuple(group[:2]))
+    files = unit.files("test_pack_0")
+    model = onnx.load_from_string(files["model.onnx"])
+    names = [n.name for n in model.graph.node]
+    assert names == [n.output[0] for n in model.graph.node]
+    assert {name[:3] for name in names} == {"p0_", "p1_"}
+    refused = "cannot lower SequenceEmpty at node 'p1_s'; see node 'p7_x' too"
+    assert packing.located(unit, refused) == [1], "members it has, in order"
+    assert packing.located(unit, "a message naming no node 'x'") == []
 
 
 def _fuzz(tmp_path, spec: str, pack: int) -> tuple[dict, dict]:
@@ -109,6 +155,30 @@ def test_a_packed_campaign_finds_what_an_unpacked_one_finds(spec, tmp_path):
     assert packed_files == one_files
     if spec != "onnxruntime":
         assert one_files, "the planted fault is found"
+
+
+def test_a_fail_told_by_its_pack_is_judged_alone_before_it_is_shrunk(tmp_path, monkeypatch):
+    """The verdicts a pack's differences tell are counted as they are, but a finding is shrunk
+    from its program judged alone (campaign._alone), so no finding rests on a pack."""
+    spec = "faulty_backends:ChangeValue"
+    options = Options([spec], seed=4, max_examples=96, shrink_budget=0.0, profile=Profile())
+    batch = campaign._draw(campaign.campaign_seeds(options), options, campaign.Stats(), 96)
+    verdicts = packing.start([b for _, _, b in batch], [spec], tmp_path / "packed",
+                             timeout=20.0, background=False, sizes={spec: 8}).result()
+    assert any(v.packed for vs in verdicts.values() for v in vs), "no fail told by a pack"
+    judged_alone = []
+
+    def alone(built, verdict, options, work):
+        again = original(built, verdict, options, work)
+        judged_alone.append((verdict, again))
+        return again
+
+    original = campaign._alone
+    monkeypatch.setattr(campaign, "_alone", alone)
+    state = campaign._State(options, 0.0, work=tmp_path / "suite")
+    campaign._judge_batch(state, batch, verdicts)
+    assert judged_alone and state.stats.findings
+    assert all(v.packed and again == v and not again.packed for v, again in judged_alone)
 
 
 def test_the_default_packs_only_where_a_record_says_so():
@@ -170,7 +240,7 @@ def test_batches_grow_to_four_of_the_largest_pack_a_record_gives():
     """A campaign's batches double from campaign.BATCH up to PACKS_PER_BATCH times BATCH or
     the largest `pack` of its runtimes' records, whatever --pack says; a campaign judged in
     this process only (oracle, mutants) keeps campaign.BATCH."""
-    largest = campaign.PACKS_PER_BATCH * packing.pack_size("iree")
+    largest = campaign.PACKS_PER_BATCH * max(campaign.BATCH, packing.pack_size("iree"))
     sizes = [campaign.batch_size(["iree"], k) for k in range(8)]
     assert sizes[0] == campaign.BATCH and sizes[1] == min(largest, 2 * campaign.BATCH)
     assert sizes == sorted(sizes) and sizes[-1] == largest

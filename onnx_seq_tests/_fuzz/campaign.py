@@ -266,6 +266,10 @@ def _judge_batch(state: _State, batch: list, verdicts: dict) -> None:
                     options.max_findings is not None
                     and state.per_backend[verdict.backend] >= options.max_findings):
                 continue
+            if verdict.packed:  # told by its pack: judged alone before it is shrunk
+                verdict = _alone(built, verdict, options, state.work)
+                if verdict is None:
+                    continue
             state.seen_keys.add(key)
             state.shrunk_kinds[key[:3]] += 1
             finding, case = _shrunk(seed, recipe, verdict, options, state.work, state.start)
@@ -278,6 +282,15 @@ def _judge_batch(state: _State, batch: list, verdicts: dict) -> None:
             if options.database is not None:
                 options.database.save(DATABASE_KEY, seed.encode())
                 stats.saved.append(seed.encode())
+
+
+def _alone(built, verdict: judge.Verdict, options: Options, work: Path | None):
+    """The verdict of `verdict`'s folder judged alone (its program's folders in a model
+    each), when it is still a finding; else None."""
+    assert work is not None, "run() sets it"
+    again = judge.run([built], [verdict.backend], work / "alone", options.jobs, options.timeout)
+    own = [v for v in again.get(built.case.name, []) if v.folder == verdict.folder]
+    return next(iter(judge.findings_of(own, options.errors)), None)
 
 
 def batch_size(specs: list[str], index: int) -> int:

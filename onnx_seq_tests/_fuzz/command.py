@@ -137,8 +137,10 @@ def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard,
               help="With --distil: the built suite whose gaps are filled.")
 @click.option("--pack", type=click.IntRange(min=1), metavar="N",
               help="Programs per compiled model: up to N programs packed into one model, run "
-                   "once, each judged by its own outputs; those of a pack that does not pass "
-                   "are run again alone (docs/fuzzing.md)  [default: the runtime's record ("
+                   "once, each judged by its own outputs (a fail by its own differences, judged "
+                   "alone again before it is shrunk); the programs that make a pack refused or "
+                   "in error are found and run alone (docs/fuzzing.md)  [default: the "
+                   "runtime's record ("
                    + ", ".join(f"{r.name} {r.pack}" for r in runtime_records() if r.pack > 1)
                    + "), else 1; oracle and mutant:NAME never pack]")
 @click.option("--progress/--no-progress", default=None,

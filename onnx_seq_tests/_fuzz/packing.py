@@ -9,19 +9,25 @@ opset and one number of data sets (and one tolerance) are packed together, and e
 is packed on its own: the cases as written into one pack, each program's own tensor-boundary
 variants (derived from the program alone, as `judge.build` does) into another, so every
 program keeps exactly the variants it has unpacked. The pack is compiled by the builder's own
-`compile_case`, as every program is.
+`compile_case`, as every program is, and each of its nodes is named by its first output
+(`named_nodes`), so a node's name says whose program it is.
 
 Judging (`judge_packed`) is exact: a pack that passes passes each of its programs; a `fail`
 whose differences name outputs (the comparator's records give each output's position) passes
-the programs none of them names and runs the others again alone; a pack refused, in error or
-crashed (or a difference of the outputs as a whole) is halved and each half judged again as a
-pack, down to single programs (group testing); a pack that timed out runs every program of it
-again alone. A program's verdict is thus always that of its own folder run alone, or the pass
-of a pack it was in. A program alone is run from its own case folder, with the campaign's --timeout
-(a pack gets the same), so its verdict, message and differences are those of judging it
-unpacked. This holds for a backend whose answer to one program does not depend on the other
-programs of the model (a fault of "the model's first output" is seen only on the program that
-comes first).
+the programs none of them names and gives each program it names its own differences, at its
+own output positions and names, with the message its folder alone gives (`own_fail`; when the
+records may leave some out, those programs run again alone); a pack refused, in error or
+crashed whose message names a node of it (`node 'p<k>_...'`, as IREE's adapter names the node
+it cannot compile: `located`) runs that program alone and the others packed again without it;
+one that names none (or a difference of the outputs as a whole) is halved and each half judged
+again as a pack, down to single programs (group testing); a pack that timed out runs every
+program of it again alone. A program's verdict is thus that of its own folder run alone, or
+what a pack's pass or fail says of its own outputs. A program alone is run from its own case
+folder, with the campaign's --timeout (a pack gets the same), so its verdict, message and
+differences are those of judging it unpacked. This holds for a backend whose answer to one
+program does not depend on the other programs of the model (a fault of "the model's first
+output" is seen only on the program that comes first); a fail told by a pack is judged alone
+again before it is shrunk (campaign.py), so every finding comes from its program alone.
 
 Which programs share a model decides the speed only: a program the refusal profile says is
 likely refused (`risk`), or that holds a feature or a pair of features that ended most packs
@@ -41,10 +47,10 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .._core.cases import Case, DataSet, Graph, Node, ValueDecl
+from .._core.cases import Case, DataSet, Graph, Node, ValueDecl, graph_protos
 from .._core.problems import Problems
 from .._core.value_kinds import OptionalType, SequenceType, TensorType, ValueType, innermost
-from .._run.worker_main import MAX_MESSAGES
+from .._run.worker_main import MAX_MESSAGES, fail_message
 from .._runtimes.records import record
 from .._suite.compiling import compile_case
 from . import inprocess, judge
@@ -59,6 +65,10 @@ RISK = 0.8
 HALVED = ("refused", "error", "crash", "fail")
 #: A quoted name in a tensor-boundary variant's doc string (`element 2 of output 's'`).
 _QUOTED = re.compile(r"'(.+)'$")
+#: A node of a pack named in a message (`named_nodes`): `node 'p<k>_...'`.
+_NODE = re.compile(r"\bnode 'p(\d+)_")
+#: The model file of a case folder.
+MODEL = "model.onnx"
 
 
 def prefix(k: int) -> str:
@@ -159,7 +169,29 @@ class Unit:
         if len(self.members) == 1:
             return self.members[0].files
         case = pack_cases([m.case for m in self.members], name.removeprefix("test_"))
-        return compile_case(case, "undefined", Problems())
+        files = compile_case(case, "undefined", Problems())
+        return None if files is None else {**files, MODEL: named_nodes(files[MODEL])}
+
+
+def named_nodes(model: bytes) -> bytes:
+    """A pack's model with every node, in subgraphs too, named by its first output (whose
+    `p<k>_` prefix says whose it is): a runtime that names the node it refuses (`located`)
+    names the program. Nothing else changes; a node's name has no meaning in ONNX."""
+    import onnx
+
+    proto = onnx.load_from_string(model)
+    for graph in graph_protos(proto.graph):
+        for node in graph.node:
+            node.name = next((o for o in node.output if o), node.name)
+    return proto.SerializeToString()
+
+
+def located(unit: Unit, message: str) -> list[int]:
+    """The members of the pack `unit` that a refusal's `message` names: the programs of the
+    nodes it calls `node 'p<k>_...'` (a runtime adapter's way of naming the node it refuses;
+    IREE's does), in order; [] when it names none."""
+    named = {int(k) for k in _NODE.findall(message)}
+    return [k for k in range(len(unit.members)) if k in named]
 
 
 def members(built: list) -> list[Member]:
@@ -230,13 +262,16 @@ def _chunks(group: list[Member], size: int) -> list[list[Member]]:
 
 def adapted(size: int, tally: Counter, spec: str, form: str) -> int:
     """At most `size` programs per model, fewer as packed programs of `form` on `spec` (the
-    campaign's `tally`) more often end their pack (refused, error, crash, timeout: a fail
-    runs only its own program again): about ln(2) / (2 r) programs for a share r of them,
-    which makes fewest runs per program (a pack of n costs one run, and each such program
-    in it about 2 log2(n) more, its pack halved down to it: 1/n + 2 r log2(n) runs a
-    program; 8 packed programs kept in their pack assumed at the start)."""
+    campaign's `tally`) more often end their pack (refused, error, crash, timeout: a fail's
+    own differences are its programs' verdicts; a refusal `located` at its node runs it alone
+    and the rest packed again, one run more, whatever the pack's size): about ln(2) / (2 r) programs
+    for a share r of them, which makes fewest runs per program (a pack of n costs one run,
+    and each such program in it about 2 log2(n) more, its pack halved down to it:
+    1/n + 2 r log2(n) runs a program; 8 packed programs kept in their pack assumed at the
+    start)."""
     packed = tally[f"{spec}|{form} packed"]
-    share = (packed - tally[f"{spec}|{form} packed kept"]) / (packed + 8)
+    share = (packed - tally[f"{spec}|{form} packed kept"]
+             - tally[f"{spec}|{form} packed located"]) / (packed + 8)
     return size if share <= 0 else max(1, min(size, round(math.log(2) / (2 * share))))
 
 
@@ -300,8 +335,9 @@ def judge_packed(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: fl
     """Per program of the units `todo`, its verdicts on `spec` (one per form folder; see the
     module's docstring): the same verdicts judging each program's folders alone gives.
     `tally` counts verify runs (`rounds`), packed models run (`packs`, holding `packed`
-    folders in all; `pack <outcome>` per outcome) and folders run alone (`alone`; those of a
-    pack that was run first: `again`)."""
+    folders in all; `pack <outcome>` per outcome), fails told by their pack (`told`), members
+    a refusal was located at (`<spec>|<form> packed located`) and folders run alone (`alone`;
+    those of a pack that was run first: `again`)."""
     found: dict[str, list[Verdict]] = {}
     tally = Counter() if tally is None else tally
     packed = [m for u in todo if len(u.members) > 1 for m in u.members]
@@ -347,6 +383,19 @@ def _round(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: float | 
     return later
 
 
+def own_fail(unit: Unit, k: int, spec: str, differences) -> Verdict:
+    """Member k's verdict from the differences of its pack's fail (every one recorded): its
+    own, at its own output positions and names, with the message its folder alone gives
+    (`packed`: shrinking judges it alone first)."""
+    offset = sum(len(m.case.graph.outputs) for m in unit.members[:k])
+    owners, pre = unit.owners(), prefix(k)
+    own = [replace(d, output=d.output - offset, name=d.name.removeprefix(pre))
+           for d in differences if owners[d.output] == k]
+    member = unit.members[k]
+    return Verdict(spec, member.form, member.folder, "fail", fail_message(own),
+                   tuple(own[:MAX_MESSAGES]), packed=True)
+
+
 def halves(unit: Unit, tally: Counter) -> list[Unit]:
     """`unit`'s members in two units, in order, the first one the larger (a half of one
     member runs alone, from its own folder)."""
@@ -359,13 +408,14 @@ def _decided(unit: Unit, spec: str, result, found: dict[str, list[Verdict]],
              tally: Counter) -> list[Unit]:
     """Add what `result` (verify's, of `unit` on `spec`) decides to `found`; the units still
     to run: a single program's result is its verdict; a pack's pass passes every member; a
-    fail whose differences name outputs passes the members none names and runs the others
-    alone (with the rest packed again when the fail's records may leave some out); a pack
-    refused, in error or crashed (or a difference of the outputs as a whole) is halved, each
-    half judged again as a pack (group testing: a pack of n with one such program costs about
-    2 log2(n) runs, not n); a pack that timed out runs every member alone (halving it would
-    wait for the timeout at each level). A member's verdict is thus always its own folder's,
-    alone, or a pass of a pack it was in."""
+    fail whose differences name outputs passes the members none names and gives the others
+    their own differences (`own_fail`; when the fail's records may leave some out, those run
+    alone and the rest is packed again); a pack refused, in error or crashed whose message
+    names a member's node (`located`) runs that member alone and packs the others again; one
+    naming none (or a difference of the outputs as a whole) is halved, each half judged again
+    as a pack (group testing: a pack of n with one such program costs about 2 log2(n) runs,
+    not n); a pack that timed out runs every member alone (halving it would wait for the
+    timeout at each level)."""
     if len(unit.members) == 1:
         member = unit.members[0]
         found.setdefault(member.program, []).append(
@@ -382,11 +432,20 @@ def _decided(unit: Unit, spec: str, result, found: dict[str, list[Verdict]],
         named = {owners[d.output] for d in differences}
         failing = [m for k, m in enumerate(unit.members) if k in named]
         others = [m for k, m in enumerate(unit.members) if k not in named]
-        later = alone(failing)
         if len(differences) >= MAX_MESSAGES:  # the message may name more than its records
-            later += [Unit(tuple(others))] if others else []
-        else:
+            later = alone(failing) + ([Unit(tuple(others))] if others else [])
+        else:  # every difference is recorded: each failing member's own are its verdict
             passed = others
+            tally["told"] += len(named)
+            for k in sorted(named):
+                member = unit.members[k]
+                found.setdefault(member.program, []).append(own_fail(unit, k, spec,
+                                                                     differences))
+    elif result.outcome in HALVED and (culprits := located(unit, result.message)):
+        later = alone(unit.members[k] for k in culprits)  # the others packed again
+        tally.update(f"{spec}|{unit.members[k].form} packed located" for k in culprits)
+        rest = tuple(m for k, m in enumerate(unit.members) if k not in culprits)
+        later += [Unit(rest)] if rest else []
     elif result.outcome in HALVED:
         later = halves(unit, tally)
     else:
