@@ -27,9 +27,11 @@
               programs/s, the share of verdicts not refused per form (as written / tensor form)
               and accepted programs/s; nothing shrunk; with --pack N, instead: the
               refusal-aware campaign, then from its profile one campaign with one program per
-              compiled model and one with N (0: the runtime's default; packing.py), side by
-              side, with what the packs cost (models, their outcomes, packs halved, folders
-              run again alone, verify runs, the pairs of features learned to end packs); each
+              compiled model and one with N (0: the runtime's default; packing.py; --pack
+              again for more sizes), side by side, with what the packs cost (models, their
+              outcomes, packs halved, refusals located at their node, fails told by their
+              pack, folders run again alone, verify runs, the pairs of features learned to
+              end packs); each
               line counts its timeouts (--timeout SECONDS per program, default 20 as fuzz's:
               a program that hangs costs a campaign that much)
   faults      per planted fault of tests/faulty_backends.py: seconds to the first finding and
@@ -41,7 +43,8 @@ the parent (drawing and building) and the worker share the machine's cores.
 
     python benchmarks/bench_fuzz.py [--programs 400] [--three-way 1000] [--seed 0] [--skip-faults]
     python benchmarks/bench_fuzz.py --refusal 90 -b onnxruntime -b tvm -b iree [--op OP] [--primed]
-    python benchmarks/bench_fuzz.py --refusal 90 -b tvm -b iree --pack 0 [-j 2] [--timeout 3]
+    python benchmarks/bench_fuzz.py --refusal 90 -b tvm -b iree --pack 0 [--pack 16] [-j 2]
+        [--timeout 3]
 """
 
 from __future__ import annotations
@@ -197,23 +200,25 @@ def throughput(n: int, seed: int) -> None:
 
 
 def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, ...],
-            primed: bool = False, pack: int | None = None, jobs: int = 1,
+            primed: bool = False, packs: list[int] = (), jobs: int = 1,
             timeout: float = 20.0) -> None:
     """Per backend, a free campaign and a refusal-aware one of `seconds` each, same seed; with
     `primed`, a third one starting from the profile the refusal-aware one learned; with
-    `pack`, instead: the refusal-aware one, then from its profile one campaign with one
-    program per model and one with `pack` programs per model (0: the runtime's default)."""
+    `packs`, instead: the refusal-aware one, then from its profile one campaign with one
+    program per model and one with N programs per model for each N of `packs` (0: the
+    runtime's default)."""
     from onnx_seq_tests._fuzz.packing import pack_size
     from onnx_seq_tests._fuzz.profile import Profile
 
-    labels = ("free", "aware", "primed")[:3 if primed else 2]
-    if pack is not None:
-        labels = ("aware", "primed", "packed")
+    labels = ["free", "aware", "primed"][:3 if primed else 2]
+    if packs:
+        labels = ["aware", "primed", *(f"packed {n}" for n in packs)]
     for spec in specs:
         learned, outcomes = None, {}
         for label in labels:
             # primed, packed: refusal-aware from the profile the aware run learned (--profile)
-            size = (pack or pack_size(spec)) if label == "packed" else 1
+            size = (int(label.split()[1]) or pack_size(spec)) if label.startswith("packed") \
+                else 1
             options = Options([spec], seed=seed, max_examples=10**12, time_budget=seconds,
                               jobs=jobs, max_findings=0, operators=operators, timeout=timeout,
                               profile=Profile.from_json(learned) if learned else Profile(),
@@ -222,12 +227,12 @@ def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, .
             if label == "aware":
                 learned = options.profile.as_json()
                 print("    refused: " + ", ".join(options.profile.refused(spec)), flush=True)
-            _refusal_line(spec, f"{label} x{size}" if pack is not None else label, stats,
+            _refusal_line(spec, f"{label.split()[0]} x{size}" if packs else label, stats,
                           options)
             outcomes[label] = stats.runs
-        if pack is not None:  # the same programs, so the same verdicts (packing.py: exact)
-            same = outcomes["primed"] == outcomes["packed"]
-            print(f"    one program per model and packed: {'the same' if same else 'OTHER'} "
+        for label in labels[2:] if packs else ():  # the same programs: the same verdicts
+            same = outcomes["primed"] == outcomes[label]
+            print(f"    one program per model and {label}: {'the same' if same else 'OTHER'} "
                   f"outcomes per form", flush=True)
 
 
@@ -255,9 +260,11 @@ def _refusal_line(spec: str, label: str, stats, options: Options) -> None:
         tally = stats.packing
         outcomes = ", ".join(f"{k.split()[1]} {v}" for k, v in sorted(tally.items())
                              if k.startswith("pack "))
+        located = sum(v for k, v in tally.items() if k.endswith(" packed located"))
         print(f"    packs: {tally['packs']} models holding {tally['packed']} folders "
-              f"({outcomes}); {tally['halved']} halved; {tally['alone']} folders run alone "
-              f"({tally['again']} after their pack); {tally['rounds']} verify runs; "
+              f"({outcomes}); {tally['halved']} halved; {located} refusals located at their "
+              f"node; {tally['told']} fails told by their pack; {tally['alone']} folders run "
+              f"alone ({tally['again']} after their pack); {tally['rounds']} verify runs; "
               f"{len(options.profile.learned_pairs(spec))} pairs of features end packs",
               flush=True)
 
@@ -276,9 +283,11 @@ def main() -> None:
                         help="with --refusal: a third campaign from the learned profile")
     parser.add_argument("-j", "--jobs", type=int, default=1,
                         help="with --refusal: verify's worker processes per campaign")
-    parser.add_argument("--pack", type=int, metavar="N",
+    parser.add_argument("--pack", type=int, metavar="N", dest="packs", action="append",
+                        default=[],
                         help="with --refusal: from the learned profile, one program per model "
-                             "and N per model (0: the runtime's default), side by side")
+                             "and N per model (0: the runtime's default), side by side; "
+                             "repeat for several N")
     parser.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
                         help="with --refusal: seconds per program (fuzz --timeout; default 20)")
     args = parser.parse_args()
@@ -286,7 +295,7 @@ def main() -> None:
         # no compiled module cached between campaigns (IREE's cache): each pays its compiles
         os.environ.setdefault("ONNX_SEQ_TESTS_CACHE", "none")
         refusal(args.backends or ["onnxruntime"], args.refusal, args.seed,
-                tuple(args.operators), args.primed, args.pack, args.jobs, args.timeout)
+                tuple(args.operators), args.primed, args.packs, args.jobs, args.timeout)
         return
     if args.programs:
         throughput(args.programs, args.seed)
