@@ -271,3 +271,16 @@ def test_a_reprobe_takes_one_refused_feature_again():
         assert held <= {f for f in WITHIN if f.split("|")[1] == feature.split("|")[1]}
         taken |= held
     assert stats.reprobes == 60 and len(taken) >= 3, taken
+
+
+def test_a_time_budget_ends_a_draw_whose_profile_leaves_nothing_to_draw():
+    """Every opset refused and no re-probes: every seed is avoided, and seeds have no end
+    under --time-budget, so the draw itself stops at the budget (it used to draw forever)."""
+    from onnx_seq_tests._fuzz.schemas import opsets
+
+    profile = Profile(share=0.0)
+    profile.counts["oracle"] = {f"{SUITE}|opset:{n}": [profile.k, 0] for n in opsets()}
+    options = Options(["oracle"], seed=1, max_examples=10**9, time_budget=0.5,
+                      profile=profile, refusal_aware=True)
+    stats = campaign.run(options)
+    assert stats.valid == 0 and stats.avoided > 0

@@ -189,11 +189,13 @@ def run(options: Options, progress=None) -> Stats:
     order and its disagreements shrunk (nothing else is being judged meanwhile), and N+1 is
     started. Nothing depends on the timing: the programs, their order and the findings are
     those of judging one batch after another, and every batch drawn is judged (--time-budget
-    is checked before drawing)."""
+    is checked before drawing, and while drawing: a refusal-aware draw whose profile leaves
+    next to nothing to draw stops at the budget with what it has)."""
     check(options)
     if options.profile is None:
         options.profile = Profile()
     state = _State(options, time.monotonic())
+    deadline = None if options.time_budget is None else state.start + options.time_budget
     seeds = campaign_seeds(options)
     with tempfile.TemporaryDirectory(prefix="seq-fuzz-", dir=judge.scratch_root(),
                                      ignore_cleanup_errors=True) as scratch:
@@ -204,7 +206,8 @@ def run(options: Options, progress=None) -> Stats:
             batch, drawn = None, Stats()  # counted once judged, so progress shows judged ones
             if options.time_budget is None or \
                     time.monotonic() - state.start < options.time_budget:
-                batch = _draw(seeds, options, drawn, batch_size(options.specs, index))
+                batch = _draw(seeds, options, drawn, batch_size(options.specs, index),
+                              deadline)
             if pending is not None:
                 judged, counts, judging = pending
                 _add_counts(state.stats, counts)
@@ -307,13 +310,18 @@ def batch_size(specs: list[str], index: int) -> int:
     return max(BATCH, min(largest, BATCH << min(index, 16)))
 
 
-def _draw(seeds, options: Options, stats: Stats, size: int = BATCH):
-    """The next batch of valid programs: (seed, recipe, built); None when none are left."""
+def _draw(seeds, options: Options, stats: Stats, size: int = BATCH,
+          deadline: float | None = None):
+    """The next batch of valid programs: (seed, recipe, built); None when none are left. At
+    `deadline` (time.monotonic) the batch ends with what it has: a profile that refuses
+    nearly everything avoids nearly every seed, and seeds have no end under --time-budget."""
     batch: list[tuple[Any, Recipe, Any]] = []
     refused = (options.profile.refused_set()
                if options.refusal_aware and options.profile is not None else set())
     within = Within.of(refused)
     for seed in seeds:
+        if deadline is not None and time.monotonic() >= deadline:
+            break
         drawn = _drawn(seed, options, stats, refused, within, f"fuzz_{len(batch)}")
         if drawn is None:
             continue
