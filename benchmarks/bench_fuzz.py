@@ -210,15 +210,14 @@ def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, .
     from onnx_seq_tests._fuzz.packing import pack_size
     from onnx_seq_tests._fuzz.profile import Profile
 
-    labels = ["free", "aware", "primed"][:3 if primed else 2]
-    if packs:
-        labels = ["aware", "primed", *(f"packed {n}" for n in packs)]
+    runs = [(label, 1) for label in ["free", "aware", "primed"][:3 if primed else 2]]
+    if packs:  # (label, --pack N: 0 is the runtime's default)
+        runs = [("aware", 1), ("primed", 1), *(("packed", n) for n in packs)]
     for spec in specs:
         learned, outcomes = None, {}
-        for label in labels:
+        for label, pack in runs:
             # primed, packed: refusal-aware from the profile the aware run learned (--profile)
-            size = (int(label.split()[1]) or pack_size(spec)) if label.startswith("packed") \
-                else 1
+            size = pack or pack_size(spec)
             options = Options([spec], seed=seed, max_examples=10**12, time_budget=seconds,
                               jobs=jobs, max_findings=0, operators=operators, timeout=timeout,
                               profile=Profile.from_json(learned) if learned else Profile(),
@@ -227,13 +226,13 @@ def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, .
             if label == "aware":
                 learned = options.profile.as_json()
                 print("    refused: " + ", ".join(options.profile.refused(spec)), flush=True)
-            _refusal_line(spec, f"{label.split()[0]} x{size}" if packs else label, stats,
-                          options)
-            outcomes[label] = stats.runs
-        for label in labels[2:] if packs else ():  # the same programs: the same verdicts
-            same = outcomes["primed"] == outcomes[label]
-            print(f"    one program per model and {label}: {'the same' if same else 'OTHER'} "
-                  f"outcomes per form", flush=True)
+            _refusal_line(spec, f"{label} x{size}" if packs else label, stats, options)
+            outcomes[label, size] = stats.runs
+        for label, size in outcomes if packs else ():  # the same programs: the same verdicts
+            if label == "packed":
+                same = outcomes["primed", 1] == outcomes[label, size]
+                print(f"    one program per model and packed x{size}: "
+                      f"{'the same' if same else 'OTHER'} outcomes per form", flush=True)
 
 
 def _refusal_line(spec: str, label: str, stats, options: Options) -> None:

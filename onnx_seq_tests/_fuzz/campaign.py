@@ -17,7 +17,7 @@ import itertools
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -288,12 +288,14 @@ def _judge_batch(state: _State, batch: list, verdicts: dict) -> None:
 
 
 def _alone(built, verdict: judge.Verdict, options: Options, work: Path | None):
-    """The verdict of `verdict`'s folder judged alone (its program's folders in a model
-    each), when it is still a finding; else None."""
+    """The verdict of `verdict`'s folder judged alone (that folder only, in a model of its
+    own), when it is still a finding; else None."""
     assert work is not None, "run() sets it"
-    again = judge.run([built], [verdict.backend], work / "alone", options.jobs, options.timeout)
-    own = [v for v in again.get(built.case.name, []) if v.folder == verdict.folder]
-    return next(iter(judge.findings_of(own, options.errors)), None)
+    folder = verdict.folder
+    one = replace(built, folders={folder: built.folders[folder]},
+                  cases={folder: built.cases[folder]})
+    again = judge.run([one], [verdict.backend], work / "alone", options.jobs, options.timeout)
+    return next(iter(judge.findings_of(again.get(built.case.name, []), options.errors)), None)
 
 
 def batch_size(specs: list[str], index: int) -> int:

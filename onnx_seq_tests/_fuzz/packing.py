@@ -387,8 +387,8 @@ def own_fail(unit: Unit, k: int, spec: str, differences) -> Verdict:
     """Member k's verdict from the differences of its pack's fail (every one recorded): its
     own, at its own output positions and names, with the message its folder alone gives
     (`packed`: shrinking judges it alone first)."""
-    offset = sum(len(m.case.graph.outputs) for m in unit.members[:k])
-    owners, pre = unit.owners(), prefix(k)
+    owners = unit.owners()
+    offset, pre = owners.index(k), prefix(k)
     own = [replace(d, output=d.output - offset, name=d.name.removeprefix(pre))
            for d in differences if owners[d.output] == k]
     member = unit.members[k]

@@ -201,7 +201,7 @@ def _numbered(model: ModelProto) -> tuple[ModelProto, Places]:
     return numbered, places
 
 
-def _compile(source: str, seconds: float, places: Places | None = None) -> bytes:
+def _compile(source: str, seconds: float, places: Places) -> bytes:
     from iree.compiler.tools.binaries import find_tool
 
     with tempfile.TemporaryDirectory(prefix="iree-") as folder:
@@ -223,11 +223,11 @@ def _compile(source: str, seconds: float, places: Places | None = None) -> bytes
         if process.returncode != 0:
             text = errors.decode("utf-8", "replace")
             raise CompileError(
-                f"iree-compile: {_compiler_line(text, process.returncode, places or {})}")
+                f"iree-compile: {_compiler_line(text, process.returncode, places)}")
         return output.read_bytes()
 
 
-def _compiler_line(text: str, code: int, places: Places | None = None) -> str:
+def _compiler_line(text: str, code: int, places: Places) -> str:
     """The first `error:` line of iree-compile's output, without its location (a name of
     `places`, `_numbered`), the MLIR it quotes (value numbers differ from model to model)
     and the function's name (the graph's); the ONNX operator it is about is named (quoted in
@@ -237,7 +237,7 @@ def _compiler_line(text: str, code: int, places: Places | None = None) -> str:
     for at, line in enumerate(lines):
         _, found, rest = line.partition("error: ")
         if found:
-            (name, op_type), rest = _located(rest, places or {})
+            (name, op_type), rest = _located(rest, places)
             quoted = re.search(r'"onnx\.(\w+)"', " ".join([rest, *lines[at + 1:at + 2]]))
             operator = quoted.group(1) if quoted else op_type
             rest = re.sub(r": %.*$", "", rest)
