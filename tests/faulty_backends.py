@@ -666,6 +666,19 @@ class RefuseFloat(_Faulty):
         return onnxruntime.backend.prepare(model, device, **kwargs)
 
 
+class RefuseSequenceBoundary(_Faulty):
+    """Refuses (prepare raises) every model with a sequence or optional graph input or
+    output, as IREE's adapter does (its compiled functions take and give tensors only);
+    answers like onnxruntime on the others."""
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        for value in (*model.graph.input, *model.graph.output):
+            if not value.type.HasField("tensor_type"):
+                raise RuntimeError(f"cannot take a sequence or optional at {value.name!r}")
+        return onnxruntime.backend.prepare(model, device, **kwargs)
+
+
 class RefuseSequenceEmptyAtItsNode(_Faulty):
     """Refuses a model with a SequenceEmpty node in its prepare, naming the first such node as
     a compiler names the node it cannot lower (IREE's adapter does): `at node 'NAME'`."""

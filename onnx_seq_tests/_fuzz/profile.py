@@ -11,14 +11,36 @@ verdicts of that form that were `refused` and those that reached the runtime (an
 outcome).
 
 The rule: a feature is *refused* by a backend once at least `k` (REFUSALS) refused verdicts held
-it and no verdict that reached the runtime did. A refusal-aware draw avoids a program holding a
-feature some backend refuses: it draws the program's seed again (`S:i~1`, `S:i~2`, ... at most
-REDRAWS tries in all) and drops it (counted as avoided) when every try is avoided, except that a
-re-probe share of the programs (REPROBE, by the seed text alone) is drawn freely, so a feature
-refused by chance can be accepted again and leave the refused set. Everything depends on the
-seed text and on the profile only, and a campaign learns from batch N before batch N+2 is
-drawn (the pipeline's order, whatever the timing): the same seed and profile file give the same
-programs.
+it and no verdict that reached the runtime did. A refused verdict is *explained away* when its
+program (in that form) holds a feature the backend already refuses by the rule: it counts
+against those refused features only, not against the program's other features; it still counts
+in the form's programs judged (`reached`) and in the combinations (`combos`) as any verdict.
+Without it, a backend that refuses every sequence at the graph boundary (IREE) had each refusal
+counted against every opset, operator and element type of the program too, and nearly all of
+them became refused. The refusals before a form's first refused feature explain nothing: what
+the first `k` of them all held is refused together, the cause and any bystander the counts
+cannot tell from it (`input:tensor` beside a sequence input); a re-probe takes a bystander back.
+
+Explaining depends on the order of learning: a refusal learned after the feature that explains
+it became refused counts against that feature alone, one learned before it counts against every
+feature it holds. A campaign learns in a fixed order (batch by batch, program by program, each
+program's verdicts as verify sorts them), and whether a refusal is explained is read from the
+counts alone, which the profile file holds: the same seed and profile file still give the same
+programs. A feature that leaves the refused set (a re-probe reached the runtime with it) does not
+give back what it explained: those refusals stay uncounted against the programs' other
+features, so each of them needs `k` refusals of its own, unexplained, to become refused (the
+profile errs towards drawing it); from then on a refusal holding the feature counts against the
+others as any unexplained one does. The profile file keeps its format (version 1): the counts
+are `[refused, reached]` as before, now without what was explained away; a profile written
+before is loaded as it is, bystanders counted (a fresh file starts clean).
+
+A refusal-aware draw avoids a program holding a feature some backend refuses: it draws the
+program's seed again (`S:i~1`, `S:i~2`, ... at most REDRAWS tries in all) and drops it (counted
+as avoided) when every try is avoided, except that a re-probe share of the programs (REPROBE, by
+the seed text alone) is drawn freely, so a feature refused by chance can be accepted again and
+leave the refused set. Everything depends on the seed text and on the profile only, and a
+campaign learns from batch N before batch N+2 is drawn (the pipeline's order, whatever the
+timing): the same seed and profile file give the same programs.
 """
 
 from __future__ import annotations
@@ -173,7 +195,9 @@ def combinations(feats) -> list[str]:
 
 
 class Profile:
-    """Per backend and feature, [refused verdicts, verdicts that reached the runtime]; per
+    """Per backend and feature, [refused verdicts, verdicts that reached the runtime], a
+    refusal explained away counted for the refused features it holds only (packing.risk reads
+    them too: a feature seen only in refusals explained away counts as never judged); per
     backend and form, [programs that reached the runtime, programs judged]; per backend and
     combination of a form's features (one, or a pair: `combinations`), [verdicts that ended a
     pack, verdicts that did not] (`combos`; packing.py runs a program that holds one that
@@ -186,11 +210,14 @@ class Profile:
         self.combos: dict[str, dict[str, list[int]]] = {}
 
     def learn(self, backend: str, form: str, outcome: str, feats) -> None:
-        """One verdict: `feats` are the program's features of that form (prefixed)."""
+        """One verdict: `feats` are the program's features (prefixed; those of `form`
+        count). A refusal of a program that holds a feature `backend` already refuses is
+        explained away: it counts against those refused features only."""
         refused = outcome == "refused"
         counts = self.counts.setdefault(backend, {})
         own = [f for f in feats if f.startswith(form + "|")]
-        for feature in own:
+        explaining = [f for f in own if self._refuses(counts, f)] if refused else []
+        for feature in explaining or own:
             pair = counts.setdefault(feature, [0, 0])
             pair[0 if refused else 1] += 1
         reached = self.reached.setdefault(backend, {}).setdefault(form, [0, 0])
@@ -219,8 +246,13 @@ class Profile:
 
     def refused(self, backend: str) -> list[str]:
         """The features `backend` refuses by the rule, sorted."""
-        return sorted(f for f, (no, yes) in self.counts.get(backend, {}).items()
-                      if no >= self.k and yes == 0)
+        counts = self.counts.get(backend, {})
+        return sorted(f for f in counts if self._refuses(counts, f))
+
+    def _refuses(self, counts: dict[str, list[int]], feature: str) -> bool:
+        """Whether `counts` (one backend's) refuse `feature` by the rule."""
+        no, yes = counts.get(feature, (0, 0))
+        return no >= self.k and yes == 0
 
     def avoids(self, feats) -> bool:
         """Whether a program with these features holds one some backend refuses."""
