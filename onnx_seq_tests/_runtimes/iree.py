@@ -1,5 +1,5 @@
-"""IREE as an onnx backend: torch-mlir's ONNX importer (in `iree-base-compiler`), `iree-compile`
-for the llvm-cpu target in a subprocess, and `iree.runtime` on its local-sync driver.
+"""IREE as an onnx backend: torch-mlir's ONNX importer (in `iree-base-compiler`), iree-compile
+for the llvm-cpu target in a child process, and `iree.runtime` on its local-sync driver.
 
 IREE's compiled functions take and give tensors only: a sequence or optional input or output
 is refused (CannotTake) before anything is compiled (its compiler fails on them with
@@ -7,13 +7,14 @@ is refused (CannotTake) before anything is compiled (its compiler fails on them 
 time the element types `iree.runtime` cannot map (int4, uint4, the 4-bit float). Other tensors
 travel by their bits.
 
-Compiling: `iree-compile` runs as a child of the process running the case, ended when that
-process ends (on Linux) or when it overruns COMPILE_TIMEOUT seconds
-(ONNX_SEQ_TESTS_IREE_COMPILE_TIMEOUT). What it gives, a module or an error message, is cached
-by the sha256 of the model's bytes, IREE's version and the flags, in
-`<cache>/iree-<version>/`, where `<cache>` is ONNX_SEQ_TESTS_CACHE, else
-`$XDG_CACHE_HOME/onnx-seq-tests`, else `~/.cache/onnx-seq-tests`; ONNX_SEQ_TESTS_CACHE=none
-turns the cache off.
+Compiling: iree-compile's library runs in a child of the process running the case, kept for
+its next models (iree_compiler.py), or `iree-compile` as a process for a model that crashed
+that child or when ONNX_SEQ_TESTS_IREE_COMPILER=process; either ends when that process ends
+(on Linux) or when it overruns COMPILE_TIMEOUT seconds (ONNX_SEQ_TESTS_IREE_COMPILE_TIMEOUT).
+What it gives, a module or an error message, is cached by the sha256 of the model's bytes,
+IREE's version and the flags, in `<cache>/iree-<version>/`, where `<cache>` is
+ONNX_SEQ_TESTS_CACHE, else `$XDG_CACHE_HOME/onnx-seq-tests`, else `~/.cache/onnx-seq-tests`;
+ONNX_SEQ_TESTS_CACHE=none turns the cache off.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -33,7 +33,7 @@ from onnx.backend.base import BackendRep
 
 from .._core.cases import graph_protos
 from .._core.errors import CannotTake, CompileError
-from . import adapter
+from . import adapter, iree_compiler
 from .adapter import CPUBackend, as_array, boundary, call_main, dtype_name, first_line
 from .records import record
 
@@ -153,7 +153,7 @@ def compiled(model: ModelProto) -> bytes:
         raise RuntimeError(kept)
     numbered, places = _numbered(model)
     try:
-        module = _compile(_imported(numbered), timeout(), places)
+        module = _compile(_imported(numbered, places), timeout(), places)
     except CompileError as error:  # the compiler's verdict on this model: kept
         _store(folder, f"{stem}.error", str(error).encode("utf-8"))
         raise RuntimeError(str(error)) from None
@@ -161,9 +161,11 @@ def compiled(model: ModelProto) -> bytes:
     return module
 
 
-def _imported(model: ModelProto) -> str:
+def _imported(model: ModelProto, places: Places) -> str:
     """The model in MLIR's torch dialect, as iree-import-onnx makes it (shapes inferred
-    first), each operation located at its ONNX node (errors name it: `_compiler_line`)."""
+    first), each operation located at its ONNX node (errors name it: `_compiler_line`); an
+    error of the importer names the node it was importing when that node has a name of its
+    own (`places`), as the compiler's do."""
     import onnx
     from iree.compiler.extras import onnx_importer
     from iree.compiler.ir import Context
@@ -176,7 +178,27 @@ def _imported(model: ModelProto) -> str:
         module.verify()
         return module.get_asm(assume_verified=True, enable_debug_info=True)
     except Exception as error:  # the importer raises many kinds
-        raise CompileError(f"importer: {first_line(str(error))}") from None
+        name, _ = places.get(_importing(error), ("", ""))
+        raise CompileError(f"importer: {first_line(str(error))}"
+                           + (f" at node {name!r}" if name else "")) from None
+
+
+def _importing(error: BaseException) -> str:
+    """The name of the ONNX node the importer was importing when it raised `error` (the
+    innermost frame holding one, a subgraph's node before the node holding it), "" for none
+    (a graph input's type, say)."""
+    from onnx import NodeProto
+
+    frames = []
+    trace = error.__traceback__
+    while trace is not None:
+        frames.append(trace.tb_frame)
+        trace = trace.tb_next
+    for frame in reversed(frames):
+        node = frame.f_locals.get("node")
+        if isinstance(node, NodeProto):
+            return node.name
+    return ""
 
 
 #: Where an operation comes from, by the name the importer locates it at: (the ONNX node's
@@ -202,29 +224,54 @@ def _numbered(model: ModelProto) -> tuple[ModelProto, Places]:
 
 
 def _compile(source: str, seconds: float, places: Places) -> bytes:
+    """The module iree-compile makes of `source`, from the compiler kept in a child process
+    (iree_compiler.py), or from iree-compile as a process when that child crashed on it, is
+    turned off (ONNX_SEQ_TESTS_IREE_COMPILER=process) or cannot start; CompileError with
+    its first error; RuntimeError after `seconds`."""
+    data = source.encode("utf-8")
+    answer = None
+    if os.environ.get("ONNX_SEQ_TESTS_IREE_COMPILER", "").strip().lower() != "process":
+        try:
+            answer = iree_compiler.kept_compile(data, FLAGS, seconds)
+        except TimeoutError:
+            raise RuntimeError(_overran(seconds)) from None
+    if answer is None:
+        answer = _compile_process(data, seconds)
+    if not answer.compiled:
+        raise CompileError(
+            f"iree-compile: {_compiler_line(answer.diagnostics, answer.code, places)}")
+    return answer.module
+
+
+def _compile_process(data: bytes, seconds: float) -> iree_compiler.Answer:
+    """iree-compile's answer for `data`, run as a process."""
     from iree.compiler.tools.binaries import find_tool
 
     with tempfile.TemporaryDirectory(prefix="iree-") as folder:
         output = Path(folder) / "module.vmfb"
         process = subprocess.Popen([find_tool("iree-compile"), "-", *FLAGS, "-o", str(output)],
                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
+                                   stderr=subprocess.PIPE,
+                                   preexec_fn=iree_compiler.die_with_parent)
         try:
-            _, errors = process.communicate(source.encode("utf-8"), timeout=seconds)
+            _, errors = process.communicate(data, timeout=seconds)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-            raise RuntimeError(f"iree-compile gave no result within {seconds:g} s "
-                               "(ONNX_SEQ_TESTS_IREE_COMPILE_TIMEOUT); it was ended") from None
+            raise RuntimeError(_overran(seconds)) from None
         finally:
             if process.poll() is None:  # interrupted: never leave the compiler behind
                 process.kill()
                 process.wait()
+        text = errors.decode("utf-8", "replace")
         if process.returncode != 0:
-            text = errors.decode("utf-8", "replace")
-            raise CompileError(
-                f"iree-compile: {_compiler_line(text, process.returncode, places)}")
-        return output.read_bytes()
+            return iree_compiler.Answer(False, b"", text, process.returncode)
+        return iree_compiler.Answer(True, output.read_bytes(), text, 0)
+
+
+def _overran(seconds: float) -> str:
+    return (f"iree-compile gave no result within {seconds:g} s "
+            "(ONNX_SEQ_TESTS_IREE_COMPILE_TIMEOUT); it was ended")
 
 
 def _compiler_line(text: str, code: int, places: Places) -> str:
@@ -308,15 +355,4 @@ def _store(folder: Path | None, name: str, data: bytes) -> None:
             handle.write(data)
         os.replace(handle.name, folder / name)
     except OSError:
-        pass
-
-
-def _die_with_parent() -> None:
-    """In the compiler's process before it starts: on Linux, the kernel ends it when the
-    process that started it ends (a verify worker ended on --timeout, say)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # no libc handle, or no prctl (not Linux)
         pass
