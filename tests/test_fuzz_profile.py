@@ -54,7 +54,7 @@ def test_a_refusal_a_refused_feature_explains_is_not_counted_against_the_others(
     assert profile.refused("b") == ["f|input:sequence", "f|op:A"]
     assert profile.counts["b"][seq] == [19, 0] and "f|op:B" not in profile.counts["b"]
     assert Within.of(profile.refused("b")) == Within(frozenset({"input:sequence", "op:A"}))
-    assert profile.reached["b"]["f"] == [0, 19] and profile.combos["b"]["f|op:B"] == [16, 0]
+    assert profile.reached["b"]["f"] == [0, 19] and profile.combos["b"]["f|op:B"] == [16, 0, 0, 0]
     for _ in range(3):  # explained by the bystander A alone
         profile.learn("b", "f", "refused", {"f|op:A", "f|op:C"})
     assert "f|op:C" not in profile.counts["b"]
@@ -101,9 +101,14 @@ def test_pairs_of_features_that_end_packs_are_learned_where_no_single_feature_te
         profile.learn("b", "f", "error", {b, c})
         profile.learn("b", "f", "fail", {b, c})  # a fail runs only its own program again
     # A and B ended half the packs that held them, C a third: only the pair tells
-    assert profile.combos["b"][a + " & " + b] == [n, 0] and profile.combos["b"][b] == [2 * n, n]
+    assert profile.combos["b"][a + " & " + b] == [n, 0, n, 0]
+    assert profile.combos["b"][b] == [2 * n, n, n, 2 * n]
     assert set(profile.ends_packs("b")) == {a + " & " + b} and "op:C" not in str(profile.combos)
     assert profile.learned_pairs("b") == [f"{a} & {b} ({n}/{n})"]
+    # and refused: every verdict holding it refused, neither feature refused alone
+    assert profile.refused("b") == [] and profile.refused_pairs("b") == [a + " & " + b]
+    profile.learn("b", "g", "pass", {"g|op:A", "g|op:B"})  # reached in another form
+    assert profile.refused_pairs("b") == []
     assert f"1 pair(s) of features end packs: {a} & {b} ({n}/{n})" in profile.summary()[0]
     again = Profile.from_json(json.loads(json.dumps(profile.as_json())))
     assert again.ends_packs("b") == profile.ends_packs("b")

@@ -29,7 +29,7 @@ from .._suite.tensor_io import derive
 from . import inprocess, judge, packing, shrink
 from .findings import case_text, file_stem, write
 from .packing import pack_size
-from .profile import REDRAWS, Profile, Within, features, probed, reprobe
+from .profile import AND, REDRAWS, Profile, Within, combinations, features, probed, reprobe
 from .programs import OPERATORS, generate
 from .recipes import Recipe, to_case
 from .schemas import opsets as known_opsets
@@ -318,9 +318,11 @@ def _draw(seeds, options: Options, stats: Stats, size: int = BATCH,
     `deadline` (time.monotonic) the batch ends with what it has: a profile that refuses
     nearly everything avoids nearly every seed, and seeds have no end under --time-budget."""
     batch: list[tuple[Any, Recipe, Any]] = []
-    refused = (options.profile.refused_set()
-               if options.refusal_aware and options.profile is not None else set())
+    profile = options.profile if options.refusal_aware else None
+    refused = profile.refused_set() if profile is not None else set()
     within = Within.of(refused)
+    if profile is not None:  # refused pairs: checked (_holds), not left out of the draw
+        refused |= profile.refused_pair_set()
     for seed in seeds:
         if deadline is not None and time.monotonic() >= deadline:
             break
@@ -374,10 +376,18 @@ def _drawn(seed: str, options: Options, stats: Stats, refused: set, within: With
 
 
 def _holds(case, refused: set) -> bool:
-    """Whether a form of `case` holds a refused feature: the case as written first, its
+    """Whether a form of `case` holds a refused feature or pair of features (`A & B`, of the
+    features of that form, as the profile learns them): the case as written first, its
     tensor-boundary variants (derived: dearer) only when it holds none."""
-    return bool(refused & features([(SUITE, case)])) or bool(
-        refused & features([(SuiteForm.TENSOR_BOUNDARY.folder, v) for v in derive(case).variants]))
+    return _refused_in(features([(SUITE, case)]), refused) or _refused_in(
+        features([(SuiteForm.TENSOR_BOUNDARY.folder, v) for v in derive(case).variants]),
+        refused)
+
+
+def _refused_in(held: set[str], refused: set) -> bool:
+    """Whether the features `held` (one form's) hold one of `refused`, or a pair of it."""
+    return bool(refused & held) or (any(AND in f for f in refused)
+                                    and bool(refused & set(combinations(held))))
 
 
 def _count(stats: Stats, verdicts: list) -> None:

@@ -11,7 +11,10 @@ verdicts of that form that were `refused` and those that reached the runtime (an
 outcome).
 
 The rule: a feature is *refused* by a backend once at least `k` (REFUSALS) refused verdicts held
-it and no verdict that reached the runtime did. A refused verdict is *explained away* when its
+it and no verdict that reached the runtime did, in any form: the draw leaves a refused feature
+out of every form (`Within`), so one that reached the runtime in the tensor-boundary form
+(`input:tensor`, an opset) is not refused for the refusals of the form as written, whose
+sequence inputs explain them. A refused verdict is *explained away* when its
 program (in that form) holds a feature the backend already refuses by the rule: it counts
 against those refused features only, not against the program's other features; it still counts
 in the form's programs judged (`reached`) and in the combinations (`combos`) as any verdict.
@@ -194,6 +197,16 @@ def combinations(feats) -> list[str]:
     return ordered + [a + AND + b for k, a in enumerate(ordered) for b in ordered[k + 1:]]
 
 
+def _combination(counts) -> list[int]:
+    """A combination's counts as a profile file gives them: [ended a pack, kept in it,
+    refusals not explained away, verdicts that reached the runtime]; a file written before
+    the last two were counted gives two numbers (the others then 0: no pair refused)."""
+    numbers = [int(n) for n in counts]
+    if len(numbers) not in (2, 4):
+        raise ValueError(f"a combination's counts are 2 or 4 numbers, got {len(numbers)}")
+    return numbers + [0, 0] if len(numbers) == 2 else numbers
+
+
 class Profile:
     """Per backend and feature, [refused verdicts, verdicts that reached the runtime], a
     refusal explained away counted for the refused features it holds only (packing.risk reads
@@ -216,7 +229,7 @@ class Profile:
         refused = outcome == "refused"
         counts = self.counts.setdefault(backend, {})
         own = [f for f in feats if f.startswith(form + "|")]
-        explaining = [f for f in own if self._refuses(counts, f)] if refused else []
+        explaining = [f for f in own if self._refuses(backend, f)] if refused else []
         for feature in explaining or own:
             pair = counts.setdefault(feature, [0, 0])
             pair[0 if refused else 1] += 1
@@ -226,12 +239,15 @@ class Profile:
         combos = self.combos.setdefault(backend, {})
         kept = outcome in KEPT
         for combo in combinations(own):
-            combos.setdefault(combo, [0, 0])[kept] += 1
+            entry = combos.setdefault(combo, [0, 0, 0, 0])
+            entry[kept] += 1
+            entry[2] += refused and not explaining
+            entry[3] += not refused
 
     def ends_packs(self, backend: str) -> dict[str, float]:
         """The combinations that end packs on `backend` (ENDED, ENDS_SHARE): name -> the
         share of the verdicts holding it that ended a pack."""
-        return {c: ended / (ended + kept) for c, (ended, kept) in
+        return {c: ended / (ended + kept) for c, (ended, kept, *_) in
                 self.combos.get(backend, {}).items()
                 if ended >= ENDED and ended > ENDS_SHARE * (ended + kept)}
 
@@ -242,17 +258,41 @@ class Profile:
         combos = self.combos.get(backend, {})
         pairs = [c for c in ends if AND in c and not any(f in ends for f in c.split(AND))]
         pairs.sort(key=lambda c: (-combos[c][0], c))
-        return [f"{c} ({combos[c][0]}/{sum(combos[c])})" for c in pairs]
+        return [f"{c} ({combos[c][0]}/{sum(combos[c][:2])})" for c in pairs]
 
     def refused(self, backend: str) -> list[str]:
         """The features `backend` refuses by the rule, sorted."""
-        counts = self.counts.get(backend, {})
-        return sorted(f for f in counts if self._refuses(counts, f))
+        return sorted(f for f in self.counts.get(backend, {}) if self._refuses(backend, f))
 
-    def _refuses(self, counts: dict[str, list[int]], feature: str) -> bool:
-        """Whether `counts` (one backend's) refuse `feature` by the rule."""
+    def _refuses(self, backend: str, feature: str) -> bool:
+        """Whether `backend` refuses `feature` (`FORM|...`) by the rule: k refusals in its
+        form, and no verdict that reached the runtime with it in any form."""
+        counts = self.counts.get(backend, {})
         no, yes = counts.get(feature, (0, 0))
-        return no >= self.k and yes == 0
+        if no < self.k or yes:
+            return False
+        bare = feature.split("|", 1)[-1]
+        return not any(counts.get(f"{form}|{bare}", (0, 0))[1]
+                       for form in self.reached.get(backend, {}))
+
+    def refused_pairs(self, backend: str) -> list[str]:
+        """The pairs of features (`A & B`, `combinations`) `backend` refuses by the rule,
+        sorted: k refusals not explained away in their form, every verdict holding the pair
+        refused, none that reached the runtime with it in any form, and neither feature
+        refused alone (what no single feature tells: SequenceEmpty in some contexts)."""
+        combos = self.combos.get(backend, {})
+        found = []
+        for combo, (_, _, refused, reached) in combos.items():
+            if AND not in combo or refused < self.k or reached:
+                continue
+            first, second = combo.split(AND)
+            if self._refuses(backend, first) or self._refuses(backend, second):
+                continue
+            bare = [first.split("|", 1)[-1], second.split("|", 1)[-1]]
+            if not any(n[3] for form in self.reached.get(backend, {})
+                       if (n := combos.get(f"{form}|{bare[0]}{AND}{form}|{bare[1]}"))):
+                found.append(combo)
+        return sorted(found)
 
     def avoids(self, feats) -> bool:
         """Whether a program with these features holds one some backend refuses."""
@@ -260,6 +300,9 @@ class Profile:
 
     def refused_set(self) -> set[str]:
         return {f for backend in self.counts for f in self.refused(backend)}
+
+    def refused_pair_set(self) -> set[str]:
+        return {p for backend in self.combos for p in self.refused_pairs(backend)}
 
     # -- JSON ------------------------------------------------------------------------------
 
@@ -270,6 +313,7 @@ class Profile:
                                  "reached": {form: list(r) for form, r in
                                              sorted(self.reached.get(b, {}).items())},
                                  "refused": self.refused(b),
+                                 "refused_pairs": self.refused_pairs(b),
                                  "combinations": {c: list(n) for c, n in sorted(
                                      self.combos.get(b, {}).items())}}
                              for b, counts in sorted(self.counts.items())}}
@@ -292,8 +336,7 @@ class Profile:
             profile.reached[str(backend)] = {
                 str(form): [int(r[0]), int(r[1])] for form, r in entry["reached"].items()}
             profile.combos[str(backend)] = {  # absent from profiles written before them
-                str(c): [int(n[0]), int(n[1])] for c, n in entry.get("combinations",
-                                                                     {}).items()}
+                str(c): _combination(n) for c, n in entry.get("combinations", {}).items()}
         return profile
 
     @classmethod
@@ -324,6 +367,7 @@ class Profile:
             pairs = self.learned_pairs(backend)
             lines.append(f"profile {backend}: reached the runtime: {shares or 'none judged'}; "
                          f"{len(refused)} refused feature(s){': ' + shown if refused else ''}; "
+                         f"{len(self.refused_pairs(backend))} refused pair(s) of features; "
                          f"{len(pairs)} pair(s) of features end packs"
                          + (": " + ", ".join(pairs[:10]) + (" and more" if len(pairs) > 10
                                                            else "") if pairs else ""))
