@@ -44,7 +44,7 @@ the parent (drawing and building) and the worker share the machine's cores.
     python benchmarks/bench_fuzz.py [--programs 400] [--three-way 1000] [--seed 0] [--skip-faults]
     python benchmarks/bench_fuzz.py --refusal 90 -b onnxruntime -b tvm -b iree [--op OP] [--primed]
     python benchmarks/bench_fuzz.py --refusal 90 -b tvm -b iree --pack 0 [--pack 16] [-j 2]
-        [--timeout 3]
+        [--timeout 3] [--profile FILE]
 """
 
 from __future__ import annotations
@@ -201,20 +201,26 @@ def throughput(n: int, seed: int) -> None:
 
 def refusal(specs: list[str], seconds: float, seed: int, operators: tuple[str, ...],
             primed: bool = False, packs: list[int] = (), jobs: int = 1,
-            timeout: float = 20.0) -> None:
+            timeout: float = 20.0, profile: Path | None = None) -> None:
     """Per backend, a free campaign and a refusal-aware one of `seconds` each, same seed; with
     `primed`, a third one starting from the profile the refusal-aware one learned; with
     `packs`, instead: the refusal-aware one, then from its profile one campaign with one
     program per model and one with N programs per model for each N of `packs` (0: the
-    runtime's default)."""
+    runtime's default); with `profile` (a file `fuzz --profile` wrote), no refusal-aware
+    campaign: the others start from that profile (the same programs for any code)."""
+    import json
+
     from onnx_seq_tests._fuzz.packing import pack_size
     from onnx_seq_tests._fuzz.profile import Profile
 
     runs = [(label, 1) for label in ["free", "aware", "primed"][:3 if primed else 2]]
     if packs:  # (label, --pack N: 0 is the runtime's default)
         runs = [("aware", 1), ("primed", 1), *(("packed", n) for n in packs)]
+    given = json.loads(profile.read_text(encoding="utf-8")) if profile else None
+    if given is not None:
+        runs = [r for r in runs if r[0] not in ("free", "aware")]
     for spec in specs:
-        learned, outcomes = None, {}
+        learned, outcomes = given, {}
         for label, pack in runs:
             # primed, packed: refusal-aware from the profile the aware run learned (--profile)
             size = pack or pack_size(spec)
@@ -289,12 +295,17 @@ def main() -> None:
                              "repeat for several N")
     parser.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
                         help="with --refusal: seconds per program (fuzz --timeout; default 20)")
+    parser.add_argument("--profile", type=Path, metavar="FILE",
+                        help="with --refusal: start from this refusal profile (fuzz --profile "
+                             "wrote it) instead of learning one: the same programs for any "
+                             "code, so runs of two versions compare")
     args = parser.parse_args()
     if args.refusal:
         # no compiled module cached between campaigns (IREE's cache): each pays its compiles
         os.environ.setdefault("ONNX_SEQ_TESTS_CACHE", "none")
         refusal(args.backends or ["onnxruntime"], args.refusal, args.seed,
-                tuple(args.operators), args.primed, args.packs, args.jobs, args.timeout)
+                tuple(args.operators), args.primed, args.packs, args.jobs, args.timeout,
+                args.profile)
         return
     if args.programs:
         throughput(args.programs, args.seed)

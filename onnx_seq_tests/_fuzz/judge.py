@@ -52,8 +52,9 @@ class Verdict:
     message: str
     differences: tuple[Difference, ...] = ()  # a fail's: the comparator's records
     error_type: str = ""  # an error or refused that an exception raised: its type's name
-    # a fail told by the differences of a pack (packing.own_fail): the same verdict as the
-    # folder's alone where the backend's answer to a program does not depend on the others
+    # a fail told by the differences of a pack (packing.own_fail), or a verdict given by a
+    # folder that holds the same program (packing.twins): the same verdict as the folder's
+    # alone where the backend's answer to a program does not depend on the others
     packed: bool = field(default=False, compare=False)
 
     @classmethod

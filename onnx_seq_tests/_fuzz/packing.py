@@ -18,7 +18,8 @@ the programs none of them names and gives each program it names its own differen
 own output positions and names, with the message its folder alone gives (`own_fail`; when the
 records may leave some out, those programs run again alone); a pack refused, in error or
 crashed whose message names a node of it (`node 'p<k>_...'`, as IREE's adapter names the node
-it cannot compile: `located`) runs that program alone and the others packed again without it;
+it cannot compile or import: `located`), or a graph input or output of it (`input 'p<k>_...'`),
+runs that program alone and the others packed again without it;
 one that names none (or a difference of the outputs as a whole) is halved and each half judged
 again as a pack, down to single programs (group testing); a pack that timed out runs every
 program of it again alone. A program's verdict is thus that of its own folder run alone, or
@@ -27,15 +28,20 @@ folder, with the campaign's --timeout (a pack gets the same), so its verdict, me
 differences are those of judging it unpacked. This holds for a backend whose answer to one
 program does not depend on the other programs of the model (a fault of "the model's first
 output" is seen only on the program that comes first); a fail told by a pack is judged alone
-again before it is shrunk (campaign.py), so every finding comes from its program alone.
+again before it is shrunk (campaign.py), so every finding comes from its program alone. A
+program's tensor-boundary form that is its case as written but for the graph's name and doc
+strings (no sequence or optional at its boundary) is packed once, in the form as written, and
+gets that verdict (`twins`); it too is judged alone, in its own folder, before it is shrunk.
 
-Which programs share a model decides the speed only: a program the refusal profile says is
-likely refused (`risk`), or that holds a feature or a pair of features that ended most packs
-holding it (Profile.ends_packs, learned from the campaign's own verdicts), runs alone at once;
-the programs per model of a form fall as its packed programs end their pack more often
-(`adapted`), and a pack holds at most one program with an unknown dim at its graph inputs
-(`_chunks`). A batch's verify runs share one set of workers (judge.kept_workers): the runtime
-loads once a batch, not once a run.
+Which programs share a model decides the speed only: a program that holds a feature the
+refusal profile says the backend refuses (a re-probe's) runs alone at once (`refusing`); one
+the profile says is likely refused (`risk`), or that holds a feature or a pair of features that
+ended most packs holding it (Profile.ends_packs), does too once most such programs of the
+campaign ended their pack (`flagged_alone`); the programs per model of a form fall as its
+packed programs ended their pack more often in the last batch (`adapted`), and, for a runtime
+whose record says it binds unknown dims to one symbol, a pack holds at most one program with an
+unknown dim at its graph inputs (`_chunks`). A batch's verify runs share one set of workers
+(judge.kept_workers): the runtime loads once a batch, not once a run.
 """
 
 from __future__ import annotations
@@ -65,8 +71,9 @@ RISK = 0.8
 HALVED = ("refused", "error", "crash", "fail")
 #: A quoted name in a tensor-boundary variant's doc string (`element 2 of output 's'`).
 _QUOTED = re.compile(r"'(.+)'$")
-#: A node of a pack named in a message (`named_nodes`): `node 'p<k>_...'`.
-_NODE = re.compile(r"\bnode 'p(\d+)_")
+#: A node of a pack named in a message (`named_nodes`), or a graph input or output of it:
+#: `node 'p<k>_...'`, `input 'p<k>_...'`.
+_NODE = re.compile(r"\b(?:node|input|output) 'p(\d+)_")
 #: The model file of a case folder.
 MODEL = "model.onnx"
 
@@ -189,7 +196,9 @@ def named_nodes(model: bytes) -> bytes:
 def located(unit: Unit, message: str) -> list[int]:
     """The members of the pack `unit` that a refusal's `message` names: the programs of the
     nodes it calls `node 'p<k>_...'` (a runtime adapter's way of naming the node it refuses;
-    IREE's does), in order; [] when it names none."""
+    IREE's does) and of the graph inputs and outputs it calls `input 'p<k>_...'` (`output
+    ...`; IREE's runtime names the input whose element type it cannot map), in order; []
+    when it names none."""
     named = {int(k) for k in _NODE.findall(message)}
     return [k for k in range(len(unit.members)) if k in named]
 
@@ -199,6 +208,34 @@ def members(built: list) -> list[Member]:
     return [Member(item.case.name, form, folder, item.cases[folder][1], files)
             for item in built if item.folders
             for folder, (form, files) in item.folders.items()]
+
+
+def twins(found: list[Member]) -> dict[str, Member]:
+    """Each member of `found` whose folder holds what an earlier form's folder of the same
+    program holds, but for its graph's name and doc strings (a program without a sequence or
+    optional at its boundary: its tensor-boundary variant is the case itself, renamed), by
+    its folder: the member judged in its place. A pack renames every program anyway, so the
+    two are one program to a backend whose answer does not depend on a graph's name."""
+    import onnx
+
+    def plain(member: Member) -> tuple:
+        model = onnx.load_from_string(member.files[MODEL])
+        model.doc_string = model.graph.doc_string = model.graph.name = ""
+        return (model.SerializeToString(deterministic=True),
+                sorted((k, v) for k, v in member.files.items() if k != MODEL))
+
+    found_twins: dict[str, Member] = {}
+    seen: dict[str, list[tuple[tuple, Member]]] = {}
+    forms = Counter(m.program for m in found)
+    for member in (m for m in found if forms[m.program] > 1):
+        earlier = seen.setdefault(member.program, [])
+        key = plain(member)
+        first = next((m for k, m in earlier if k == key), None)
+        if first is None:
+            earlier.append((key, member))
+        else:
+            found_twins[member.folder] = first
+    return found_twins
 
 
 def alone(found) -> list[Unit]:
@@ -214,22 +251,42 @@ def risk(member: Member, counts: dict[str, list[int]]) -> float:
                for f in features([(member.form, member.case)]))
 
 
-def units(found: list[Member], sizes: dict[str, int], counts: dict | None = None,
-          ends: dict | None = None) -> list[Unit]:
+def refusing(found: list[Member], profile: Profile | None, spec: str) -> set[str]:
+    """The folders of `found` that hold a feature or a pair of features the profile says
+    `spec` refuses (a re-probe's, profile.py): they run alone at once."""
+    if profile is None:
+        return set()
+    refused = set(profile.refused(spec)) | set(profile.refused_pairs(spec))
+    return {m.folder for m in found
+            if refused & set(combinations(features([(m.form, m.case)])))}
+
+
+def flagged(found: list[Member], profile: Profile | None, spec: str) -> set[str]:
+    """The folders of `found` a refusal profile says will likely end their pack on `spec`:
+    whose `risk` is over RISK, or that hold a combination of features (one, or a pair) that
+    ended most packs holding it (Profile.ends_packs)."""
+    if profile is None:
+        return set()
+    counts, ends = profile.counts.get(spec, {}), profile.ends_packs(spec)
+    return {m.folder for m in found if risk(m, counts) > RISK or ends and any(
+        c in ends for c in combinations(features([(m.form, m.case)])))}
+
+
+def units(found: list[Member], sizes: dict[str, int],
+          first_alone: set[str] | frozenset[str] = frozenset(),
+          loose_apart: bool = False) -> list[Unit]:
     """`found` in units of at most `sizes[form]` members, grouped by form and `packable`, in
-    order; with a profile's `counts`, a member whose `risk` is over RISK is a unit alone, and
-    so is one that holds a combination of features (one, or a pair) of `ends`
-    (Profile.ends_packs: what ended most packs that held it)."""
+    order; a member whose folder is in `first_alone` is a unit alone; with `loose_apart`, at
+    most one member with an unknown input dim in a unit (`_chunks`)."""
     groups: dict[tuple, list[Member]] = {}
-    risky = []
+    single = []
     for member in found:
-        if counts is not None and risk(member, counts) > RISK or ends and any(
-                c in ends for c in combinations(features([(member.form, member.case)]))):
-            risky.append(member)
+        if member.folder in first_alone:
+            single.append(member)
         else:
             groups.setdefault((member.form, *packable(member.case)), []).append(member)
-    return alone(risky) + [Unit(tuple(chunk)) for (form, *_), group in groups.items()
-                           for chunk in _chunks(group, sizes[form])]
+    return alone(single) + [Unit(tuple(chunk)) for (form, *_), group in groups.items()
+                            for chunk in _chunks(group, sizes[form], loose_apart)]
 
 
 def _loose(case: Case) -> bool:
@@ -240,10 +297,13 @@ def _loose(case: Case) -> bool:
                for shape in [innermost(decl.type).shape])
 
 
-def _chunks(group: list[Member], size: int) -> list[list[Member]]:
-    """`group` in chunks of at most `size`, in order, at most one member with an unknown dim
-    (`_loose`) in each: a runtime may bind the unknown dims of a model to one symbol (TVM's
-    Relax frontend does), so two programs' unknown dims would meet in a pack."""
+def _chunks(group: list[Member], size: int, loose_apart: bool = True) -> list[list[Member]]:
+    """`group` in chunks of at most `size`, in order; with `loose_apart`, at most one member
+    with an unknown dim (`_loose`) in each: a runtime may bind the unknown dims of a model to
+    one symbol (TVM's Relax frontend does: its record's `shared_unknown_dims`), so two
+    programs' unknown dims would meet in a pack."""
+    if not loose_apart:
+        return [group[k:k + size] for k in range(0, len(group), size)]
     done: list[list[Member]] = []
     filling: list[tuple[list[Member], list[bool]]] = []  # (members, [holds a loose one])
     for member in group:
@@ -260,18 +320,32 @@ def _chunks(group: list[Member], size: int) -> list[list[Member]]:
     return done + [c[0] for c in filling]
 
 
+def flagged_alone(spec: str, tally: Counter) -> bool:
+    """Whether the programs `flagged` on `spec` run alone at once: once more than RISK of
+    those of this campaign ended their pack, or would have (an outcome not in KEPT; none is
+    assumed at the start). What a profile learned says little of one program: a feature's
+    share is the highest among a program's features, and a combination's was learned among
+    programs whose refusals other features explain (on IREE, primed, 57% of the flagged
+    programs were accepted). One accepted alone costs a model of its own (on IREE a compile,
+    about 0.4 s), where one that ends a pack costs it a run more when its refusal is located
+    at its node (on IREE a refusal, about 80 ms), or halvings, which make `adapted` pack
+    fewer programs."""
+    return tally[f"{spec} flagged ended"] / (tally[f"{spec} flagged"] + 1) > RISK
+
+
 def adapted(size: int, tally: Counter, spec: str, form: str) -> int:
-    """At most `size` programs per model, fewer as packed programs of `form` on `spec` (the
-    campaign's `tally`) more often end their pack (refused, error, crash, timeout: a fail's
-    own differences are its programs' verdicts; a refusal `located` at its node runs it alone
-    and the rest packed again, one run more, whatever the pack's size): about ln(2) / (2 r) programs
-    for a share r of them, which makes fewest runs per program (a pack of n costs one run,
-    and each such program in it about 2 log2(n) more, its pack halved down to it:
-    1/n + 2 r log2(n) runs a program; 8 packed programs kept in their pack assumed at the
-    start)."""
-    packed = tally[f"{spec}|{form} packed"]
-    share = (packed - tally[f"{spec}|{form} packed kept"]
-             - tally[f"{spec}|{form} packed located"]) / (packed + 8)
+    """At most `size` programs per model, fewer as packed programs of `form` on `spec` more
+    often ended their pack in the campaign's last batch judged (`tally`'s `last batch`
+    counts, judge_packed; refused, error, crash, timeout: a fail's own differences are its
+    programs' verdicts; a refusal `located` at its node runs it alone and the rest packed
+    again, one run more, whatever the pack's size): about ln(2) / (2 r) programs for a share
+    r of them, which makes fewest runs per program (a pack of n costs one run, and each such
+    program in it about 2 log2(n) more, its pack halved down to it: 1/n + 2 r log2(n) runs a
+    program; 8 packed programs kept in their pack assumed). The last batch only: what ends
+    packs early in a campaign (an element type the importer lacks) is soon learned refused
+    and drawn around, and packs that stayed small for it would cost a compile each."""
+    share = (tally[f"{spec}|{form} last batch ended"]
+             / (tally[f"{spec}|{form} last batch packed"] + 8))
     return size if share <= 0 else max(1, min(size, round(math.log(2) / (2 * share))))
 
 
@@ -289,6 +363,13 @@ def pack_size(spec: str, requested: int | None = None) -> int:
     return found.pack if found is not None else 1
 
 
+def _shares_dims(spec: str) -> bool:
+    """Whether `spec` binds the unknown dims of a model to one symbol: its runtime record's
+    `shared_unknown_dims` (False for a backend without a record)."""
+    found = record(spec)
+    return found is not None and found.shared_unknown_dims
+
+
 def start(built: list, specs: list[str], work: Path, jobs: int = 1,
           timeout: float | None = None, background: bool = True,
           sizes: dict[str, int] | None = None, tally: Counter | None = None,
@@ -299,30 +380,46 @@ def start(built: list, specs: list[str], work: Path, jobs: int = 1,
     read here, before the batch is judged meanwhile."""
     found = members(built)
     tally = Counter() if tally is None else tally
+    wanted = {s: n for s, n in (sizes or {}).items() if n > 1 and s in specs}
+    twin_of = twins(found) if wanted else {}
+    everyone, found = found, [m for m in found if m.folder not in twin_of]
     forms = {m.form for m in found}
-    packed = {s: units(found, {f: adapted(n, tally, s, f) for f in forms},
-                       None if profile is None else profile.counts.get(s, {}),
-                       None if profile is None else profile.ends_packs(s))
-              for s, n in (sizes or {}).items() if n > 1 and s in specs}
+    marked = {s: flagged(found, profile, s) for s in wanted}
+    packed = {s: units(found, {f: adapted(wanted[s], tally, s, f) for f in forms},
+                       refusing(found, profile, s)
+                       | (folders if flagged_alone(s, tally) else set()), _shares_dims(s))
+              for s, folders in marked.items()}
     if not packed:
         return judge.start(built, specs, work, jobs, timeout, background)
 
+    twinned = [(m, twin_of[m.folder]) for m in everyone if m.folder in twin_of]
+
     def on_workers(built, plain, work, jobs, timeout):
-        return _merged(built, plain, packed, specs, work, jobs, timeout, tally)
+        return _merged(built, plain, packed, specs, work, jobs, timeout, tally, marked,
+                       twinned)
 
     return judge.start(built, specs, work, jobs, timeout, background, on_workers)
 
 
 def _merged(built: list, plain: list[str], packed: dict[str, list[Unit]], order: list[str],
-            work: Path, jobs: int, timeout: float | None,
-            tally: Counter | None) -> dict[str, list[Verdict]]:
+            work: Path, jobs: int, timeout: float | None, tally: Counter | None,
+            marked: dict[str, set[str]],
+            twinned: list[tuple[Member, Member]]) -> dict[str, list[Verdict]]:
     """Every worker backend's verdicts per program: `plain` as judge judges them, `packed` in
-    packs; each program's sorted as verify sorts them (by folder, then backend)."""
+    packs, each twin (`twins`) given its first's verdict, marked `packed` (a finding is judged
+    alone, in its own folder, before it is shrunk: campaign.py); each program's sorted as
+    verify sorts them (by folder, then backend)."""
     unpacked = [s for s in plain if s not in packed]
     found = judge.on_workers(built, unpacked, work / "plain", jobs, timeout) if unpacked else {}
     for spec, todo in packed.items():
-        for program, verdicts in judge_packed(todo, spec, work / "packed", jobs, timeout,
-                                              tally).items():
+        judged = judge_packed(todo, spec, work / "packed", jobs, timeout, tally,
+                              marked.get(spec, set()))
+        for twin, first in twinned:
+            judged[twin.program].append(replace(_verdict(judged, first), form=twin.form,
+                                                folder=twin.folder, packed=True))
+        if tally is not None:
+            tally["twins"] += len(twinned)
+        for program, verdicts in judged.items():
             found.setdefault(program, []).extend(verdicts)
     rank = {s: k for k, s in enumerate(order)}
     for verdicts in found.values():
@@ -331,29 +428,50 @@ def _merged(built: list, plain: list[str], packed: dict[str, list[Unit]], order:
 
 
 def judge_packed(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: float | None,
-                 tally: Counter | None = None) -> dict[str, list[Verdict]]:
+                 tally: Counter | None = None,
+                 marked: set[str] | frozenset[str] = frozenset()) -> dict[str, list[Verdict]]:
     """Per program of the units `todo`, its verdicts on `spec` (one per form folder; see the
     module's docstring): the same verdicts judging each program's folders alone gives.
     `tally` counts verify runs (`rounds`), packed models run (`packs`, holding `packed`
     folders in all; `pack <outcome>` per outcome), fails told by their pack (`told`), members
-    a refusal was located at (`<spec>|<form> packed located`) and folders run alone (`alone`;
-    those of a pack that was run first: `again`)."""
+    a refusal was located at (`<spec>|<form> packed located`), folders run alone (`alone`;
+    those of a pack that was run first: `again`), the `marked` folders (`flagged`) and those
+    of them that ended their pack (`<spec> flagged`, `<spec> flagged ended`: flagged_alone),
+    and per form the batch's own packed programs and those that ended their pack, not
+    located (`<spec>|<form> last batch packed`, `... ended`: adapted)."""
     found: dict[str, list[Verdict]] = {}
     tally = Counter() if tally is None else tally
     packed = [m for u in todo if len(u.members) > 1 for m in u.members]
-    first = True
+    located = {m.form: tally[f"{spec}|{m.form} packed located"] for m in packed}
+    first, first_todo = True, todo
     with judge.kept_workers([spec], jobs, timeout) as kept:  # one runtime loaded per batch
         while todo:
             tally["rounds"] += 1
             tally["alone"] += sum(len(u.members) == 1 for u in todo)
             tally["again"] += 0 if first else sum(len(u.members) == 1 for u in todo)
             todo, first = _round(todo, spec, work, jobs, timeout, found, tally, kept), False
+    batch: Counter = Counter()
     for member in packed:  # how often packed programs pass, per form (adapted)
-        verdict = next(v for v in found[member.program] if v.folder == member.folder)
-        tally.update({f"{spec}|{member.form} packed": 1,
-                      f"{spec}|{member.form} packed pass": verdict.outcome == "pass",
-                      f"{spec}|{member.form} packed kept": verdict.outcome in KEPT})
+        verdict = _verdict(found, member)
+        counts = {f"{spec}|{member.form} packed": 1,
+                  f"{spec}|{member.form} packed pass": verdict.outcome == "pass",
+                  f"{spec}|{member.form} packed kept": verdict.outcome in KEPT}
+        tally.update(counts)
+        batch.update(counts)
+    for form in {m.form for m in packed}:
+        key = f"{spec}|{form} packed"
+        tally[f"{spec}|{form} last batch packed"] = batch[key]
+        tally[f"{spec}|{form} last batch ended"] = (
+            batch[key] - batch[f"{key} kept"] - (tally[f"{key} located"] - located[form]))
+    for member in (m for u in first_todo for m in u.members if m.folder in marked):
+        tally.update({f"{spec} flagged": 1,  # flagged_alone
+                      f"{spec} flagged ended": _verdict(found, member).outcome not in KEPT})
     return found
+
+
+def _verdict(found: dict[str, list[Verdict]], member: Member) -> Verdict:
+    """`member`'s verdict among `found`."""
+    return next(v for v in found[member.program] if v.folder == member.folder)
 
 
 def _round(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: float | None,

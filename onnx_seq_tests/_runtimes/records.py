@@ -19,6 +19,9 @@ A record says
   pack         (optional) how many programs `gen-seq-tests fuzz` packs into one model for it by
                default (an int >= 1; 1 when left out): more than 1 for a runtime that compiles
                each model, where one compile of many programs costs about what one costs
+  shared_unknown_dims  (optional) true for a runtime that binds every unknown dim of a model
+               to one symbol (TVM's Relax frontend): fuzz then packs at most one program with
+               an unknown input dim into a model; false when left out
 
 This module uses the standard library only and imports nothing of the package: setup.py
 loads it by its path to compute the extras, `gen-seq-tests --help` reads it without onnx, and
@@ -40,7 +43,7 @@ from typing import NamedTuple
 FOLDER = Path(__file__).resolve().parent
 #: The keys every record has, and those it may leave out.
 FIELDS = ("name", "label", "summary", "requires", "imports", "version")
-OPTIONAL = ("environment", "pack")
+OPTIONAL = ("environment", "pack", "shared_unknown_dims")
 _ASSIGNMENT = re.compile(r"^RUNTIME\s*[:=]", re.MULTILINE)
 
 
@@ -55,6 +58,7 @@ class Record(NamedTuple):
     version: str
     environment: tuple[tuple[str, str], ...] = ()
     pack: int = 1
+    shared_unknown_dims: bool = False
 
     @property
     def install(self) -> str:
@@ -121,17 +125,18 @@ def _record(node: ast.expr, path: Path | str) -> Record:
     lists = all(isinstance(value[k], (list, tuple)) and all(isinstance(v, str) for v in value[k])
                 for k in ("requires", "imports"))
     pack = value.get("pack", 1)
+    shared = value.get("shared_unknown_dims", False)
     if not text or not lists or not isinstance(environment, dict) \
-            or type(pack) is not int or pack < 1:
+            or type(pack) is not int or pack < 1 or type(shared) is not bool:
         raise ValueError(f"{where}: RUNTIME: name, label, summary and version are strings, "
                           "requires and imports lists of strings, environment a dict, pack "
-                          "an int >= 1")
+                          "an int >= 1, shared_unknown_dims true or false")
     if value["name"] != Path(path).stem:
         raise ValueError(f"{where}: RUNTIME's name {value['name']!r} must be the module's "
                           f"name {Path(path).stem!r}")
     return Record(value["name"], value["label"], value["summary"], tuple(value["requires"]),
                   tuple(value["imports"]), value["version"],
-                  tuple((str(k), str(v)) for k, v in environment.items()), pack)
+                  tuple((str(k), str(v)) for k, v in environment.items()), pack, shared)
 
 
 def records(folder: Path = FOLDER) -> tuple[Record, ...]:

@@ -44,6 +44,9 @@ RUNTIME: dict[str, Any] = {
     # 5 ms, and packing 64 judged fewer programs/s than one per model (48 against 65 valid
     # programs/s, docs/fuzzing.md, 2026-12-05; it was 64 when a model cost 0.25 s)
     "pack": 1,
+    # an unknown, unnamed input dim of a model is one symbol (docs/findings/tvm.md): a pack
+    # holds at most one program with one
+    "shared_unknown_dims": True,
 }
 WHY = "TVM's Relax frontend reads every graph input as a tensor"
 TARGET = "llvm"
