@@ -33,9 +33,10 @@ programs. A feature that leaves the refused set (a re-probe reached the runtime 
 give back what it explained: those refusals stay uncounted against the programs' other
 features, so each of them needs `k` refusals of its own, unexplained, to become refused (the
 profile errs towards drawing it); from then on a refusal holding the feature counts against the
-others as any unexplained one does. The profile file keeps its format (version 1): the counts
-are `[refused, reached]` as before, now without what was explained away; a profile written
-before is loaded as it is, bystanders counted (a fresh file starts clean).
+others as any unexplained one does. The profile file keeps its version (1): a feature's counts
+are `[refused, reached]` as before, now without what was explained away, and a combination's
+four numbers (two in a file written before, read with 0 for the others: no pair refused); a
+profile written before is loaded as it is, bystanders counted (a fresh file starts clean).
 
 A refusal-aware draw avoids a program holding a feature some backend refuses: it draws the
 program's seed again (`S:i~1`, `S:i~2`, ... at most REDRAWS tries in all) and drops it (counted
@@ -213,8 +214,9 @@ class Profile:
     them too: a feature seen only in refusals explained away counts as never judged); per
     backend and form, [programs that reached the runtime, programs judged]; per backend and
     combination of a form's features (one, or a pair: `combinations`), [verdicts that ended a
-    pack, verdicts that did not] (`combos`; packing.py runs a program that holds one that
-    `ends_packs` alone)."""
+    pack, verdicts that did not, refusals not explained away, verdicts that reached the
+    runtime] (`combos`; packing.py runs a program that holds one that `ends_packs` alone, and
+    `refused_pairs` reads the last two)."""
 
     def __init__(self, k: int = REFUSALS, share: float = REPROBE):
         self.k, self.share = k, share

@@ -24,6 +24,7 @@ import os
 import re
 import subprocess
 import tempfile
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -189,11 +190,7 @@ def _importing(error: BaseException) -> str:
     (a graph input's type, say)."""
     from onnx import NodeProto
 
-    frames = []
-    trace = error.__traceback__
-    while trace is not None:
-        frames.append(trace.tb_frame)
-        trace = trace.tb_next
+    frames = [frame for frame, _ in traceback.walk_tb(error.__traceback__)]
     for frame in reversed(frames):
         node = frame.f_locals.get("node")
         if isinstance(node, NodeProto):
