@@ -486,12 +486,48 @@ def test_iree_names_the_operator_and_the_node_it_refuses(iree_cache, name, where
     assert model.SerializeToString() == before, "the model given is left as it is"
 
 
+def test_iree_names_the_graph_input_or_output_it_refuses(iree_cache):
+    """A refusal about a graph input or output names it: the importer's element type it
+    cannot map, and iree-compile's result type that does not match the value returned
+    (fuzz's packs read whose program it is from the name: packing.located)."""
+    from onnx_seq_tests._runtimes import iree
+
+    def refusal(nodes, inputs, outputs, initializers=()):
+        graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
+        with pytest.raises(RuntimeError) as refused:
+            iree.compiled(helper.make_model(graph,
+                                            opset_imports=[helper.make_opsetid("", 21)]))
+        return str(refused.value)
+
+    float4 = TensorProto.FLOAT4E2M1
+    assert refusal([helper.make_node("Identity", ["x"], ["y"])],
+                   [helper.make_tensor_value_info("x", float4, [2])],
+                   [helper.make_tensor_value_info("y", float4, [2])]) == (
+        f"importer: Unknown ONNX tensor element type: {float4} at input 'x'")
+    assert refusal([helper.make_node("Cast", ["x"], ["y"], to=float4)],
+                   [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                   [helper.make_tensor_value_info("y", float4, [2])]) == (
+        f"importer: Unknown ONNX tensor element type: {float4} at output 'y'")
+    parts = [helper.make_tensor(f"t{k}", TensorProto.INT16, [k + 1], [k] * (k + 1))
+             for k in range(3)]
+    zero = helper.make_tensor("zero", TensorProto.INT64, [], [0])
+    assert refusal([helper.make_node("Identity", ["x"], ["w"]),
+                    helper.make_node("SequenceConstruct", ["t0", "t1", "t2"], ["s"]),
+                    helper.make_node("SequenceAt", ["s", "zero"], ["y"])],
+                   [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                   [helper.make_tensor_value_info("w", TensorProto.FLOAT, [2]),
+                    helper.make_tensor_value_info("y", TensorProto.INT16, ["N"])],
+                   [*parts, zero]) == (
+        "iree-compile: type of return operand 1 ('!torch.vtensor<[1],si16>') doesn't match "
+        "function result type ('!torch.vtensor<[?],si16>') at output 'y'")
+
+
 def test_iree_names_the_operator_of_an_initializer_and_of_no_place():
     """An initializer is imported as an onnx.Constant at its own name; an error at no place
     of the model keeps the operator quoted in it (or none), as iree-compile gave it."""
-    from onnx_seq_tests._runtimes.iree import _compiler_line
+    from onnx_seq_tests._runtimes.iree import Places, _compiler_line
 
-    places = {"#0": ("", "Identity"), "five": ("", "Constant")}
+    places = Places({"#0": ("", "Identity"), "five": ("", "Constant")})
     text = ('<unknown>:0: error: loc("five"): \'stream.tensor.constant\' op failed to calculate'
             ' total byte count\n<unknown>:0: note: loc("five"): see current operation: %4 = 1')
     assert _compiler_line(text, 1, places) == (

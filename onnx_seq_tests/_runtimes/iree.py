@@ -25,6 +25,7 @@ import re
 import subprocess
 import tempfile
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,7 @@ DRIVER = "local-sync"
 FLAGS = ("--iree-hal-target-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=generic",
          "--mlir-disable-threading")
 #: Bumped when what is cached (or how messages are written) changes.
-CACHE_FORMAT = "2"
+CACHE_FORMAT = "3"
 COMPILE_TIMEOUT = 300.0
 
 
@@ -179,45 +180,68 @@ def _imported(model: ModelProto, places: Places) -> str:
         module.verify()
         return module.get_asm(assume_verified=True, enable_debug_info=True)
     except Exception as error:  # the importer raises many kinds
-        name, _ = places.get(_importing(error), ("", ""))
         raise CompileError(f"importer: {first_line(str(error))}"
-                           + (f" at node {name!r}" if name else "")) from None
+                           + _importing(error, places)) from None
 
 
-def _importing(error: BaseException) -> str:
-    """The name of the ONNX node the importer was importing when it raised `error` (the
-    innermost frame holding one, a subgraph's node before the node holding it), "" for none
-    (a graph input's type, say)."""
-    from onnx import NodeProto
+def _importing(error: BaseException, places: Places) -> str:
+    """Where the importer was when it raised `error`, as a message's end: ` at node 'NAME'`
+    for the node it was importing when that node has a name of its own (the innermost frame
+    holding a node: a subgraph's before the node holding it), ` at input 'NAME'` (`output`)
+    for a graph input or output whose type it was importing, "" for none of them."""
+    from onnx import NodeProto, ValueInfoProto
 
     frames = [frame for frame, _ in traceback.walk_tb(error.__traceback__)]
     for frame in reversed(frames):
         node = frame.f_locals.get("node")
         if isinstance(node, NodeProto):
-            return node.name
+            name, _ = places.nodes.get(node.name, ("", ""))
+            return f" at node {name!r}" if name else ""
+        for value in frame.f_locals.values():
+            if isinstance(value, ValueInfoProto):
+                where = places.boundary(value.name)
+                if where:
+                    return f" at {where}"
     return ""
 
 
-#: Where an operation comes from, by the name the importer locates it at: (the ONNX node's
-#: own name, "" for none or an initializer; its operator type).
-Places = dict[str, tuple[str, str]]
+@dataclass(frozen=True)
+class Places:
+    """Where an error of a model `_numbered` numbered can be located."""
+
+    #: By the name the importer locates an operation at: (the ONNX node's own name, "" for
+    #: none or an initializer; its operator type).
+    nodes: dict[str, tuple[str, str]]
+    #: The main graph's name (iree-compile's function), inputs and outputs (its arguments
+    #: and results, in order).
+    graph: str = ""
+    inputs: tuple[str, ...] = ()
+    outputs: tuple[str, ...] = ()
+
+    def boundary(self, name: str) -> str:
+        """`input 'NAME'` or `output 'NAME'` for a graph input or output `name`, else ""."""
+        return (f"input {name!r}" if name in self.inputs else
+                f"output {name!r}" if name in self.outputs else "")
 
 
 def _numbered(model: ModelProto) -> tuple[ModelProto, Places]:
     """A copy of `model` whose nodes, in subgraphs too, are named `#0`, `#1`, ... (the
     importer locates each operation at its node's name, so every error is located at one
     node), and the places of its locations: node `#k` by its own name and operator type,
-    and each initializer by its name (the importer makes it an `onnx.Constant`)."""
+    each initializer by its name (the importer makes it an `onnx.Constant`), and the main
+    graph's inputs and outputs."""
     numbered = ModelProto()
     numbered.CopyFrom(model)
-    places: Places = {}
+    nodes: dict[str, tuple[str, str]] = {}
     for graph in graph_protos(numbered.graph):
-        places.update((i.name, ("", "Constant")) for i in graph.initializer)
+        nodes.update((i.name, ("", "Constant")) for i in graph.initializer)
         for node in graph.node:
-            key = f"#{len(places)}"
-            places[key] = (node.name, node.op_type)
+            key = f"#{len(nodes)}"
+            nodes[key] = (node.name, node.op_type)
             node.name = key
-    return numbered, places
+    main = numbered.graph
+    return numbered, Places(nodes, main.name, tuple(v.name for v in main.input),
+                            tuple(v.name for v in main.output))
 
 
 def _compile(source: str, seconds: float, places: Places) -> bytes:
@@ -276,7 +300,8 @@ def _compiler_line(text: str, code: int, places: Places) -> str:
     `places`, `_numbered`), the MLIR it quotes (value numbers differ from model to model)
     and the function's name (the graph's); the ONNX operator it is about is named (quoted in
     the error or the line after it, else the located place's), and the node when it has a
-    name of its own (a model's node names say where)."""
+    name of its own (a model's node names say where); an error about the graph's function
+    returning operand N names output N (`_returned`)."""
     lines = text.splitlines()
     for at, line in enumerate(lines):
         _, found, rest = line.partition("error: ")
@@ -285,10 +310,25 @@ def _compiler_line(text: str, code: int, places: Places) -> str:
             quoted = re.search(r'"onnx\.(\w+)"', " ".join([rest, *lines[at + 1:at + 2]]))
             operator = quoted.group(1) if quoted else op_type
             rest = re.sub(r": %.*$", "", rest)
+            where = f" at node {name!r}" if name else _returned(rest, places)
             rest = re.sub(r" in function @\S+$", "", rest).strip()
-            return rest + (f" (onnx.{operator})" if operator else "") + (
-                f" at node {name!r}" if name else "")
+            return rest + (f" (onnx.{operator})" if operator else "") + where
     return first_line(text) if text.strip() else f"exit code {code}"
+
+
+#: iree-compile's error about a value the graph's function returns: `type of return operand
+#: N (...) doesn't match function result type (...) in function @NAME`.
+_RETURNED = re.compile(r"^type of return operand (\d+) .* in function @(\S+)$")
+
+
+def _returned(error: str, places: Places) -> str:
+    """` at output 'NAME'` for an error about return operand N of the main graph's function
+    (its results are the graph's outputs, in order), else ""."""
+    found = _RETURNED.match(error)
+    if found is None or found.group(2).strip('"') != places.graph:
+        return ""
+    index = int(found.group(1))
+    return f" at output {places.outputs[index]!r}" if index < len(places.outputs) else ""
 
 
 #: The location iree-compile puts before an error about an operation: `loc("NAME"): `, NAME
@@ -302,7 +342,7 @@ def _located(rest: str, places: Places) -> tuple[tuple[str, str], str]:
     found = _LOCATION.match(rest)
     if found is None:
         return ("", ""), rest
-    return places.get(found.group(1) or "", ("", "")), rest[found.end():]
+    return places.nodes.get(found.group(1) or "", ("", "")), rest[found.end():]
 
 
 def timeout() -> float:
