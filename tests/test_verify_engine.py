@@ -112,6 +112,35 @@ def test_kept_workers_serve_run_after_run_with_the_results_of_a_fresh_run(suite)
         assert our_workers() == []
 
 
+def test_cases_given_as_results_come_run_in_the_same_run(suite):
+    """verifier.run's `more` (fuzz's packs: what a pack's verdict leaves to judge starts at
+    once): each case's results are handed over as they come; the cases it gives run in the
+    same run, in the same workers (after a crash too), with the results a run of its own
+    gives, and every result is returned."""
+    refs = find_cases(suite)
+    spec = "faulty_backends:CrashOnSequenceEmpty"
+    alone = sorted((r.name, r.outcome, r.message) for r in verify(suite, [spec]))
+    assert any(outcome == "crash" for _, outcome, _ in alone)
+    first, later = refs[::2], refs[1::2]
+    partner = dict(zip((r.name for r in first), later, strict=False))  # first[k] gives later[k]
+    handed: list[str] = []
+
+    def more(results):
+        (result,) = results
+        handed.append(result.name)
+        return [partner[result.name]] if result.name in partner else []
+
+    arguments = verifier.check_arguments([spec], 2, 20.0)
+    pool = verifier.kept_pool(arguments)
+    try:
+        results = verifier.run(arguments, first, pool=pool, more=more)
+    finally:
+        pool.close()
+    assert sorted((r.name, r.outcome, r.message) for r in results) == alone
+    assert sorted(handed) == sorted(r.name for r in refs)
+    assert our_workers() == []
+
+
 def test_the_timeout_is_per_backend_whatever_else_is_listed(suite):
     """1.5 s with --timeout 1 is an error alone and next to other backends."""
     spec = "faulty_backends:SlowOnSequenceEmpty"

@@ -229,6 +229,18 @@ def verified(refs: list[CaseRef], specs: list[str], work: Path, jobs: int,
         yield named[result.backend], result
 
 
+def streamed(refs: list[CaseRef], kept: Kept, more) -> None:
+    """Run the folders `refs` in the workers `kept` keeps (one backend), handing each result
+    to `more(result)` as it comes, which gives the folders to run next (CaseRefs), in the
+    same run: nothing waits for the slowest folder of a round."""
+    def next_refs(results: list) -> list[CaseRef]:
+        (result,) = results  # one backend
+        return more(result)
+
+    if refs:
+        verifier.run(kept.arguments, refs, pool=kept.pool, more=next_refs)
+
+
 @dataclass(frozen=True)
 class Kept:
     """Verify's workers kept across verify runs (`verified(..., kept=...)`): the runtime loads

@@ -40,8 +40,10 @@ ended most packs holding it (Profile.ends_packs), does too once most such progra
 campaign ended their pack (`flagged_alone`); the programs per model of a form fall as its
 packed programs ended their pack more often in the last batch (`adapted`), and, for a runtime
 whose record says it binds unknown dims to one symbol, a pack holds at most one program with an
-unknown dim at its graph inputs (`_chunks`). A batch's verify runs share one set of workers
-(judge.kept_workers): the runtime loads once a batch, not once a run.
+unknown dim at its graph inputs (`_chunks`). A batch's units run in one verify run, in workers
+kept for the batch (judge.kept_workers: the runtime loads once a batch): the units a verdict
+leaves to run are written and queued as soon as it comes (`_stream`), so no worker waits for
+the slowest unit of a round of them.
 """
 
 from __future__ import annotations
@@ -162,9 +164,13 @@ class Unit:
     def form(self) -> str:
         return self.members[0].form
 
-    def name(self, index: int) -> str:
-        """Its folder's name: a single program's own; `test_pack_<index>` for a pack."""
-        return self.members[0].folder if len(self.members) == 1 else f"test_pack_{index}"
+    def name(self) -> str:
+        """Its folder's name: a single program's own; for a pack, `test_pack<n>_` and its
+        first member's folder without `test_` (unique among a batch's units: a unit run after
+        another that shares its first member has fewer members)."""
+        first = self.members[0].folder
+        return first if len(self.members) == 1 else (
+            f"test_pack{len(self.members)}_{first.removeprefix('test_')}")
 
     def owners(self) -> list[int]:
         """Per output position of the unit's model, the index of the member it belongs to."""
@@ -443,13 +449,9 @@ def judge_packed(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: fl
     tally = Counter() if tally is None else tally
     packed = [m for u in todo if len(u.members) > 1 for m in u.members]
     located = {m.form: tally[f"{spec}|{m.form} packed located"] for m in packed}
-    first, first_todo = True, todo
+    tally["rounds"] += 1
     with judge.kept_workers([spec], jobs, timeout) as kept:  # one runtime loaded per batch
-        while todo:
-            tally["rounds"] += 1
-            tally["alone"] += sum(len(u.members) == 1 for u in todo)
-            tally["again"] += 0 if first else sum(len(u.members) == 1 for u in todo)
-            todo, first = _round(todo, spec, work, jobs, timeout, found, tally, kept), False
+        _stream(todo, spec, work, found, tally, kept)
     batch: Counter = Counter()
     for member in packed:  # how often packed programs pass, per form (adapted)
         verdict = _verdict(found, member)
@@ -463,7 +465,7 @@ def judge_packed(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: fl
         tally[f"{spec}|{form} last batch packed"] = batch[key]
         tally[f"{spec}|{form} last batch ended"] = (
             batch[key] - batch[f"{key} kept"] - (tally[f"{key} located"] - located[form]))
-    for member in (m for u in first_todo for m in u.members if m.folder in marked):
+    for member in (m for u in todo for m in u.members if m.folder in marked):
         tally.update({f"{spec} flagged": 1,  # flagged_alone
                       f"{spec} flagged ended": _verdict(found, member).outcome not in KEPT})
     return found
@@ -474,31 +476,45 @@ def _verdict(found: dict[str, list[Verdict]], member: Member) -> Verdict:
     return next(v for v in found[member.program] if v.folder == member.folder)
 
 
-def _round(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: float | None,
-           found: dict[str, list[Verdict]], tally: Counter, kept: judge.Kept) -> list[Unit]:
-    """Run each unit of `todo` once (one verify run, in the workers `kept` keeps), add the
-    verdicts that decides to `found`, and give the units to run next."""
+def _stream(todo: list[Unit], spec: str, work: Path, found: dict[str, list[Verdict]],
+            tally: Counter, kept: judge.Kept) -> None:
+    """Run each unit of `todo`, and each unit a verdict leaves to run (`_decided`), in one
+    verify run in the workers `kept` keeps, adding the verdicts to `found`: a unit's next
+    units are written and queued as soon as its result comes, so no worker waits for the
+    slowest unit of a round. What is decided does not depend on the order results come in."""
     if work.exists():
         shutil.rmtree(work)
-    refs, by_name, later = [], {}, []
-    for index, unit in enumerate(todo):
-        name = unit.name(index)
-        files = unit.files(name)
-        if files is None:  # a pack that does not compile: its programs are run alone
-            later.extend(alone(unit.members))
-            continue
-        refs.append(judge.written(files, work, unit.form, name))
-        by_name[name] = unit
+    running: dict[str, Unit] = {}
+
+    def written(units: list[Unit], again: bool) -> list:
+        """The folders of `units`, written (a pack that does not compile: its members
+        alone)."""
+        refs, waiting = [], list(units)
+        while waiting:
+            unit = waiting.pop(0)
+            tally["alone"] += len(unit.members) == 1
+            tally["again"] += again and len(unit.members) == 1
+            name = unit.name()
+            files = unit.files(name)
+            if files is None:
+                waiting.extend(alone(unit.members))
+                continue
+            refs.append(judge.written(files, work, unit.form, name))
+            running[name] = unit
+        return refs
+
+    def more(result) -> list:
+        unit = running.pop(result.name)
+        shutil.rmtree(work / unit.form / result.name, ignore_errors=True)
+        if len(unit.members) > 1:
+            tally.update({"packs": 1, "packed": len(unit.members),
+                          f"pack {result.outcome}": 1})
+        return written(_decided(unit, spec, result, found, tally), True)
+
     try:
-        for named, result in judge.verified(refs, [spec], work, jobs, timeout, kept):
-            unit = by_name[result.name]
-            if len(unit.members) > 1:
-                tally.update({"packs": 1, "packed": len(unit.members),
-                              f"pack {result.outcome}": 1})
-            later.extend(_decided(unit, named, result, found, tally))
+        judge.streamed(written(todo, False), kept, more)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return later
 
 
 def own_fail(unit: Unit, k: int, spec: str, differences) -> Verdict:

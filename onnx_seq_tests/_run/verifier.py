@@ -237,6 +237,8 @@ class Arguments:
 Refuse = Callable[[str, str, Exception | None], Exception]
 #: What verify calls with each case's results as soon as every backend gave one.
 OnCase = Callable[[list[Result]], object]
+#: run's `more`: a case's results -> the cases to run next in the same run.
+More = Callable[[list[Result]], list[CaseRef]]
 
 
 def _refused(argument: str, text: str, error: Exception | None) -> Exception:
@@ -318,15 +320,22 @@ def _compiled(select: Any, refuse: Refuse) -> tuple[re.Pattern, ...]:
 
 
 def run(arguments: Arguments, refs: list[CaseRef], *, xfail: list[XfailEntry] | None = None,
-        on_case: OnCase | None = None, pool: Pool | None = None) -> list[Result]:
+        on_case: OnCase | None = None, pool: Pool | None = None,
+        more: More | None = None) -> list[Result]:
     """Run the cases `refs` on the backends of checked `arguments`, as verify does once it has
     checked them and found the cases (the command line calls this with what it checked and
     found, so nothing is checked twice). WorkerStartError becomes BackendSpecError. `pool`
-    (`kept_pool`'s, for these arguments) runs them in workers kept from an earlier run."""
+    (`kept_pool`'s, for these arguments) runs them in workers kept from an earlier run.
+    `more(results)`, called with each case's results as they come (after `on_case`), gives
+    the cases to run next in this same run (fuzz's packs: what a pack's verdict leaves to
+    judge), in the same workers; their results are returned with the others."""
     subjects = arguments.subjects
-    collector = _Collector(refs, subjects, xfail or [], on_case)
+    collector = _Collector(list(refs), subjects, xfail or [], on_case)
     if pool is None:
         pool = Pool(subjects, _jobs(arguments), arguments.timeout, collector.on_event)
+    if more is not None:
+        collector.more = lambda done: pool.pending.extend(
+            Task(collector.added(ref), str(ref.path), subjects) for ref in more(done))
     pool.on_event = collector.on_event
     tasks = [Task(i, str(ref.path), subjects) for i, ref in enumerate(refs)]
     try:
@@ -358,10 +367,16 @@ class _Collector:
     def __init__(self, refs: list[CaseRef], specs: tuple[str, ...], xfail: list[XfailEntry],
                  on_case: OnCase | None) -> None:
         self.refs, self.specs, self.xfail, self.on_case = refs, specs, xfail, on_case
+        self.more: Callable[[list[Result]], None] | None = None  # run(..., more=...)
         self.order = {spec: i for i, spec in enumerate(specs)}
         self.infos: dict[int, dict] = {}
         self.got: dict[int, list[Result]] = {}
         self.collected: list[Result] = []
+
+    def added(self, ref: CaseRef) -> int:
+        """The index of a case added to the run (`more`)."""
+        self.refs.append(ref)
+        return len(self.refs) - 1
 
     def on_event(self, kind: str, task: Task, spec: str | None, payload: Any) -> None:
         """One event of the pool (workers.Pool): a case read (its info), or a backend's
@@ -389,6 +404,8 @@ class _Collector:
             self.collected.extend(done)
             if self.on_case:
                 self.on_case(done)
+            if self.more:
+                self.more(done)
 
     def results(self) -> list[Result]:
         """Every result, sorted by case (in the order of `refs`), then by backend."""

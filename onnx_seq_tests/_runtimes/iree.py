@@ -50,10 +50,12 @@ RUNTIME: dict[str, Any] = {
     "version": "{iree-base-compiler} (compiler), {iree-base-runtime} (runtime), llvm-cpu, "
                "local-sync",
     # fuzz: programs per compiled model (a compile of one small program takes about 0.25 s,
-    # of 8 about 0.44 s; a refusal located at its node costs its pack one run more, so packs
-    # of 16 judged more than packs of 64 side by side: 4.3 against 3.9 and 4.8 against 4.4
-    # accepted programs/s; docs/fuzzing.md)
-    "pack": 16,
+    # of 16 about 0.42 s, of 42 about 0.45 s; every refusal is located now, at a node or a
+    # graph input or output, so a pack costs one run more per refused program, whatever its
+    # size: packs of 32 judged 1,216 programs in 89 s where packs of 16 took 96 s, and 64
+    # no faster than 32, a campaign's batch holding about 17 programs of one form and opset;
+    # docs/fuzzing.md)
+    "pack": 32,
 }
 WHY = "IREE's compiled functions take and give tensors only"
 DRIVER = "local-sync"
