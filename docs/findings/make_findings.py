@@ -163,6 +163,9 @@ UPSTREAM = {
         "(\"ValueInfoProto with same name will map to same SizeVar\")",
     "tvm_zero_dim_read_as_unknown":
         "not reported (the frontend's `get_info` reads a dim value of 0 like a missing one)",
+    "tvm_zero_element_constant":
+        "not reported (the suite's zero-element cases in their constant form, "
+        "docs/conformance.md \"Zero-element initializers cannot be loaded\")",
     "tvm_constant_value_int":
         f"the same error for `value_float`: [tvm#15719]({TVM}/issues/15719)",
     "tvm_split_to_sequence_single_chunk":
@@ -565,6 +568,19 @@ def tvm_findings() -> list[Finding]:
         "{'x': np.zeros((2, 3), np.float32)}", "rank = 2",
         expected_values="[np.array(2)]",
         got="ValueError: Node size cannot handle ShapeExpr inputs."))
+    found.append(Finding(
+        "tvm_zero_element_constant", "tvm",
+        "a constant with no elements (a [2, 0] tensor) that reaches an output compiles, and "
+        "then the virtual machine cannot load the module TVM built (\"Invalid DLTensor file "
+        "format\"; folded into another operator, as in Concat, it is not seen)",
+        "This operator produces a constant tensor.",
+        _model([helper.make_node("Constant", [], ["none"],
+                                 value=helper.make_tensor("none", F32, [2, 0], [])),
+                helper.make_node("Identity", ["none"], ["y"])],
+               [], [_t("y", F32, [2, 0])]),
+        "{}", "y = a float tensor of shape [2, 0]",
+        expected_values="[np.zeros((2, 0), np.float32)]",
+        got="InternalError: Check failed: (read_ret) is false: Invalid DLTensor file format"))
     return found
 
 
