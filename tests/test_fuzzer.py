@@ -168,6 +168,22 @@ def _fuzz(args, tmp_path, name):
     return result, out, json.loads(report.read_text()) if report.exists() else None
 
 
+def test_max_findings_0_counts_every_disagreement_and_shrinks_none(tmp_path):
+    """A campaign that only counts (its time all judging, as a benchmark wants): nothing is
+    shrunk or written, the disagreements are counted and still give exit status 1; a backend
+    that agrees gives 0."""
+    args = ["--max-findings", "0", "--seed", "2", "--max-examples", "12"]
+    result, out, stats = _fuzz(["-b", "faulty_backends:DropLast", *args], tmp_path, "counted")
+    assert result.exit_code == 1, result.output
+    assert stats["findings"] == [] and not list(out.glob("*.yaml"))
+    failed = sum(c.get("fail", 0) for c in stats["runs"]["faulty_backends:DropLast"].values())
+    assert failed > 0
+    assert f"{failed} disagreement(s) counted, none shrunk (--max-findings 0)" in result.output
+    result, _, stats = _fuzz(["-b", "onnxruntime", *args], tmp_path, "agreed")
+    assert result.exit_code == 0, result.output
+    assert "0 disagreement(s) counted" in result.output
+
+
 def test_every_planted_fault_is_found_shrunk_and_written_as_a_buildable_case(tmp_path):
     specs = [f"faulty_backends:{fault.__name__}" for fault in FAULTS]
     args = [a for spec in specs for a in ("-b", spec)] + [

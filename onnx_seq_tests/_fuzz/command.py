@@ -112,8 +112,9 @@ def _reproduce(specs, seed, max_examples, time_budget, operators, opsets, shard,
 @click.option("--shrink-budget", default=10.0, show_default=True,
               type=Seconds(zero=True), metavar="SECONDS",
               help="Time spent shrinking each finding.")
-@click.option("--max-findings", type=click.IntRange(min=1), metavar="N",
-              help="Shrink and write at most N findings per backend; count the rest.")
+@click.option("--max-findings", type=click.IntRange(min=0), metavar="N",
+              help="Shrink and write at most N findings per backend; count the rest (0: "
+                   "count every disagreement, shrink none: a campaign's time all judging).")
 @click.option("--errors", is_flag=True,
               help="Count a backend's refusals and errors on valid programs as findings too.")
 @click.option("--database", metavar="DIR",
@@ -153,7 +154,8 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
     on every --backend, judge it against the spec oracle, and shrink each disagreement to a
     minimal case file.
 
-    Exit status: 0 no disagreement, 1 findings, 2 bad usage.
+    Exit status: 0 no disagreement, 1 findings (with --max-findings 0: disagreements),
+    2 bad usage.
     """
     if ctx.invoked_subcommand is not None:
         return
@@ -189,7 +191,18 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
     lost = _save(stats, options, json_path) + _save_profile(options, profile_path)
     for line in lost:
         click.echo(one_line(f"error: {line}"), err=True)
-    sys.exit(1 if stats.findings or lost else 0)
+    sys.exit(1 if stats.findings or disagreements(stats, errors) and max_findings == 0
+             or lost else 0)
+
+
+def disagreements(stats, errors: bool) -> int:
+    """How many verdicts of the campaign disagreed (a finding's outcome: judge.findings_of),
+    shrunk or not."""
+    from .judge import FINDING_OUTCOMES
+
+    wanted = FINDING_OUTCOMES + (("error", "refused") if errors else ())
+    return sum(count for forms in stats.runs.values() for outcomes in forms.values()
+               for outcome, count in outcomes.items() if outcome in wanted)
 
 
 def _distil(ctx, backends, seed, max_examples, time_budget, output, operators, opsets,
@@ -337,6 +350,9 @@ def summary(stats, options) -> list[str]:
             lines.append(f"refusal-aware: {stats.avoided} program(s) avoided, "
                          f"{stats.reprobes} re-probe(s)")
         lines += options.profile.summary()
+    if options.max_findings == 0:
+        lines.append(f"{disagreements(stats, options.errors)} disagreement(s) counted, none "
+                     "shrunk (--max-findings 0)")
     lines.append(f"{len(stats.findings)} finding(s)")
     return lines
 
