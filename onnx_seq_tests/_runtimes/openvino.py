@@ -193,8 +193,10 @@ def first_line(text: str) -> str:
     missing = [line.strip()[3:] for line in text.splitlines() if line.strip().startswith("-- ")]
     if missing:
         return "the model was not fully converted: " + "; ".join(missing)
-    # node names OpenVINO numbers per process (NullNode_146100) would make reports differ
-    return re.sub(r"(Operation name: [A-Za-z]+)_\d+\b", r"\1", _first_line(text))
+    # node names OpenVINO numbers per process (NullNode_146100, a Parameter_552924 it made)
+    # would make reports differ from run to run
+    line = re.sub(r"(Operation name: [A-Za-z]+)_\d+\b", r"\1", _first_line(text))
+    return re.sub(r"(opset\d+::Parameter Parameter)_\d+\b", r"\1", line)
 
 
 def _end_now() -> None:
