@@ -191,16 +191,15 @@ def fuzz(ctx, backends, seed, max_examples, time_budget, output, json_path, jobs
     lost = _save(stats, options, json_path) + _save_profile(options, profile_path)
     for line in lost:
         click.echo(one_line(f"error: {line}"), err=True)
-    sys.exit(1 if stats.findings or disagreements(stats, errors) and max_findings == 0
-             or lost else 0)
+    counted_only = max_findings == 0 and disagreements(stats, errors)
+    sys.exit(1 if stats.findings or counted_only or lost else 0)
 
 
 def disagreements(stats, errors: bool) -> int:
-    """How many verdicts of the campaign disagreed (a finding's outcome: judge.findings_of),
-    shrunk or not."""
-    from .judge import FINDING_OUTCOMES
+    """How many verdicts of the campaign disagreed (judge.finding_outcomes), shrunk or not."""
+    from .judge import finding_outcomes
 
-    wanted = FINDING_OUTCOMES + (("error", "refused") if errors else ())
+    wanted = finding_outcomes(errors)
     return sum(count for forms in stats.runs.values() for outcomes in forms.values()
                for outcome, count in outcomes.items() if outcome in wanted)
 

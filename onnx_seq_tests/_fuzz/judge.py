@@ -215,17 +215,12 @@ def written(files: dict, work: Path, form: str, folder: str) -> CaseRef:
 
 
 def verified(refs: list[CaseRef], specs: list[str], work: Path, jobs: int,
-             timeout: float | None, kept: Kept | None = None):
+             timeout: float | None):
     """(backend as the user named it, verify's Result) of every folder of `refs` on `specs`,
-    in discovery's order (sorted by path, then backend); in the workers `kept` keeps (for
-    the same `specs`, `jobs` and `timeout`), when given."""
+    in discovery's order (sorted by path, then backend)."""
     refs = sorted(refs, key=lambda ref: ref.path)  # discovery's order
     named = {ALIASES.get(s, s): s for s in specs}
-    if kept is None:
-        results = verify(work, list(named), jobs=jobs, timeout=timeout, cases=refs)
-    else:
-        results = verifier.run(kept.arguments, refs, pool=kept.pool) if refs else []
-    for result in results:
+    for result in verify(work, list(named), jobs=jobs, timeout=timeout, cases=refs):
         yield named[result.backend], result
 
 
@@ -243,8 +238,8 @@ def streamed(refs: list[CaseRef], kept: Kept, more) -> None:
 
 @dataclass(frozen=True)
 class Kept:
-    """Verify's workers kept across verify runs (`verified(..., kept=...)`): the runtime loads
-    and is checked once, not once a run (IREE: about a second)."""
+    """Verify's workers kept for a batch (`streamed`): the runtime loads and is checked once
+    a batch, not once a verify run (IREE: about a second)."""
 
     arguments: verifier.Arguments
     pool: Pool
@@ -261,7 +256,12 @@ def kept_workers(specs: list[str], jobs: int, timeout: float | None) -> Iterator
         pool.close()
 
 
+def finding_outcomes(errors: bool = False) -> tuple[str, ...]:
+    """The outcomes of a finding (with `errors`, errors and refusals too)."""
+    return FINDING_OUTCOMES + (("error", "refused") if errors else ())
+
+
 def findings_of(verdicts: list[Verdict], errors: bool = False) -> list[Verdict]:
-    """The verdicts that are findings (with `errors`, errors and refusals too)."""
-    wanted = FINDING_OUTCOMES + (("error", "refused") if errors else ())
+    """The verdicts that are findings (`finding_outcomes`)."""
+    wanted = finding_outcomes(errors)
     return [v for v in verdicts if v.outcome in wanted]
