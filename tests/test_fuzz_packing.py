@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import re
 from collections import Counter
 
@@ -15,10 +16,13 @@ import pytest
 from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
+from onnx_seq_tests._core.errors import NoResult
 from onnx_seq_tests._core.problems import Problems
 from onnx_seq_tests._fuzz import campaign, inprocess, judge, packing
 from onnx_seq_tests._fuzz.campaign import Options
 from onnx_seq_tests._fuzz.profile import Profile, features
+from onnx_seq_tests._fuzz.programs import OPERATORS, generate, schemas_version
+from onnx_seq_tests._fuzz.schemas import opsets, version_opsets
 from onnx_seq_tests._runtimes.records import parse_record, records
 from onnx_seq_tests._suite.compiling import compile_case
 from onnx_seq_tests._suite.layout import SUITE
@@ -72,6 +76,19 @@ def test_a_pack_is_its_programs_side_by_side_and_passes_the_oracle():
     assert inprocess.judge_case(packed, None).outcome == "pass"
     unit = packing.Unit(tuple(group))
     assert unit.owners() == [k for k, c in enumerate(cases) for _ in c.graph.outputs]
+
+
+def test_a_fail_whose_records_are_cut_tells_every_program_before_the_last_it_names(tmp_path):
+    """A pack's fail keeps MAX_MESSAGES records; with one data set they come in output order,
+    so every program named but the last has all of its own: told by the pack, the last run
+    alone, the programs after it packed again. The verdicts are those of each program alone."""
+    spec, built = "faulty_backends:Reverse", _batch(3, 96)
+    alone = judge.run(built, [spec], tmp_path / "alone", timeout=20.0)
+    tally: Counter = Counter()
+    packed = packing.start(built, [spec], tmp_path / "packed", timeout=20.0,
+                           background=False, sizes={spec: 32}, tally=tally).result()
+    assert packed == alone
+    assert tally["fail records cut"] > 0 and tally["told"] > tally["fail records cut"]
 
 
 @pytest.mark.parametrize("spec", BACKENDS)
@@ -337,3 +354,38 @@ def test_batches_grow_to_four_of_the_largest_pack_a_record_gives():
     assert campaign.batch_size(["oracle", "mutant:x"], 5) == campaign.BATCH
     assert campaign.batch_size(["onnxruntime"], 7) == campaign.PACKS_PER_BATCH * campaign.BATCH
     assert campaign.batch_size(["onnxruntime", "iree"], 7) == largest
+
+
+def test_a_seed_that_prefers_an_opset_takes_it_where_its_version_holds_and_nothing_else():
+    """`S at opset N` draws what `S` draws (the same random numbers) but for the opset: N
+    where the drawn operator's drawn version holds at N, else the opset `S` draws. N drawn
+    uniformly from every opset (campaign.run_opset) thus leaves each opset of a version as
+    likely as before; a run of a campaign's seeds on a runtime that packs prefers one."""
+    taken = 0
+    for i in range(40):
+        try:
+            plain = generate(f"6:{i}")
+        except NoResult:
+            continue
+        op_type = random.Random(f"6:{i}").choice(sorted(OPERATORS))  # generate's first draw
+        version = schemas_version(op_type, plain.opset)
+        for opset in opsets():
+            holds = opset in version_opsets(op_type)[version]
+            try:
+                assert generate(f"6:{i} at opset {opset}").opset == (
+                    opset if holds else plain.opset)
+            except NoResult:  # the spec gives no program at that opset
+                pass
+            taken += holds
+    assert taken > 200
+    runs = [campaign.run_opset(campaign.program_seed(7, i)) for i in range(4 * campaign.OPSET_RUN)]
+    assert len(set(runs[:campaign.OPSET_RUN])) == 1 and len(set(runs)) > 1
+    assert campaign.run_opset("7:3~1") is None
+    with pytest.raises(NoResult, match="not an opset"):  # a database's text is anyone's
+        generate("6:0 at opset x")
+    assert campaign._opset_runs(["iree"]) and not campaign._opset_runs(["onnxruntime"])
+    options = Options(["iree"], seed=7, max_examples=40)
+    batch = campaign._draw(campaign.campaign_seeds(options), options, campaign.Stats())
+    assert all(" at opset " in seed for seed, _, _ in batch)
+    shared = Counter(recipe.opset for _, recipe, _ in batch).most_common(1)[0][1]
+    assert shared > len(batch) / 2, Counter(recipe.opset for _, recipe, _ in batch)

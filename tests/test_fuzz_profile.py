@@ -11,13 +11,17 @@ import pytest
 from click.testing import CliRunner
 
 from onnx_seq_tests._cli import main
+from onnx_seq_tests._core.cases import Case, Graph, Node, ValueDecl
+from onnx_seq_tests._core.elements import ELEMENTS
 from onnx_seq_tests._core.errors import NoResult
+from onnx_seq_tests._core.problems import Where
 from onnx_seq_tests._core.suite_forms import SuiteForm
 from onnx_seq_tests._fuzz import campaign, judge
 from onnx_seq_tests._fuzz.campaign import Options
 from onnx_seq_tests._fuzz.profile import ENDED, Profile, Within, case_features, features, probed
 from onnx_seq_tests._fuzz.programs import generate
 from onnx_seq_tests._fuzz.recipes import to_case
+from onnx_seq_tests._fuzz.schemas import seq, tensor
 from onnx_seq_tests._suite.layout import SUITE
 from onnx_seq_tests._suite.tensor_io import derive
 
@@ -25,6 +29,7 @@ SPEC = "faulty_backends:RefuseFloat"
 #: Refuses every sequence or optional graph input or output, as IREE does.
 BOUNDARY = "faulty_backends:RefuseSequenceBoundary"
 FLOAT = "sequence_optional|element:float"
+HERE = Where("test", 1, 1)
 
 
 def test_a_feature_is_refused_after_k_refusals_and_no_acceptance():
@@ -261,7 +266,8 @@ def test_a_seed_replayed_from_the_database_is_judged_as_it_is(tmp_path):
 WITHIN = {"sequence_optional|input:sequence", "sequence_optional|output:sequence",
           "sequence_optional|input:optional", "sequence_optional|output:optional",
           "sequence_optional_tensor_io|element:float", "sequence_optional|op:If",
-          "sequence_optional|op:Loop", "sequence_optional|source:SequenceAt.1:input"}
+          "sequence_optional|op:Loop", "sequence_optional|source:SequenceAt.1:input",
+          "sequence_optional|attribute:SequenceEmpty.dtype=uint32"}
 
 
 def _forms(case):
@@ -361,3 +367,34 @@ def test_a_time_budget_ends_a_draw_whose_profile_leaves_nothing_to_draw():
                       profile=profile, refusal_aware=True)
     stats = campaign.run(options)
     assert stats.valid == 0 and stats.avoided > 0
+
+
+def _node(op_type, inputs, outputs, **attributes):
+    return Node(op_type, tuple(inputs), tuple(outputs), tuple(attributes.items()), HERE)
+
+
+def _decls(**types):
+    return tuple(ValueDecl(name, value_type, HERE) for name, value_type in types.items())
+
+
+def test_features_name_what_each_node_reads_from_which_and_the_element_an_empty_sequence_holds():
+    """`edge:A>B.K` for a value node A makes and node B reads as input K (`>output` for a
+    graph's output, in a Loop body too), and SequenceEmpty's dtype by its element: IREE lowers
+    SequenceInsert on a sequence SequenceEmpty made and not on one SequenceConstruct made, and
+    SequenceEmpty of uint32 not at all, so each is a feature the profile can refuse."""
+    f32, i64, flag = (tensor(ELEMENTS[e]) for e in ("float", "int64", "bool"))
+    body = Graph(_decls(i=i64, c=flag, s=seq(ELEMENTS["float"])),
+                 _decls(c2=flag, s2=seq(ELEMENTS["float"])),
+                 (_node("Identity", ["c"], ["c2"]), _node("SequenceInsert", ["s", "x"], ["s2"])))
+    graph = Graph(_decls(x=f32, n=i64), _decls(length=i64),
+                  (_node("SequenceEmpty", [], ["e"], dtype=ELEMENTS["uint32"].proto),
+                   _node("SequenceConstruct", ["x"], ["made"]),
+                   _node("SequenceInsert", ["e", "x"], ["inserted"]),
+                   _node("Loop", ["n", "", "made"], ["looped"], body=body),
+                   _node("SequenceLength", ["inserted"], ["length"])))
+    found = case_features(Case("x", HERE, 18, graph, ()))
+    assert {f for f in found if f.startswith("edge:")} == {
+        "edge:SequenceEmpty>SequenceInsert.0", "edge:SequenceConstruct>Loop.2",
+        "edge:SequenceInsert>SequenceLength.0", "edge:SequenceLength>output",
+        "edge:Identity>output", "edge:SequenceInsert>output"}
+    assert {"attribute:SequenceEmpty.dtype", "attribute:SequenceEmpty.dtype=uint32"} <= found

@@ -14,6 +14,8 @@ the program seeds of earlier findings are judged first and the new ones saved.
 from __future__ import annotations
 
 import itertools
+import random
+import re
 import tempfile
 import time
 from collections import Counter
@@ -30,7 +32,7 @@ from . import inprocess, judge, packing, shrink
 from .findings import case_text, file_stem, write
 from .packing import pack_size
 from .profile import AND, REDRAWS, Profile, Within, combinations, features, probed, reprobe
-from .programs import OPERATORS, generate
+from .programs import OPERATORS, generate, preferring
 from .recipes import Recipe, to_case
 from .schemas import opsets as known_opsets
 
@@ -41,6 +43,10 @@ BATCH = 64
 #: 1.5 s), a program that hangs holds one worker for --timeout, and programs of one opset only
 #: share a model, so small batches make small packs.
 PACKS_PER_BATCH = 4
+#: Programs of this many consecutive seeds prefer one opset on a runtime that packs
+#: (`run_opset`): a batch's programs of one form and opset share a model, and drawn freely
+#: a batch of 256 spread over 18 opsets (packs of about 14 where IREE's hold 32).
+OPSET_RUN = 32
 #: At most this many disagreements of one (backend, outcome, kind) are shrunk per campaign;
 #: the others of that kind are counted.
 SHRINKS_PER_KIND = 4
@@ -143,6 +149,29 @@ def check(options: Options) -> None:
 
 def program_seed(seed: int, index: int) -> str:
     return f"{seed}:{index}"
+
+
+#: A campaign's own program seed (`program_seed`).
+_PROGRAM_SEED = re.compile(r"(-?\d+):(\d+)")
+
+
+def run_opset(seed_text: str) -> int | None:
+    """The opset the program of a campaign's own seed `S:i` prefers (programs.preferring):
+    one for each run of OPSET_RUN consecutive i, drawn from every opset by S and the run
+    alone; None for any other seed text. A runtime that compiles packs programs of one opset
+    into one model (packing.py): most programs of a run share one."""
+    found = _PROGRAM_SEED.fullmatch(seed_text)
+    if found is None:
+        return None
+    run = int(found[2]) // OPSET_RUN
+    return random.Random(f"opset run {found[1]}:{run}").choice(known_opsets())
+
+
+def _opset_runs(specs: list[str]) -> bool:
+    """Whether a campaign on `specs` draws its programs in runs that prefer one opset
+    (`run_opset`): when a runtime record among them packs programs (its `pack`, whatever
+    --pack says, so campaigns packed and not draw the same programs)."""
+    return any(pack_size(s) > 1 for s in specs)
 
 
 def budgeted_seeds(seed: int, max_examples: int | None, time_budget: float | None, going):
@@ -358,9 +387,10 @@ def _drawn(seed: str, options: Options, stats: Stats, refused: set, within: With
     stats.reprobes += probe
     space = within.but(probed(seed, refused)) if probe else within
     free = not refused or replayed or probe
+    prefer = run_opset(seed) if not replayed and _opset_runs(options.specs) else None
     for attempt in range(1 if free else REDRAWS):
         text = f"{seed}~{attempt}" if attempt else seed
-        text = text if replayed else space.seed_text(text)
+        text = text if replayed else space.seed_text(preferring(text, prefer))
         stats.generated += 1
         try:
             recipe = generate(text, options.operators or None, options.opsets or None)

@@ -84,7 +84,8 @@ class Draw:
         that operator does not take `element` at this opset (SequenceConstruct-11 has no float8,
         int4, ... where a later Identity or SequenceAt does): no program within the space."""
         maker = "SequenceConstruct" if value else "SequenceEmpty"
-        if not admits(maker, self.opset, [tensor(element)] if value else [], [seq(element)]):
+        if not admits(maker, self.opset, [tensor(element)] if value else [], [seq(element)]) \
+                or not (value or self.empty_of(element)):
             raise NoResult(f"{maker} at opset {self.opset} cannot make a sequence of "
                            f"{element.name} (sequence graph inputs are refused)")
         name = self.name("s")
@@ -95,6 +96,11 @@ class Draw:
             self.node("SequenceEmpty", [], [name], [seq(element)], dtype=element.proto)
         self.ranks[name] = rank
         return name
+
+    def empty_of(self, element: ElementType) -> bool:
+        """Whether the draw may make an empty sequence of `element` (SequenceEmpty's dtype:
+        profile.ELEMENT_ATTRIBUTES)."""
+        return self.within.takes("attribute", f"SequenceEmpty.dtype={element.name}")
 
     def rank_of(self, name: str, default: int) -> int:
         """The element rank of sequence `name`: its first element's, else what the draw

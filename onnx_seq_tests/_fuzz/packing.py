@@ -13,20 +13,19 @@ program keeps exactly the variants it has unpacked. The pack is compiled by the 
 (`named_nodes`), so a node's name says whose program it is.
 
 Judging (`judge_packed`) is exact: a pack that passes passes each of its programs; a `fail`
-whose differences name outputs (the comparator's records give each output's position) passes
-the programs none of them names and gives each program it names its own differences, at its
-own output positions and names, with the message its folder alone gives (`own_fail`; when the
-records may leave some out, those programs run again alone); a pack refused, in error or
-crashed whose message names a node of it (`node 'p<k>_...'`, as IREE's adapter names the node
-it cannot compile or import: `located`), or a graph input or output of it (`input 'p<k>_...'`),
-runs that program alone and the others packed again without it;
-one that names none (or a difference of the outputs as a whole) is halved and each half judged
-again as a pack, down to single programs (group testing); a pack that timed out runs every
-program of it again alone. A program's verdict is thus that of its own folder run alone, or
-what a pack's pass or fail says of its own outputs. A program alone is run from its own case
-folder, with the campaign's --timeout (a pack gets the same), so its verdict, message and
-differences are those of judging it unpacked. This holds for a backend whose answer to one
-program does not depend on the other programs of the model (a fault of "the model's first
+whose differences name outputs (the comparator's records give each output's position) passes the
+programs none of them names and gives each program it names its own differences, at its own
+output positions and names, with the message its folder alone gives (`own_fail`; records cut at
+MAX_MESSAGES: `_decided`); a pack refused, in error or crashed whose message names a node of it
+(`node 'p<k>_...'`, as IREE's adapter names the node it cannot compile or import: `located`), or
+a graph input or output of it (`input 'p<k>_...'`), runs that program alone and the others
+packed again without it; one that names none (or a difference of the outputs as a whole) is
+halved and each half judged again as a pack, down to single programs (group testing); a pack
+that timed out runs every program of it again alone. A program's verdict is thus that of its own
+folder run alone, or what a pack's pass or fail says of its own outputs. A program alone is run
+from its own case folder, with the campaign's --timeout (a pack gets the same), so its verdict,
+message and differences are those of judging it unpacked. This holds for a backend whose answer
+to one program does not depend on the other programs of the model (a fault of "the model's first
 output" is seen only on the program that comes first); a fail told by a pack is judged alone
 again before it is shrunk (campaign.py), so every finding comes from its program alone. A
 program's tensor-boundary form that is its case as written but for the graph's name and doc
@@ -439,7 +438,8 @@ def judge_packed(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: fl
     """Per program of the units `todo`, its verdicts on `spec` (one per form folder; see the
     module's docstring): the same verdicts judging each program's folders alone gives.
     `tally` counts verify runs (`rounds`), packed models run (`packs`, holding `packed`
-    folders in all; `pack <outcome>` per outcome), fails told by their pack (`told`), members
+    folders in all; `pack <outcome>` per outcome), fails told by their pack (`told`), fails
+    whose records may leave some out (`fail records cut`: MAX_MESSAGES of them), members
     a refusal was located at (`<spec>|<form> packed located`), folders run alone (`alone`;
     those of a pack that was run first: `again`), the `marked` folders (`flagged`) and those
     of them that ended their pack (`<spec> flagged`, `<spec> flagged ended`: flagged_alone),
@@ -543,13 +543,14 @@ def _decided(unit: Unit, spec: str, result, found: dict[str, list[Verdict]],
     """Add what `result` (verify's, of `unit` on `spec`) decides to `found`; the units still
     to run: a single program's result is its verdict; a pack's pass passes every member; a
     fail whose differences name outputs passes the members none names and gives the others
-    their own differences (`own_fail`; when the fail's records may leave some out, those run
-    alone and the rest is packed again); a pack refused, in error or crashed whose message
-    names a member's node (`located`) runs that member alone and packs the others again; one
-    naming none (or a difference of the outputs as a whole) is halved, each half judged again
-    as a pack (group testing: a pack of n with one such program costs about 2 log2(n) runs,
-    not n); a pack that timed out runs every member alone (halving it would wait for the
-    timeout at each level)."""
+    their own differences (`own_fail`; when the fail's records may leave some out, the last
+    member they name runs alone and those after it are packed again, or with more than one
+    data set every member named runs alone and the rest is packed again); a pack refused, in
+    error or crashed whose message names a member's node (`located`) runs that member alone
+    and packs the others again; one naming none (or a difference of the outputs as a whole)
+    is halved, each half judged again as a pack (group testing: a pack of n with one such
+    program costs about 2 log2(n) runs, not n); a pack that timed out runs every member alone
+    (halving it would wait for the timeout at each level)."""
     if len(unit.members) == 1:
         member = unit.members[0]
         found.setdefault(member.program, []).append(
@@ -564,17 +565,25 @@ def _decided(unit: Unit, spec: str, result, found: dict[str, list[Verdict]],
                                                          for d in differences):
         owners = unit.owners()
         named = {owners[d.output] for d in differences}
-        failing = [m for k, m in enumerate(unit.members) if k in named]
-        others = [m for k, m in enumerate(unit.members) if k not in named]
+        told, unknown = sorted(named), len(unit.members)  # members from `unknown` on: not judged
         if len(differences) >= MAX_MESSAGES:  # the message may name more than its records
-            later = alone(failing) + ([Unit(tuple(others))] if others else [])
-        else:  # every difference is recorded: each failing member's own are its verdict
-            passed = others
-            tally["told"] += len(named)
-            for k in sorted(named):
-                member = unit.members[k]
-                found.setdefault(member.program, []).append(own_fail(unit, k, spec,
-                                                                     differences))
+            tally["fail records cut"] += 1
+            if len(unit.members[0].case.data_sets) > 1:  # records by data set, then output
+                others = tuple(m for k, m in enumerate(unit.members) if k not in named)
+                later = alone(unit.members[k] for k in told) + ([Unit(others)] if others
+                                                                else [])
+                told, unknown = [], 0
+            else:  # records in output order: only the last member named may have more
+                *told, last = told
+                unknown = last + 1
+                later = alone([unit.members[last]])
+                later += [Unit(unit.members[unknown:])] if unit.members[unknown:] else []
+        passed = [m for k, m in enumerate(unit.members[:unknown])
+                  if k not in named]  # none of its outputs differs
+        tally["told"] += len(told)
+        for k in told:  # every difference of theirs recorded: their own are their verdict
+            member = unit.members[k]
+            found.setdefault(member.program, []).append(own_fail(unit, k, spec, differences))
     elif result.outcome in HALVED and (culprits := located(unit, result.message)):
         later = alone(unit.members[k] for k in culprits)  # the others packed again
         tally.update(f"{spec}|{unit.members[k].form} packed located" for k in culprits)

@@ -55,7 +55,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._core.atomic import write_atomic
-from .._core.cases import Case, Graph, walk
+from .._core.cases import Case, Graph, graphs, walk
+from .._core.elements import BY_PROTO
 from .._core.errors import ProfileError
 from .._core.value_kinds import OptionalType, SequenceType, innermost
 
@@ -76,6 +77,10 @@ ENDED = 4
 ENDS_SHARE = 0.9
 #: What joins the two features of a pair in a combination's name.
 AND = " & "
+#: The attributes whose value is an element type (a TensorProto data type): each gives the
+#: feature `attribute:OP.NAME=TYPE` besides `attribute:OP.NAME` (IREE refuses SequenceEmpty
+#: of uint16, uint32, uint64, complex and string elements, and takes it of others).
+ELEMENT_ATTRIBUTES = {("SequenceEmpty", "dtype")}
 #: The input of each operator that holds a position or a split.
 _POSITIONS = {"SequenceAt": 1, "SequenceInsert": 2, "SequenceErase": 1, "SplitToSequence": 1}
 _FORMAT = "gen-seq-tests fuzz refusal profile"
@@ -114,6 +119,8 @@ def case_features(case: Case) -> set[str]:
         for name, value in node.attributes:
             if not isinstance(value, Graph):
                 found.add(f"attribute:{node.op_type}.{name}")
+            if (node.op_type, name) in ELEMENT_ATTRIBUTES and isinstance(value, int):
+                found.add(f"attribute:{node.op_type}.{name}={BY_PROTO[value].name}")
         if "" in node.inputs:
             found.add(f"omitted:{node.op_type}")
         k = _POSITIONS.get(node.op_type)
@@ -122,6 +129,22 @@ def case_features(case: Case) -> set[str]:
             origin = ("input" if name in inputs else "initializer" if name in initializers
                       else "constant" if name in constants else "computed")
             found.add(f"source:{node.op_type}.{k}:{origin}")
+    found.update(edges(graph))
+    return found
+
+
+def edges(graph: Graph) -> set[str]:
+    """`edge:A>B.K` for each value node A makes that node B reads as its input K, and
+    `edge:A>output` for one a graph gives as its output, in every graph (subgraphs too): what
+    a runtime takes in one place and refuses in another (IREE lowers SequenceInsert on a
+    sequence SequenceEmpty made, not on one SequenceConstruct made)."""
+    found: set[str] = set()
+    for each in graphs(graph):
+        made = {o: node.op_type for node in each.nodes for o in node.outputs if o}
+        for node in each.nodes:
+            found.update(f"edge:{made[name]}>{node.op_type}.{k}"
+                         for k, name in enumerate(node.inputs) if name in made)
+        found.update(f"edge:{made[d.name]}>output" for d in each.outputs if d.name in made)
     return found
 
 

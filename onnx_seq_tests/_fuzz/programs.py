@@ -103,7 +103,14 @@ def op_sequence_empty(d: Draw, element=None):
             and d.within.takes("attribute", "SequenceEmpty.dtype"):  # dtype left off: float
         d.node("SequenceEmpty", [], [out], [seq(ELEMENTS["float"])])
         return
-    element = element or _pick(d, "SequenceEmpty", role)
+    if element is None:
+        made = [e for e in _elements(d, "SequenceEmpty", role) if d.empty_of(e)]
+        if not made:
+            raise NoResult(f"SequenceEmpty at opset {d.opset} admits no element type the "
+                           "draw may choose")
+        element = d.rng.choice(made)
+    elif not d.empty_of(element):
+        raise NoResult(f"SequenceEmpty of {element.name} is refused")
     d.node("SequenceEmpty", [], [out], [seq(element)], dtype=element.proto)
 
 
@@ -398,11 +405,16 @@ def generate(seed: int | str, operators=None, opsets=None, wider: bool = False) 
     choices of the wider grammar (`fuzz --distil`): ranks 3 and 4, positions computed by a
     node, conditions and trip counts from initializers; drawn from a stream of their own, so
     the plain grammar's programs (and the committed seeds naming them) stay as they are.
-    A seed text `S within F1,F2,...` (profile.Within.seed_text: refusal-aware drawing) draws
-    from `S` leaving out the choices a backend refuses: its operators, opsets, element types,
-    sources, attributes, sequence and optional graph inputs (made in the graph instead) and
-    outputs (read in the graph instead: `_readable`); a plain seed draws every choice."""
+    A seed text `S at opset N` (`preferring`) takes opset N where the drawn operator's drawn
+    version holds at N; N drawn uniformly from every opset (campaign.run_opset), each opset
+    of that version stays as likely as in the plain draw, which draws the same random
+    numbers. A seed text `S within F1,F2,...` (profile.Within.seed_text: refusal-aware
+    drawing) draws from `S` leaving out the choices a backend refuses: its operators,
+    opsets, element types, sources, attributes, sequence and optional graph inputs (made in
+    the graph instead) and outputs (read in the graph instead: `_readable`); a plain seed
+    draws every choice."""
     seed, within = drawn_from(seed)
+    seed, preferred = _preferred(seed)
     rng = random.Random(seed)
     names = within.only("op", sorted(operators or OPERATORS))
     if not names:
@@ -414,7 +426,10 @@ def generate(seed: int | str, operators=None, opsets=None, wider: bool = False) 
     if not choices:
         raise NoResult(f"{op_type} exists at none of the opsets {sorted(opsets or [])}")
     version = rng.choice(sorted({schemas_version(op_type, o) for o in choices}))
-    opset = rng.choice([o for o in choices if schemas_version(op_type, o) == version])
+    at_version = [o for o in choices if schemas_version(op_type, o) == version]
+    opset = rng.choice(at_version)
+    if preferred in at_version:  # drawn from every opset: each of these as likely as before
+        opset = preferred
     d = Draw(rng, opset, random.Random(f"{seed}+wider") if wider else None, within)
     OPERATORS[op_type](d)
     shape = rng.random()
@@ -435,6 +450,29 @@ def generate(seed: int | str, operators=None, opsets=None, wider: bool = False) 
     outputs = _outputs(d)
     return Recipe(opset, tuple(d.nodes), tuple(d.sources), tuple(outputs), dict(d.types),
                   fixed=rng.random() < 0.5)
+
+
+#: What ends a seed text with the opset its program prefers (`preferring`).
+AT_OPSET = " at opset "
+
+
+def preferring(text: str, opset: int | None) -> str:
+    """The seed text `text` whose program takes `opset` where its operator's version holds
+    at it (campaign.run_opset: programs of one opset share a compiled model), else the
+    opset it draws; `text` itself for None."""
+    return text if opset is None else f"{text}{AT_OPSET}{opset}"
+
+
+def _preferred(seed) -> tuple:
+    """(the seed, the opset it prefers or None) of a seed text (`preferring`); NoResult
+    for a seed text whose opset is not a number (a database's text is anyone's)."""
+    if isinstance(seed, str) and AT_OPSET in seed:
+        text, opset = seed.rsplit(AT_OPSET, 1)
+        if not opset.isdigit():
+            raise NoResult(f"seed text {seed!r}: {opset!r} after {AT_OPSET.strip()!r} is not "
+                           "an opset")
+        return text, int(opset)
+    return seed, None
 
 
 def _outputs(d: Draw) -> list[str]:
