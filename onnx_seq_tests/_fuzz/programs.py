@@ -40,8 +40,10 @@ def _position_types(op_type: str, opset: int, role) -> list[ElementType]:
     return [e for e in (INT32, INT64) if schemas.admits(op_type, opset, *role(e))]
 
 
-def _pick(d: Draw, op_type: str, role) -> ElementType:
-    found = _elements(d, op_type, role)
+def _pick(d: Draw, op_type: str, role, keep=None) -> ElementType:
+    """One of the element types `op_type` admits in `role` that the draw may choose (and
+    `keep` keeps, when given)."""
+    found = [e for e in _elements(d, op_type, role) if keep is None or keep(e)]
     if not found:
         raise NoResult(f"{op_type} at opset {d.opset} admits no element type for this role")
     return d.rng.choice(found)
@@ -103,14 +105,9 @@ def op_sequence_empty(d: Draw, element=None):
             and d.within.takes("attribute", "SequenceEmpty.dtype"):  # dtype left off: float
         d.node("SequenceEmpty", [], [out], [seq(ELEMENTS["float"])])
         return
-    if element is None:
-        made = [e for e in _elements(d, "SequenceEmpty", role) if d.empty_of(e)]
-        if not made:
-            raise NoResult(f"SequenceEmpty at opset {d.opset} admits no element type the "
-                           "draw may choose")
-        element = d.rng.choice(made)
-    elif not d.empty_of(element):
+    if element is not None and not d.empty_of(element):
         raise NoResult(f"SequenceEmpty of {element.name} is refused")
+    element = element or _pick(d, "SequenceEmpty", role, d.empty_of)
     d.node("SequenceEmpty", [], [out], [seq(element)], dtype=element.proto)
 
 
