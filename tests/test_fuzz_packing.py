@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from onnx_seq_tests._cli import main
 from onnx_seq_tests._core.errors import NoResult
 from onnx_seq_tests._core.problems import Problems
-from onnx_seq_tests._fuzz import campaign, inprocess, judge, packing
+from onnx_seq_tests._fuzz import campaign, inprocess, judge, packing, programs
 from onnx_seq_tests._fuzz.campaign import Options
 from onnx_seq_tests._fuzz.profile import Profile, features
 from onnx_seq_tests._fuzz.programs import OPERATORS, generate, schemas_version
@@ -358,9 +358,9 @@ def test_batches_grow_to_four_of_the_largest_pack_a_record_gives():
 
 def test_a_seed_that_prefers_an_opset_takes_it_where_its_version_holds_and_nothing_else():
     """`S at opset N` draws what `S` draws (the same random numbers) but for the opset: N
-    where the drawn operator's drawn version holds at N, else the opset `S` draws. N drawn
-    uniformly from every opset (campaign.run_opset) thus leaves each opset of a version as
-    likely as before; a run of a campaign's seeds on a runtime that packs prefers one."""
+    where the drawn operator's drawn version holds at N, else the opset N gives among the
+    version's (`_opset_preferring`, below) or the one `S` draws. A run of a campaign's seeds
+    on a runtime that packs prefers one N."""
     taken = 0
     for i in range(40):
         try:
@@ -373,7 +373,8 @@ def test_a_seed_that_prefers_an_opset_takes_it_where_its_version_holds_and_nothi
             holds = opset in version_opsets(op_type)[version]
             try:
                 assert generate(f"6:{i} at opset {opset}").opset == (
-                    opset if holds else plain.opset)
+                    opset if holds else programs._opset_preferring(
+                        plain.opset, version_opsets(op_type)[version], opset))
             except NoResult:  # the spec gives no program at that opset
                 pass
             taken += holds
@@ -389,3 +390,40 @@ def test_a_seed_that_prefers_an_opset_takes_it_where_its_version_holds_and_nothi
     assert all(" at opset " in seed for seed, _, _ in batch)
     shared = Counter(recipe.opset for _, recipe, _ in batch).most_common(1)[0][1]
     assert shared > len(batch) / 2, Counter(recipe.opset for _, recipe, _ in batch)
+
+
+@pytest.mark.parametrize("at_version", [(13, 14, 15, 16, 17), (18,), (11, 12), (21, 22, 23),
+                                        tuple(opsets())])
+def test_an_opset_preferred_outside_a_version_mostly_decides_and_keeps_each_opset_as_likely(
+        at_version):
+    """N uniform over every opset and the opset a program draws uniform over its version's
+    L opsets: each of them comes out with probability exactly 1/L, as drawn alone; and an N
+    outside the version decides the opset for all but fewer than L of them (programs of one
+    run then share it)."""
+    from fractions import Fraction
+
+    every = opsets()
+    share = Counter()
+    for preferred in every:
+        for drawn in at_version:
+            share[programs._opset_preferring(drawn, at_version, preferred)] += Fraction(
+                1, len(every) * len(at_version))
+    assert set(share) == set(at_version) and set(share.values()) == {Fraction(1, len(at_version))}
+    outside = [n for n in every if n not in at_version]
+    decided = [n for n in outside
+               if len({programs._opset_preferring(d, at_version, n) for d in at_version}) == 1]
+    assert len(outside) - len(decided) < len(at_version)
+    assert programs._opset_preferring(at_version[0], at_version, None) == at_version[0]
+
+
+def test_a_message_naming_most_of_a_pack_says_little_and_halves_it():
+    """`located`: the programs a refusal names, in order; none when it names more than half
+    of the pack (IREE names every node a failed pass left unconverted)."""
+    unit = packing.Unit(tuple(packing.Member(f"p{k}", SUITE, f"test_{k}", None, {})
+                              for k in range(6)))
+    assert packing.located(unit, "at node 'p4_y' (left unconverted: node 'p1_s')") == [1, 4]
+    assert packing.located(unit, "(left unconverted: node 'p0_a', node 'p2_b', "
+                                 "node 'p5_c')") == [0, 2, 5]
+    assert packing.located(unit, "(left unconverted: node 'p0_a', node 'p1_b', node 'p2_b', "
+                                 "node 'p5_c')") == []
+    assert packing.located(unit, "failed to legalize operation 'torch.constant.int'") == []

@@ -131,3 +131,28 @@ def test_an_importer_error_names_its_node_when_the_node_has_a_name_of_its_own():
             iree._imported(numbered, places)
         assert str(raised.value) == ("importer: Unknown ONNX tensor element type: "
                                      f"{TensorProto.UINT2}{suffix}")
+
+
+def test_an_error_located_nowhere_names_the_nodes_left_unconverted(monkeypatch):
+    """iree-compile reports the constant 1 that SplitToSequence's split and axis share once
+    folded (located nowhere); the IR printed after the failed pass still holds that program's
+    list operations, at its nodes: the message names them (a pack's refusal is then located at
+    its program), and not the program beside it; kept and process alike."""
+    nodes = [helper.make_node("Neg", ["p0_x"], ["p0_y"], name="p0_y"),
+             helper.make_node("SplitToSequence", ["p1_x", "p1_k"], ["p1_s"], axis=1,
+                              name="p1_s"),
+             helper.make_node("SequenceLength", ["p1_s"], ["p1_n"], name="p1_n")]
+    graph = helper.make_graph(
+        nodes, "g", [_tensor("p0_x", TensorProto.FLOAT, [3]),
+                     _tensor("p1_x", TensorProto.INT32, [1, 1])],
+        [_tensor("p0_y", TensorProto.FLOAT, [3]), _tensor("p1_n", TensorProto.INT64, [])],
+        [helper.make_tensor("p1_k", TensorProto.INT64, [1], [1])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    expected = ("iree-compile: failed to legalize operation 'torch.constant.int' "
+                "(left unconverted: node 'p1_s', node 'p1_n')")
+    assert _verdict(model, monkeypatch, "kept") == expected
+    assert _verdict(model, monkeypatch, "process") == expected
+    for node in model.graph.node:
+        node.name = ""
+    assert _verdict(model, monkeypatch, "kept") == (
+        "iree-compile: failed to legalize operation 'torch.constant.int'")

@@ -555,3 +555,35 @@ def test_iree_names_the_operator_of_an_initializer_and_of_no_place():
             '= "torch.operator"(%2) <{name = "onnx.If"}>')
     assert _compiler_line(text, 1, places) == \
         "failed to legalize operation 'torch.operator' (onnx.If)"
+
+
+def test_iree_names_the_nodes_an_error_located_nowhere_left_unconverted():
+    """The IR printed after the failed pass (`--mlir-print-ir-after-failure`) names the nodes
+    whose torch operations are left, by location or by alias, in order, each once; not torch_c's
+    casts, torch's constants, nor nodes without a name of their own; an error located at a node
+    names that node only."""
+    from onnx_seq_tests._runtimes.iree import Places, _compiler_line
+
+    places = Places({"#0": ("p2_s", "SplitToSequence"), "#1": ("p2_n", "SequenceLength"),
+                     "#2": ("", "Neg"), "#3": ("p0_y", "Abs")})
+    dump = [
+        "<unknown>:0: error: failed to legalize operation 'torch.constant.int': %2 = "
+        '"torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int loc(unknown)',
+        "// -----// IR Dump After FinalizingBackendTypeConversion Failed //----- //",
+        '  %int1 = torch.constant.int 1 loc("#3")',
+        '  %1 = torch_c.from_builtin_tensor %0 : tensor<i16> -> !torch.vtensor<[],si16> '
+        'loc("#3")',
+        '  %2 = torch.aten.neg %1 : !torch.vtensor<[],si16> -> !torch.vtensor<[],si16> loc("#2")',
+        "  %3 = torch.aten.split.Tensor %1, %int1, %int1 : !torch.vtensor<[1,1],si32> -> "
+        '!torch.list<vtensor<[1,1],si32>> loc("#0")',
+        '  %4:2 = torch.aten.len.t %3 : !torch.list<vtensor<[1,1],si32>> -> !torch.int loc(#loc5)',
+        '  torch.aten.insert.t %3, %int1, %1 : !torch.list<vtensor<[],si16>> loc("#0")',
+        '#loc5 = loc("#1")']
+    assert _compiler_line("\n".join(dump), 1, places) == (
+        "failed to legalize operation 'torch.constant.int' (left unconverted: node 'p2_s', "
+        "node 'p2_n')")
+    located = dump[0].replace("error: failed", 'error: loc("#3"): failed')
+    assert _compiler_line("\n".join([located, *dump[1:]]), 1, places) == (
+        "failed to legalize operation 'torch.constant.int' (onnx.Abs) at node 'p0_y'")
+    assert _compiler_line(dump[0], 1, places) == (
+        "failed to legalize operation 'torch.constant.int'")

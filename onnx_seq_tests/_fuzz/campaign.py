@@ -45,8 +45,10 @@ BATCH = 64
 PACKS_PER_BATCH = 4
 #: Programs of this many consecutive seeds prefer one opset on a runtime that packs
 #: (`run_opset`): a batch's programs of one form and opset share a model, and drawn freely
-#: a batch of 256 spread over 18 opsets (packs of about 14 where IREE's hold 32).
-OPSET_RUN = 32
+#: a batch of 256 spread over 18 opsets (packs of about 14 where IREE's hold 32). As many as
+#: IREE's record packs (64): runs of 128 made smaller packs of the programs whose operator's
+#: version does not hold at the run's opset.
+OPSET_RUN = 64
 #: At most this many disagreements of one (backend, outcome, kind) are shrunk per campaign;
 #: the others of that kind are counted.
 SHRINKS_PER_KIND = 4
@@ -214,12 +216,13 @@ def run(options: Options, progress=None) -> Stats:
     """Run a campaign; `progress(stats, elapsed)` after each batch.
 
     A pipeline one batch deep: while verify's workers judge batch N (in a thread of its own,
-    judge.start), this thread draws and builds batch N+1; then N's verdicts are taken in
-    order and its disagreements shrunk (nothing else is being judged meanwhile), and N+1 is
-    started. Nothing depends on the timing: the programs, their order and the findings are
-    those of judging one batch after another, and every batch drawn is judged (--time-budget
-    is checked before drawing, and while drawing: a refusal-aware draw whose profile leaves
-    next to nothing to draw stops at the budget with what it has)."""
+    judge.start, once N's first folders are written and queued), this thread draws and builds
+    batch N+1; then N's verdicts are taken in order and its disagreements shrunk (nothing
+    else is being judged meanwhile), and N+1 is started. Nothing depends on the timing: the
+    programs, their order and the findings are those of judging one batch after another,
+    and every batch drawn is judged (--time-budget is checked before drawing, and while
+    drawing: a refusal-aware draw whose profile leaves next to nothing to draw stops at the
+    budget with what it has)."""
     check(options)
     if options.profile is None:
         options.profile = Profile()

@@ -16,21 +16,22 @@ Judging (`judge_packed`) is exact: a pack that passes passes each of its program
 whose differences name outputs (the comparator's records give each output's position) passes the
 programs none of them names and gives each program it names its own differences, at its own
 output positions and names, with the message its folder alone gives (`own_fail`; records cut at
-MAX_MESSAGES: `_decided`); a pack refused, in error or crashed whose message names a node of it
-(`node 'p<k>_...'`, as IREE's adapter names the node it cannot compile or import: `located`), or
-a graph input or output of it (`input 'p<k>_...'`), runs that program alone and the others
-packed again without it; one that names none (or a difference of the outputs as a whole) is
-halved and each half judged again as a pack, down to single programs (group testing); a pack
-that timed out runs every program of it again alone. A program's verdict is thus that of its own
-folder run alone, or what a pack's pass or fail says of its own outputs. A program alone is run
-from its own case folder, with the campaign's --timeout (a pack gets the same), so its verdict,
-message and differences are those of judging it unpacked. This holds for a backend whose answer
-to one program does not depend on the other programs of the model (a fault of "the model's first
-output" is seen only on the program that comes first); a fail told by a pack is judged alone
-again before it is shrunk (campaign.py), so every finding comes from its program alone. A
-program's tensor-boundary form that is its case as written but for the graph's name and doc
-strings (no sequence or optional at its boundary) is packed once, in the form as written, and
-gets that verdict (`twins`); it too is judged alone, in its own folder, before it is shrunk.
+MAX_MESSAGES: `_decided`); a pack refused, in error or crashed whose message names nodes of it
+(`node 'p<k>_...'`: IREE's adapter names the node it cannot compile or import, or those a failed
+pass left unconverted: `located`), or a graph input or output (`input 'p<k>_...'`), runs those
+programs alone and the others packed again; one that names none (or most of the pack, or a
+difference of the outputs as a whole) is halved and each half judged again as a pack, down to
+single programs (group testing); a pack that timed out runs every program of it again alone. A
+program's verdict is thus that of its own folder run alone, or what a pack's pass or fail says
+of its own outputs. A program alone is run from its own case folder, with the campaign's
+--timeout (a pack gets the same), so its verdict, message and differences are those of judging
+it unpacked. This holds for a backend whose answer to one program does not depend on the other
+programs of the model (a fault of "the model's first output" is seen only on the program that
+comes first); a fail told by a pack is judged alone again before it is shrunk (campaign.py), so
+every finding comes from its program alone. A program's tensor-boundary form that is its case as
+written but for the graph's name and doc strings (no sequence or optional at its boundary) is
+packed once, in the form as written, and gets that verdict (`twins`); it too is judged alone, in
+its own folder, before it is shrunk.
 
 Which programs share a model decides the speed only: a program that holds a feature the
 refusal profile says the backend refuses (a re-probe's) runs alone at once (`refusing`); one
@@ -40,9 +41,8 @@ campaign ended their pack (`flagged_alone`); the programs per model of a form fa
 packed programs ended their pack more often in the last batch (`adapted`), and, for a runtime
 whose record says it binds unknown dims to one symbol, a pack holds at most one program with an
 unknown dim at its graph inputs (`_chunks`). A batch's units run in one verify run, in workers
-kept for the batch (judge.kept_workers: the runtime loads once a batch): the units a verdict
-leaves to run are written and queued as soon as it comes (`_stream`), so no worker waits for
-the slowest unit of a round of them.
+kept for the batch (judge.kept_workers), the units a verdict leaves written and queued as soon
+as it comes (`_stream`).
 """
 
 from __future__ import annotations
@@ -203,9 +203,11 @@ def located(unit: Unit, message: str) -> list[int]:
     nodes it calls `node 'p<k>_...'` (a runtime adapter's way of naming the node it refuses;
     IREE's does) and of the graph inputs and outputs it calls `input 'p<k>_...'` (`output
     ...`; IREE's runtime names the input whose element type it cannot map), in order; []
-    when it names none."""
+    when it names none, or more than half of them (IREE's adapter names every node a failed
+    pass left unconverted: then most of the pack, saying little)."""
     named = {int(k) for k in _NODE.findall(message)}
-    return [k for k in range(len(unit.members)) if k in named]
+    culprits = [k for k in range(len(unit.members)) if k in named]
+    return culprits if 2 * len(culprits) <= max(2, len(unit.members)) else []
 
 
 def members(built: list) -> list[Member]:
@@ -333,8 +335,7 @@ def flagged_alone(spec: str, tally: Counter) -> bool:
     programs whose refusals other features explain (on IREE, primed, 60% of the flagged
     programs were accepted: 123 of 205). One accepted alone costs a model of its own (on
     IREE a compile, about 0.4 s), where one that ends a pack costs it a run more when its
-    refusal is located at its node (on IREE a refusal, about 80 ms), or halvings, which make
-    `adapted` pack fewer programs."""
+    refusal is located (on IREE a refusal, about 80 ms), or halvings."""
     return tally[f"{spec} flagged ended"] / (tally[f"{spec} flagged"] + 1) > RISK
 
 
@@ -399,26 +400,27 @@ def start(built: list, specs: list[str], work: Path, jobs: int = 1,
 
     twinned = [(m, twin_of[m.folder]) for m in everyone if m.folder in twin_of]
 
-    def on_workers(built, plain, work, jobs, timeout):
+    def on_workers(built, plain, work, jobs, timeout, queued):
         return _merged(built, plain, packed, specs, work, jobs, timeout, tally, marked,
-                       twinned)
+                       twinned, queued)
 
     return judge.start(built, specs, work, jobs, timeout, background, on_workers)
 
 
 def _merged(built: list, plain: list[str], packed: dict[str, list[Unit]], order: list[str],
             work: Path, jobs: int, timeout: float | None, tally: Counter | None,
-            marked: dict[str, set[str]],
-            twinned: list[tuple[Member, Member]]) -> dict[str, list[Verdict]]:
+            marked: dict[str, set[str]], twinned: list[tuple[Member, Member]],
+            queued=None) -> dict[str, list[Verdict]]:
     """Every worker backend's verdicts per program: `plain` as judge judges them, `packed` in
     packs, each twin (`twins`) given its first's verdict, marked `packed` (a finding is judged
     alone, in its own folder, before it is shrunk: campaign.py); each program's sorted as
     verify sorts them (by folder, then backend)."""
     unpacked = [s for s in plain if s not in packed]
-    found = judge.on_workers(built, unpacked, work / "plain", jobs, timeout) if unpacked else {}
+    found = (judge.on_workers(built, unpacked, work / "plain", jobs, timeout, queued)
+             if unpacked else {})
     for spec, todo in packed.items():
         judged = judge_packed(todo, spec, work / "packed", jobs, timeout, tally,
-                              marked.get(spec, set()))
+                              marked.get(spec, set()), queued)
         for twin, first in twinned:
             judged[twin.program].append(replace(_verdict(judged, first), form=twin.form,
                                                 folder=twin.folder, packed=True))
@@ -433,8 +435,8 @@ def _merged(built: list, plain: list[str], packed: dict[str, list[Unit]], order:
 
 
 def judge_packed(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: float | None,
-                 tally: Counter | None = None,
-                 marked: set[str] | frozenset[str] = frozenset()) -> dict[str, list[Verdict]]:
+                 tally: Counter | None = None, marked: set[str] | frozenset[str] = frozenset(),
+                 queued=None) -> dict[str, list[Verdict]]:
     """Per program of the units `todo`, its verdicts on `spec` (one per form folder; see the
     module's docstring): the same verdicts judging each program's folders alone gives.
     `tally` counts verify runs (`rounds`), packed models run (`packs`, holding `packed`
@@ -444,14 +446,14 @@ def judge_packed(todo: list[Unit], spec: str, work: Path, jobs: int, timeout: fl
     those of a pack that was run first: `again`), the `marked` folders (`flagged`) and those
     of them that ended their pack (`<spec> flagged`, `<spec> flagged ended`: flagged_alone),
     and per form the batch's own packed programs and those that ended their pack, not
-    located (`<spec>|<form> last batch packed`, `... ended`: adapted)."""
+    located (`<spec>|<form> last batch packed`, `... ended`: adapted). `queued`: `_stream`."""
     found: dict[str, list[Verdict]] = {}
     tally = Counter() if tally is None else tally
     packed = [m for u in todo if len(u.members) > 1 for m in u.members]
     located = {m.form: tally[f"{spec}|{m.form} packed located"] for m in packed}
     tally["rounds"] += 1
     with judge.kept_workers([spec], jobs, timeout) as kept:  # one runtime loaded per batch
-        _stream(todo, spec, work, found, tally, kept)
+        _stream(todo, spec, work, found, tally, kept, queued)
     batch: Counter = Counter()
     for member in packed:  # how often packed programs pass, per form (adapted)
         verdict = _verdict(found, member)
@@ -477,18 +479,18 @@ def _verdict(found: dict[str, list[Verdict]], member: Member) -> Verdict:
 
 
 def _stream(todo: list[Unit], spec: str, work: Path, found: dict[str, list[Verdict]],
-            tally: Counter, kept: judge.Kept) -> None:
+            tally: Counter, kept: judge.Kept, queued=None) -> None:
     """Run each unit of `todo`, and each unit a verdict leaves to run (`_decided`), in one
     verify run in the workers `kept` keeps, adding the verdicts to `found`: a unit's next
     units are written and queued as soon as its result comes, so no worker waits for the
-    slowest unit of a round. What is decided does not depend on the order results come in."""
+    slowest unit of a round (`queued()` once `todo`'s are). What is decided does not depend
+    on the order results come in."""
     if work.exists():
         shutil.rmtree(work)
     running: dict[str, Unit] = {}
 
     def written(units: list[Unit], again: bool) -> list:
-        """The folders of `units`, written (a pack that does not compile: its members
-        alone)."""
+        """The folders of `units`, written (a pack that does not compile: its members)."""
         refs, waiting = [], list(units)
         while waiting:
             unit = waiting.pop(0)
@@ -512,7 +514,10 @@ def _stream(todo: list[Unit], spec: str, work: Path, found: dict[str, list[Verdi
         return written(_decided(unit, spec, result, found, tally), True)
 
     try:
-        judge.streamed(written(todo, False), kept, more)
+        first = written(todo, False)
+        if queued is not None:
+            queued()
+        judge.streamed(first, kept, more)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -541,16 +546,10 @@ def halves(unit: Unit, tally: Counter) -> list[Unit]:
 def _decided(unit: Unit, spec: str, result, found: dict[str, list[Verdict]],
              tally: Counter) -> list[Unit]:
     """Add what `result` (verify's, of `unit` on `spec`) decides to `found`; the units still
-    to run: a single program's result is its verdict; a pack's pass passes every member; a
-    fail whose differences name outputs passes the members none names and gives the others
-    their own differences (`own_fail`; when the fail's records may leave some out, the last
-    member they name runs alone and those after it are packed again, or with more than one
-    data set every member named runs alone and the rest is packed again); a pack refused, in
-    error or crashed whose message names a member's node (`located`) runs that member alone
-    and packs the others again; one naming none (or a difference of the outputs as a whole)
-    is halved, each half judged again as a pack (group testing: a pack of n with one such
-    program costs about 2 log2(n) runs, not n); a pack that timed out runs every member alone
-    (halving it would wait for the timeout at each level)."""
+    to run (the module's docstring): a fail's records cut leave the last member they name
+    alone and those after it packed again (every member named alone with several data sets);
+    a pack halved costs about 2 log2(n) runs per such program, not n; a timeout is not
+    halved (it would wait for the timeout at each level)."""
     if len(unit.members) == 1:
         member = unit.members[0]
         found.setdefault(member.program, []).append(

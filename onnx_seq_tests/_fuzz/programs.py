@@ -403,13 +403,13 @@ def generate(seed: int | str, operators=None, opsets=None, wider: bool = False) 
     node, conditions and trip counts from initializers; drawn from a stream of their own, so
     the plain grammar's programs (and the committed seeds naming them) stay as they are.
     A seed text `S at opset N` (`preferring`) takes opset N where the drawn operator's drawn
-    version holds at N; N drawn uniformly from every opset (campaign.run_opset), each opset
-    of that version stays as likely as in the plain draw, which draws the same random
-    numbers. A seed text `S within F1,F2,...` (profile.Within.seed_text: refusal-aware
-    drawing) draws from `S` leaving out the choices a backend refuses: its operators,
-    opsets, element types, sources, attributes, sequence and optional graph inputs (made in
-    the graph instead) and outputs (read in the graph instead: `_readable`); a plain seed
-    draws every choice."""
+    version holds at N, else mostly one N decides among its opsets (`_opset_preferring`); N
+    drawn uniformly from every opset (campaign.run_opset), each opset of that version stays
+    as likely as in the plain draw, which draws the same random numbers. A seed text
+    `S within F1,F2,...` (profile.Within.seed_text: refusal-aware drawing) draws from `S`
+    leaving out the choices a backend refuses: its operators, opsets, element types, sources,
+    attributes, sequence and optional graph inputs (made in the graph instead) and outputs
+    (read in the graph instead: `_readable`); a plain seed draws every choice."""
     seed, within = drawn_from(seed)
     seed, preferred = _preferred(seed)
     rng = random.Random(seed)
@@ -424,9 +424,7 @@ def generate(seed: int | str, operators=None, opsets=None, wider: bool = False) 
         raise NoResult(f"{op_type} exists at none of the opsets {sorted(opsets or [])}")
     version = rng.choice(sorted({schemas_version(op_type, o) for o in choices}))
     at_version = [o for o in choices if schemas_version(op_type, o) == version]
-    opset = rng.choice(at_version)
-    if preferred in at_version:  # drawn from every opset: each of these as likely as before
-        opset = preferred
+    opset = _opset_preferring(rng.choice(at_version), at_version, preferred)
     d = Draw(rng, opset, random.Random(f"{seed}+wider") if wider else None, within)
     OPERATORS[op_type](d)
     shape = rng.random()
@@ -458,6 +456,22 @@ def preferring(text: str, opset: int | None) -> str:
     at it (campaign.run_opset: programs of one opset share a compiled model), else the
     opset it draws; `text` itself for None."""
     return text if opset is None else f"{text}{AT_OPSET}{opset}"
+
+
+def _opset_preferring(drawn: int, at_version: list[int], preferred: int | None) -> int:
+    """The opset of a program that drew `drawn` among `at_version` (its operator's version's
+    opsets, oldest first) and prefers `preferred` (`preferring`): `preferred` where the version
+    holds at it; else, for most N outside, the opset N decides (the j-th opset outside is
+    given the (j mod L)-th of L opsets, for j below the largest multiple of L), so programs
+    preferring one N mostly share an opset there too; else `drawn`. N uniform over every
+    opset, each opset of `at_version` is exactly as likely as `drawn` is: 1/L."""
+    if preferred is None or preferred in at_version:
+        return drawn if preferred is None else preferred
+    outside = [o for o in schemas.opsets() if o not in at_version]
+    if preferred not in outside:  # an opset this onnx does not release: the program's own
+        return drawn
+    index, length = outside.index(preferred), len(at_version)
+    return at_version[index % length] if index < len(outside) // length * length else drawn
 
 
 def _preferred(seed) -> tuple:

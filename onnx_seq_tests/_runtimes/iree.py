@@ -49,22 +49,23 @@ RUNTIME: dict[str, Any] = {
     "imports": ["iree.compiler", "iree.runtime"],
     "version": "{iree-base-compiler} (compiler), {iree-base-runtime} (runtime), llvm-cpu, "
                "local-sync",
-    # fuzz: programs per compiled model (a compile of one small program takes about 0.25 s,
-    # of 16 about 0.42 s, of 42 about 0.45 s; every refusal is located now, at a node or a
-    # graph input or output, so a pack costs one run more per refused program, whatever its
-    # size: packs of 32 judged 1,216 programs in 89 s where packs of 16 took 96 s, and 64
-    # no faster than 32, a campaign's batch holding about 17 programs of one form and opset;
-    # docs/fuzzing.md)
-    "pack": 32,
+    # fuzz: programs per compiled model (a compile that passes takes about 0.3 s for one
+    # small program, 0.4 s for 16 to 64; one refused, about 0.05 s; a refusal is located at
+    # the nodes it is about, so a pack costs one refused compile more per refused program,
+    # whatever its size: from one profile, packs of 64 in runs of 64 seeds judged 14% more
+    # accepted programs a second than 32 in runs of 32, and 8% more than 128; docs/fuzzing.md)
+    "pack": 64,
 }
 WHY = "IREE's compiled functions take and give tensors only"
 DRIVER = "local-sync"
 #: iree-compile's flags: llvm-cpu for any CPU of the machine's architecture, one thread (verify
-#: runs one case per core).
+#: runs one case per core), and after a pass that fails, the IR it was given printed with its
+#: locations (what an error located nowhere is about: `_left_unconverted`); these two print
+#: and compile nothing.
 FLAGS = ("--iree-hal-target-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=generic",
-         "--mlir-disable-threading")
+         "--mlir-disable-threading", "--mlir-print-ir-after-failure", "--mlir-print-debuginfo")
 #: Bumped when what is cached (or how messages are written) changes.
-CACHE_FORMAT = "3"
+CACHE_FORMAT = "4"
 COMPILE_TIMEOUT = 300.0
 
 
@@ -303,7 +304,8 @@ def _compiler_line(text: str, code: int, places: Places) -> str:
     and the function's name (the graph's); the ONNX operator it is about is named (quoted in
     the error or the line after it, else the located place's), and the node when it has a
     name of its own (a model's node names say where); an error about the graph's function
-    returning operand N names output N (`_returned`)."""
+    returning operand N names output N (`_returned`); an error located nowhere names the
+    nodes the IR printed after the failed pass still holds operations of (`_left_unconverted`)."""
     lines = text.splitlines()
     for at, line in enumerate(lines):
         _, found, rest = line.partition("error: ")
@@ -313,6 +315,8 @@ def _compiler_line(text: str, code: int, places: Places) -> str:
             operator = quoted.group(1) if quoted else op_type
             rest = re.sub(r": %.*$", "", rest)
             where = f" at node {name!r}" if name else _returned(rest, places)
+            if not (where or op_type):
+                where = _left_unconverted(lines[at + 1:], places)
             rest = re.sub(r" in function @\S+$", "", rest).strip()
             return rest + (f" (onnx.{operator})" if operator else "") + where
     return first_line(text) if text.strip() else f"exit code {code}"
@@ -331,6 +335,31 @@ def _returned(error: str, places: Places) -> str:
         return ""
     index = int(found.group(1))
     return f" at output {places.outputs[index]!r}" if index < len(places.outputs) else ""
+
+
+#: An operation of the torch dialect in IR printed with locations, and its location, a name or
+#: an alias (`#loc3`, defined at the end: `_ALIAS`): `%6 = torch.prim.ListConstruct ...
+#: loc("#12")`; not torch_c's casts, nor torch's constants (folded ones are shared by nodes).
+_TORCH_OPERATION = re.compile(
+    r'^\s*(?:%[^=]+= )?"?torch\.(?!constant\.)\w[\w.]*\b.*\bloc\((?:"((?:[^"\\]|\\.)*)"|#(\w+))\)$')
+#: A location's alias in printed IR: `#loc3 = loc("#15")`.
+_ALIAS = re.compile(r'^#(\w+) = loc\("((?:[^"\\]|\\.)*)"\)$')
+
+
+def _left_unconverted(lines: list[str], places: Places) -> str:
+    """` (left unconverted: node 'A', node 'B')`, the nodes with names of their own whose
+    torch operations the IR printed after a failed pass (`--mlir-print-ir-after-failure`, in
+    `lines`) still holds, in order, for an error located nowhere (iree-compile reports a
+    constant that its folding shared among nodes, `torch.constant.int`, when the operations
+    using it were not lowered); "" for none."""
+    aliases = {m.group(1): m.group(2) for m in map(_ALIAS.match, lines) if m}
+    named: list[str] = []
+    for found in filter(None, map(_TORCH_OPERATION.match, lines)):
+        place = found.group(1) if found.group(1) is not None else aliases.get(found.group(2))
+        name, _ = places.nodes.get(place or "", ("", ""))
+        if name and name not in named:
+            named.append(name)
+    return f" (left unconverted: {', '.join(f'node {n!r}' for n in named)})" if named else ""
 
 
 #: The location iree-compile puts before an error about an operation: `loc("NAME"): `, NAME

@@ -16,6 +16,7 @@ holds is decided by the graph value's type, never guessed from bytes.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any, cast
@@ -99,9 +100,11 @@ def from_type_proto(proto: TypeProto) -> ValueType:
 UNREADABLE_KINDS = {"sparse_tensor_type": "a sparse tensor", "opaque_type": "an opaque value"}
 
 
+@functools.cache
 def from_schema_text(text: str) -> str:
     """A type text of onnx's operator schemas in this package's spelling (`str(ValueType)`):
-    `map(int64, float)` is `map(int64, tensor(float))`."""
+    `map(int64, float)` is `map(int64, tensor(float))`. Kept per text (the schemas' few
+    hundred): drawing a fuzz program asks for it thousands of times."""
     for kind in KINDS:
         text = kind.from_schema_text(text)
     return text
