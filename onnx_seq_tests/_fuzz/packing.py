@@ -207,7 +207,7 @@ def located(unit: Unit, message: str) -> list[int]:
     pass left unconverted: then most of the pack, saying little)."""
     named = {int(k) for k in _NODE.findall(message)}
     culprits = [k for k in range(len(unit.members)) if k in named]
-    return culprits if 2 * len(culprits) <= max(2, len(unit.members)) else []
+    return culprits if 2 * len(culprits) <= len(unit.members) else []
 
 
 def members(built: list) -> list[Member]:

@@ -465,8 +465,10 @@ def _opset_preferring(drawn: int, at_version: list[int], preferred: int | None) 
     given the (j mod L)-th of L opsets, for j below the largest multiple of L), so programs
     preferring one N mostly share an opset there too; else `drawn`. N uniform over every
     opset, each opset of `at_version` is exactly as likely as `drawn` is: 1/L."""
-    if preferred is None or preferred in at_version:
-        return drawn if preferred is None else preferred
+    if preferred is None:
+        return drawn
+    if preferred in at_version:
+        return preferred
     outside = [o for o in schemas.opsets() if o not in at_version]
     if preferred not in outside:  # an opset this onnx does not release: the program's own
         return drawn
